@@ -1,0 +1,165 @@
+# perfkernel - top-level Makefile.
+#
+#   make run [CMD='...'] [SMP=n] [ICOUNT=1] [OVERLAY=dir] [OUTDIR=dir]   build, boot, run CMD
+#   make test                                                             every test tier
+#   make bench | make fuzz | make deps | make clean
+#
+# Each directory appends to the source lists in its own module.mk:
+#   KSRCS       kernel-only sources (cross-compiled)
+#   PSRCS       portable sources: cross-compiled into the kernel AND compiled for host tests
+#   UNIT_TESTS  host cmocka programs, tests/unit/test_<name>.c, each linked with the portable
+#               sources it lists in UNIT_SRCS_<name> and with tests/fakes (FAKE_SRCS)
+#   UPROGS      userland programs (static aarch64 glibc); each NAME builds from $(NAME_SRCS)
+#               and lands in the initramfs at /bin/NAME
+# Nothing else needs editing to add a file.
+
+BUILD ?= build
+CROSS ?= aarch64-linux-gnu-
+KCC := $(CROSS)gcc
+KLD := $(CROSS)ld
+KOBJCOPY := $(CROSS)objcopy
+HOSTCC ?= gcc
+Q ?= @
+
+SMP ?= 4
+ICOUNT ?=
+CMD ?=
+OVERLAY ?=
+OUTDIR ?=
+
+KSRCS :=
+PSRCS :=
+ASRCS :=
+UNIT_TESTS :=
+UPROGS :=
+FAKE_SRCS :=
+
+include arch/arm64/module.mk
+include kernel/module.mk
+include fs/module.mk
+include perf/module.mk
+include bpf/module.mk
+include tests/unit/module.mk
+include tests/user/module.mk
+include tools/module.mk
+
+.PHONY: all deps kernel initramfs run test test-unit test-qemu bench fuzz clean
+all: kernel initramfs
+
+DEPS_STAMP := $(BUILD)/deps/.ok
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): tools/host/deps.sh
+	$(Q)sh tools/host/deps.sh $(BUILD)
+	$(Q)touch $@
+
+# ---- include paths ----
+# The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
+# asm-generic/, never libc headers.
+UAPI := $(BUILD)/uapi
+UAPI_STAMP := $(UAPI)/.ok
+$(UAPI_STAMP): $(DEPS_STAMP)
+	$(Q)rm -rf $(UAPI) && mkdir -p $(UAPI)
+	$(Q)cp -r /usr/aarch64-linux-gnu/include/linux /usr/aarch64-linux-gnu/include/asm \
+		/usr/aarch64-linux-gnu/include/asm-generic $(UAPI)/
+	$(Q)touch $@
+
+ARM64_DEPS := $(BUILD)/deps/arm64
+LIBFDT_A := $(ARM64_DEPS)/usr/lib/aarch64-linux-gnu/libfdt.a
+GCC_INC := $(shell $(KCC) -print-file-name=include 2>/dev/null)
+
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-missing-field-initializers
+KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem $(GCC_INC) \
+	-mgeneral-regs-only -mno-outline-atomics -fno-pie -fno-pic -mcmodel=small \
+	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+	-fno-common -fno-strict-aliasing -ffunction-sections -fdata-sections \
+	$(WARN) -Iinclude -Iarch/arm64/include -Ikernel/libc-compat -I$(UAPI) \
+	-I$(ARM64_DEPS)/usr/include -MMD -MP
+KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLY__
+
+HCFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined $(WARN) -Itests/fakes/include -Iinclude -MMD -MP
+HLDFLAGS := -fsanitize=address,undefined
+
+# ---- kernel ----
+KOBJS := $(patsubst %.S,$(BUILD)/k/%.o,$(ASRCS)) \
+	$(patsubst %.c,$(BUILD)/k/%.o,$(KSRCS) $(PSRCS))
+KERNEL_ELF := $(BUILD)/perfkernel.elf
+KERNEL_IMG := $(BUILD)/perfkernel.img
+
+kernel: $(KERNEL_IMG)
+
+$(BUILD)/k/%.o: %.c $(UAPI_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(KCC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/k/%.o: %.S $(UAPI_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(KCC) $(KASFLAGS) -c $< -o $@
+
+$(KERNEL_ELF): $(KOBJS) linker.ld $(DEPS_STAMP)
+	$(Q)$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 -o $@ $(KOBJS) \
+		$(LIBFDT_A)
+
+$(KERNEL_IMG): $(KERNEL_ELF)
+	$(Q)$(KOBJCOPY) -O binary $< $@
+
+# ---- host unit tests ----
+HOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(PSRCS))
+HFAKEOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(FAKE_SRCS))
+UNIT_BINS := $(patsubst %,$(BUILD)/unit/test_%,$(UNIT_TESTS))
+
+$(BUILD)/h/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
+
+.SECONDEXPANSION:
+$(BUILD)/unit/test_%: $(BUILD)/h/tests/unit/test_%.o \
+		$$(addprefix $(BUILD)/h/,$$(subst .c,.o,$$(UNIT_SRCS_$$*))) $(HFAKEOBJS)
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(HLDFLAGS) -o $@ $(filter %.o,$^) $(UNIT_LIBS_$*) -lcmocka
+
+test-unit: $(UNIT_BINS)
+	$(Q)sh tests/unit/run.sh $(UNIT_BINS)
+
+# ---- userland and initramfs ----
+UCC := $(CROSS)gcc
+UCFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-frame-pointer \
+	-Itests/user -Itools/lib
+UBINS := $(patsubst %,$(BUILD)/user/bin/%,$(UPROGS))
+INITRAMFS := $(BUILD)/initramfs.cpio
+
+$(BUILD)/user/bin/%: $$($$*_SRCS) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(UCC) $(UCFLAGS) $($*_CFLAGS) -o $@ $($*_SRCS) $($*_LIBS)
+
+initramfs: $(INITRAMFS)
+$(INITRAMFS): $(UBINS) tools/host/mkinitramfs.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/mkinitramfs.sh $@ $(BUILD) $(UBINS)
+
+# ---- running ----
+RUN_ENV = SMP='$(SMP)' ICOUNT='$(ICOUNT)' OVERLAY='$(OVERLAY)' OUTDIR='$(OUTDIR)' \
+	MACHINE='$(MACHINE)' CPU='$(CPU)' BUILD='$(BUILD)'
+run: $(KERNEL_IMG) $(INITRAMFS)
+	$(Q)$(RUN_ENV) sh tools/host/run.sh $(KERNEL_IMG) $(INITRAMFS) '$(CMD)'
+
+test-qemu: $(KERNEL_IMG) $(INITRAMFS)
+	$(Q)BUILD='$(BUILD)' sh tests/qemu/matrix.sh $(KERNEL_IMG) $(INITRAMFS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS)
+	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
+
+bench: deps
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
+	$(Q)BUILD='$(BUILD)' sh tests/bench/run.sh
+
+fuzz: deps
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)BUILD='$(BUILD)' FUZZ_LONG=1 sh tests/fuzz/run.sh
+
+clean:
+	rm -rf $(BUILD)/k $(BUILD)/h $(BUILD)/unit $(BUILD)/user $(BUILD)/*.elf $(BUILD)/*.img \
+		$(BUILD)/*.cpio $(BUILD)/uapi
+
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HFAKEOBJS:.o=.d)

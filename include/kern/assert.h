@@ -1,0 +1,15 @@
+/*
+ * assert.h - kernel invariants.  Never for user input: user input gets an errno.
+ * kassert is on in every build; a failure is a kernel bug and panics with file and line.
+ */
+#pragma once
+
+#include <kern/compiler.h>
+
+__noreturn void kpanic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define kassert(cond)                                                                              \
+	do {                                                                                       \
+		if (unlikely(!(cond)))                                                             \
+			kpanic("assertion failed: %s at %s:%d", #cond, __FILE__, __LINE__);        \
+	} while (0)

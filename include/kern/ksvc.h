@@ -1,0 +1,105 @@
+/*
+ * ksvc.h - the kernel-services seam.
+ *
+ * perf/, bpf/ and the other portable files (kernel/dt.c, kernel/page.c, ...) call the rest of the
+ * kernel only through these functions.  kernel/ksvc.c implements them for the real kernel;
+ * tests/fakes/ksvc_fake.c implements them for host tests (a link-time swap, no #ifdefs).
+ *
+ * Context legend for each declaration:
+ *   [any]     callable from any context, including hard IRQ with interrupts masked
+ *   [proc]    process context only (a current task exists; may fault on user memory)
+ *   [sleep]   may sleep; process context with no spinlock held
+ */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- memory ---- */
+
+/* [any] Zeroed allocation of size bytes, 16-byte aligned; NULL when out of memory. */
+void *ksvc_alloc(size_t size);
+/* [any] Free what ksvc_alloc returned; NULL is ignored. */
+void ksvc_free(void *p);
+/* [any] 2^order zeroed, physically contiguous pages, page aligned; NULL when out of memory. */
+void *ksvc_alloc_pages(unsigned int order);
+/* [any] Free pages from ksvc_alloc_pages with the same order. */
+void ksvc_free_pages(void *p, unsigned int order);
+/* [any] Physical address of memory from ksvc_alloc_pages (for mapping it into user space). */
+uint64_t ksvc_virt_to_phys(const void *p);
+
+#define KSVC_PAGE_SIZE 4096u
+
+/* ---- user memory ---- */
+
+/* [proc] Copy from/to the current task's user memory: 0, or -EFAULT (bad or kernel address). */
+int ksvc_copy_from_user(void *dst, const void *usrc, size_t n);
+int ksvc_copy_to_user(void *udst, const void *src, size_t n);
+/*
+ * [proc] Copy a NUL-terminated user string of at most n bytes including the NUL: its length,
+ * -EFAULT, or -ENAMETOOLONG when no NUL is found within n bytes.
+ */
+long ksvc_strncpy_from_user(char *dst, const void *usrc, size_t n);
+/*
+ * [any] Read memory that may not be mapped without faulting the kernel: 0 or -EFAULT.  user
+ * selects the current task's user address space (addresses below the user limit only) or
+ * kernel memory (mapped kernel addresses only).
+ */
+int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user);
+
+/* ---- time, CPUs, current task ---- */
+
+/* [any] Monotonic nanoseconds since boot. */
+uint64_t ksvc_clock_ns(void);
+/* [any] The CPU we run on (stable only while preemption or interrupts are off). */
+unsigned int ksvc_cpu_id(void);
+/* [any] Number of possible CPUs; CPU ids are 0 .. n-1. */
+unsigned int ksvc_nr_cpus(void);
+/* [any] Current task's thread-group id (what userland calls the pid), thread id, uid, gid. */
+int ksvc_current_tgid(void);
+int ksvc_current_tid(void);
+uint32_t ksvc_current_uid(void);
+uint32_t ksvc_current_gid(void);
+/* [any] Current task's comm, NUL-terminated, in 16 bytes (TASK_COMM_LEN). */
+void ksvc_current_comm(char comm[16]);
+/* [any] Pseudo-random 32 bits (not for cryptography). */
+uint32_t ksvc_random_u32(void);
+
+/* ---- console ---- */
+
+/* [any] Kernel log, printf subset: %d %i %u %x %X %p %s %c %%, with l/ll/z, width, '0', '-'. */
+void ksvc_printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ksvc_vprintk(const char *fmt, va_list ap);
+
+/* ---- interrupts ---- */
+
+/* [any] Mask local interrupts, returning the previous state for ksvc_irq_restore. */
+unsigned long ksvc_irq_save(void);
+void ksvc_irq_restore(unsigned long flags);
+
+/* ---- file descriptors for anonymous objects (bpf maps and programs, perf events) ---- */
+
+struct ksvc_file_ops {
+	const char *name; /* anon inode name shown in /proc/PID/fd, e.g. "bpf-map" */
+	/* Take one more reference on priv; ksvc_fd_get calls it under the fd-table lock. */
+	void (*get)(void *priv);
+	/* The last descriptor for the file is gone: drop the file's reference. [sleep] */
+	void (*release)(void *priv);
+	/* Optional; NULL gives the errno Linux gives for an anon file without the operation. */
+	long (*read)(void *priv, void *ubuf, size_t len);
+	long (*ioctl)(void *priv, unsigned int cmd, unsigned long arg);
+};
+
+/*
+ * [sleep] Install a new descriptor for (ops, priv) in the current task's table; the file takes
+ * over the caller's reference to priv.  The lowest free fd, or -EMFILE / -ENOMEM (the caller
+ * then still owns its reference).
+ */
+int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec);
+/*
+ * [proc] Look up fd in the current task's table: -EBADF when it is not open, -EINVAL when it is
+ * not a file of ops.  On success *priv holds a new reference taken with ops->get.
+ */
+int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);

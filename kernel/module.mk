@@ -1,0 +1,3 @@
+# kernel/: portable files in PSRCS, kernel-only in KSRCS.
+PSRCS +=
+KSRCS +=

@@ -1,0 +1,298 @@
+/*
+ * ksvc_fake.c - the kernel-services seam for host tests (link-time swap for kernel/ksvc.c).
+ *
+ * Memory comes from malloc so ASan sees every overrun; "user memory" is ordinary host memory,
+ * except that ranges a test marks bad (ksvc_fake_bad_user) fail with -EFAULT.  The fd table is
+ * a small array per process.  Tests steer identity and time through the ksvc_fake_* variables.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <kern/assert.h>
+#include <kern/ksvc.h>
+#include "ksvc_fake.h"
+
+struct ksvc_fake_state ksvc_fake = {
+	.tgid = 100,
+	.tid = 100,
+	.uid = 0,
+	.gid = 0,
+	.comm = "fake-task",
+	.nr_cpus = 4,
+	.cpu = 0,
+	.clock_ns = 1000000,
+	.clock_step_ns = 0,
+	.rand_state = 12345,
+	.fail_alloc_after = -1,
+};
+
+/* Counts an allocation against fail_alloc_after: true when this one must fail. */
+static bool alloc_must_fail(void)
+{
+	if (ksvc_fake.fail_alloc_after < 0)
+		return false;
+	if (ksvc_fake.fail_alloc_after == 0)
+		return true;
+	ksvc_fake.fail_alloc_after--;
+	return false;
+}
+
+void *ksvc_alloc(size_t size)
+{
+	if (alloc_must_fail())
+		return NULL;
+	return calloc(1, size ? size : 1);
+}
+
+void ksvc_free(void *p)
+{
+	free(p);
+}
+
+void *ksvc_alloc_pages(unsigned int order)
+{
+	void *p;
+
+	if (alloc_must_fail())
+		return NULL;
+	if (posix_memalign(&p, KSVC_PAGE_SIZE, (size_t)KSVC_PAGE_SIZE << order))
+		return NULL;
+	memset(p, 0, (size_t)KSVC_PAGE_SIZE << order);
+	return p;
+}
+
+void ksvc_free_pages(void *p, unsigned int order)
+{
+	(void)order;
+	free(p);
+}
+
+uint64_t ksvc_virt_to_phys(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static int user_range_bad(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (!p && n)
+		return 1;
+	for (int i = 0; i < KSVC_FAKE_MAX_BAD; i++) {
+		uintptr_t lo = ksvc_fake.bad_user[i].start;
+		uintptr_t hi = lo + ksvc_fake.bad_user[i].len;
+
+		if (ksvc_fake.bad_user[i].len && a < hi && a + n > lo)
+			return 1;
+	}
+	return 0;
+}
+
+int ksvc_copy_from_user(void *dst, const void *usrc, size_t n)
+{
+	if (user_range_bad(usrc, n))
+		return -EFAULT;
+	memcpy(dst, usrc, n);
+	return 0;
+}
+
+int ksvc_copy_to_user(void *udst, const void *src, size_t n)
+{
+	if (user_range_bad(udst, n))
+		return -EFAULT;
+	memcpy(udst, src, n);
+	return 0;
+}
+
+long ksvc_strncpy_from_user(char *dst, const void *usrc, size_t n)
+{
+	const char *s = usrc;
+
+	for (size_t i = 0; i < n; i++) {
+		if (user_range_bad(s + i, 1))
+			return -EFAULT;
+		dst[i] = s[i];
+		if (!s[i])
+			return (long)i;
+	}
+	return -ENAMETOOLONG;
+}
+
+int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user)
+{
+	(void)user;
+	if (user_range_bad(src, n))
+		return -EFAULT;
+	memcpy(dst, src, n);
+	return 0;
+}
+
+uint64_t ksvc_clock_ns(void)
+{
+	uint64_t t = ksvc_fake.clock_ns;
+
+	ksvc_fake.clock_ns += ksvc_fake.clock_step_ns;
+	return t;
+}
+
+unsigned int ksvc_cpu_id(void)
+{
+	return ksvc_fake.cpu;
+}
+
+unsigned int ksvc_nr_cpus(void)
+{
+	return ksvc_fake.nr_cpus;
+}
+
+int ksvc_current_tgid(void)
+{
+	return ksvc_fake.tgid;
+}
+
+int ksvc_current_tid(void)
+{
+	return ksvc_fake.tid;
+}
+
+uint32_t ksvc_current_uid(void)
+{
+	return ksvc_fake.uid;
+}
+
+uint32_t ksvc_current_gid(void)
+{
+	return ksvc_fake.gid;
+}
+
+void ksvc_current_comm(char comm[16])
+{
+	memset(comm, 0, 16);
+	strncpy(comm, ksvc_fake.comm, 15);
+}
+
+uint32_t ksvc_random_u32(void)
+{
+	/* xorshift32: deterministic across runs so failures reproduce. */
+	uint32_t x = ksvc_fake.rand_state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	ksvc_fake.rand_state = x;
+	return x;
+}
+
+void ksvc_vprintk(const char *fmt, va_list ap)
+{
+	char line[512];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	size_t used = strlen(ksvc_fake.log);
+
+	if (n > 0 && used + (size_t)n < sizeof(ksvc_fake.log))
+		memcpy(ksvc_fake.log + used, line, (size_t)n + 1);
+	if (getenv("KSVC_FAKE_VERBOSE"))
+		fputs(line, stderr);
+}
+
+void ksvc_printk(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ksvc_vprintk(fmt, ap);
+	va_end(ap);
+}
+
+unsigned long ksvc_irq_save(void)
+{
+	return ksvc_fake.irq_depth++;
+}
+
+void ksvc_irq_restore(unsigned long flags)
+{
+	ksvc_fake.irq_depth = (unsigned int)flags;
+}
+
+void arch_cpu_relax(void)
+{
+}
+
+void kpanic(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("kpanic: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	abort();
+}
+
+/* ---- fd table ---- */
+
+static struct {
+	const struct ksvc_file_ops *ops;
+	void *priv;
+	int refs; /* descriptors pointing at this slot's file (dup) */
+} fake_fds[KSVC_FAKE_MAX_FDS];
+
+int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
+{
+	(void)cloexec;
+	for (int fd = 3; fd < KSVC_FAKE_MAX_FDS; fd++) {
+		if (!fake_fds[fd].ops) {
+			fake_fds[fd].ops = ops;
+			fake_fds[fd].priv = priv;
+			fake_fds[fd].refs = 1;
+			return fd;
+		}
+	}
+	return -EMFILE;
+}
+
+int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv)
+{
+	if (fd < 0 || fd >= KSVC_FAKE_MAX_FDS || !fake_fds[fd].ops)
+		return -EBADF;
+	if (fake_fds[fd].ops != ops)
+		return -EINVAL;
+	if (ops->get)
+		ops->get(fake_fds[fd].priv);
+	*priv = fake_fds[fd].priv;
+	return 0;
+}
+
+int ksvc_fake_close(int fd)
+{
+	if (fd < 0 || fd >= KSVC_FAKE_MAX_FDS || !fake_fds[fd].ops)
+		return -EBADF;
+	const struct ksvc_file_ops *ops = fake_fds[fd].ops;
+	void *priv = fake_fds[fd].priv;
+
+	fake_fds[fd].ops = NULL;
+	fake_fds[fd].priv = NULL;
+	if (ops->release)
+		ops->release(priv);
+	return 0;
+}
+
+void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops)
+{
+	if (fd < 0 || fd >= KSVC_FAKE_MAX_FDS || !fake_fds[fd].ops)
+		return NULL;
+	if (ops)
+		*ops = fake_fds[fd].ops;
+	return fake_fds[fd].priv;
+}
+
+void ksvc_fake_close_all(void)
+{
+	for (int fd = 0; fd < KSVC_FAKE_MAX_FDS; fd++)
+		if (fake_fds[fd].ops)
+			ksvc_fake_close(fd);
+}

@@ -1,0 +1,33 @@
+/* ksvc_fake.h - knobs of the host-test implementation of the ksvc seam (tests/fakes/ksvc_fake.c). */
+#pragma once
+
+#include <stdint.h>
+#include <kern/ksvc.h>
+
+#define KSVC_FAKE_MAX_BAD 8
+#define KSVC_FAKE_MAX_FDS 256
+
+struct ksvc_fake_state {
+	int tgid, tid;
+	uint32_t uid, gid;
+	char comm[16];
+	unsigned int nr_cpus, cpu;
+	uint64_t clock_ns; /* what ksvc_clock_ns returns next */
+	uint64_t clock_step_ns; /* added after each ksvc_clock_ns call */
+	uint32_t rand_state;
+	int fail_alloc_after; /* >= 0: that many more ksvc_alloc calls succeed, then NULL */
+	unsigned int irq_depth;
+	struct {
+		uintptr_t start;
+		size_t len;
+	} bad_user[KSVC_FAKE_MAX_BAD]; /* "user" ranges that fault */
+	char log[65536]; /* everything printk'd */
+};
+
+extern struct ksvc_fake_state ksvc_fake;
+
+/* Close fd as close(2) would (release runs when it was the last reference). */
+int ksvc_fake_close(int fd);
+/* The object behind fd, or NULL; *ops receives its ops when ops is not NULL. */
+void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops);
+void ksvc_fake_close_all(void);

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Tier 1: host cmocka tests of every portable file (ASan + UBSan).
+exec sh tests/unit/run.sh "${BUILD:-build}"/unit/test_*

@@ -1,0 +1,42 @@
+#!/bin/sh
+# deps.sh - install what the build needs from Debian's packages, idempotently.
+#
+#   tools/host/deps.sh BUILD_DIR
+#
+# Host packages are installed with apt-get only when one is missing (apt-get update first then).
+# Debian's arm64 packages the guest side needs (libfdt for the kernel, busybox-static for the
+# initramfs, libbpf/libelf/zlib for static BPF clients) are downloaded with apt-get's
+# architecture options into BUILD_DIR/deps and unpacked there; the machine's dpkg architecture
+# list is never changed.
+set -eu
+B=${1:-build}
+HOST_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
+  libcmocka-dev libfdt-dev device-tree-compiler cpio linux-perf valgrind clang llvm"
+ARM64_PKGS="libfdt-dev libfdt1 busybox-static"
+
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+missing=
+for p in $HOST_PKGS; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing" >&2
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+A="$B/deps"
+stamp="$A/arm64/.stamp-$(echo $ARM64_PKGS | tr ' ' '_')"
+if [ ! -f "$stamp" ]; then
+	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs" "$A/arm64"
+	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$(pwd)/$A/apt/lists
+	     -oDir::Cache=$(pwd)/$A/apt/cache -oAPT::Sandbox::User=root -qq"
+	echo "deps: downloading arm64 packages: $ARM64_PKGS" >&2
+	apt-get $APT update
+	(cd "$A/debs" && apt-get $APT download $ARM64_PKGS)
+	for d in "$A"/debs/*.deb; do dpkg-deb -x "$d" "$A/arm64"; done
+	touch "$stamp"
+fi

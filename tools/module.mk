@@ -1,0 +1,2 @@
+# Userland tools (static aarch64 glibc) that land in the initramfs /bin.
+UPROGS +=
