@@ -32,6 +32,7 @@ PSRCS :=
 ASRCS :=
 UNIT_TESTS :=
 UPROGS :=
+USCRIPTS :=
 FAKE_SRCS :=
 
 include arch/arm64/module.mk
@@ -42,6 +43,9 @@ include bpf/module.mk
 include tests/unit/module.mk
 include tests/user/module.mk
 include tools/module.mk
+include tests/unit/parsers.mk
+
+.DEFAULT_GOAL := all
 
 .PHONY: all deps kernel initramfs run test test-unit test-qemu bench fuzz clean
 all: kernel initramfs
@@ -66,6 +70,7 @@ $(UAPI_STAMP): $(DEPS_STAMP)
 ARM64_DEPS := $(BUILD)/deps/arm64
 LIBFDT_A := $(ARM64_DEPS)/usr/lib/aarch64-linux-gnu/libfdt.a
 GCC_INC := $(shell $(KCC) -print-file-name=include 2>/dev/null)
+LIBGCC := $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
@@ -99,7 +104,7 @@ $(BUILD)/k/%.o: %.S $(UAPI_STAMP)
 
 $(KERNEL_ELF): $(KOBJS) linker.ld $(DEPS_STAMP)
 	$(Q)$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 -o $@ $(KOBJS) \
-		$(LIBFDT_A)
+		$(LIBFDT_A) $(LIBGCC)
 
 $(KERNEL_IMG): $(KERNEL_ELF)
 	$(Q)$(KOBJCOPY) -O binary $< $@
@@ -134,8 +139,8 @@ $(BUILD)/user/bin/%: $$($$*_SRCS) $(DEPS_STAMP)
 	$(Q)$(UCC) $(UCFLAGS) $($*_CFLAGS) -o $@ $($*_SRCS) $($*_LIBS)
 
 initramfs: $(INITRAMFS)
-$(INITRAMFS): $(UBINS) tools/host/mkinitramfs.sh $(DEPS_STAMP)
-	$(Q)sh tools/host/mkinitramfs.sh $@ $(BUILD) $(UBINS)
+$(INITRAMFS): $(UBINS) $(USCRIPTS) tools/host/mkinitramfs.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/mkinitramfs.sh $@ $(BUILD) $(UBINS) $(USCRIPTS)
 
 # ---- running ----
 RUN_ENV = SMP='$(SMP)' ICOUNT='$(ICOUNT)' OVERLAY='$(OVERLAY)' OUTDIR='$(OUTDIR)' \
@@ -162,4 +167,7 @@ clean:
 	rm -rf $(BUILD)/k $(BUILD)/h $(BUILD)/unit $(BUILD)/user $(BUILD)/*.elf $(BUILD)/*.img \
 		$(BUILD)/*.cpio $(BUILD)/uapi
 
--include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HFAKEOBJS:.o=.d)
+.SECONDARY:
+
+-include $(KOBJS:.o=.d) $(HOBJS:.o=.d) $(HFAKEOBJS:.o=.d) \
+	$(patsubst %,$(BUILD)/h/tests/unit/test_%.d,$(UNIT_TESTS))

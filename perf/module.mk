@@ -1,2 +1,14 @@
 # perf/ sources: portable files go in PSRCS (kernel and host tests), kernel-only ones in KSRCS.
-PSRCS +=
+PSRCS += perf/record.c perf/attr.c perf/ring.c perf/sideband.c perf/pmu.c perf/pmuv3.c
+# Host cmocka tests: tests/unit/test_<name>.c, one per portable file.  Add the name here.
+# A test needing extra host libraries sets UNIT_LIBS_<name>.
+FAKE_SRCS += tests/fakes/ksvc_fake.c
+UNIT_TESTS += perf_record perf_attr perf_ring perf_sideband perf_pmu perf_pmuv3
+UNIT_SRCS_perf_record := perf/record.c
+UNIT_SRCS_perf_attr := perf/attr.c
+UNIT_SRCS_perf_ring := perf/ring.c perf/record.c
+UNIT_LIBS_perf_ring := -lpthread
+UNIT_SRCS_perf_sideband := perf/sideband.c perf/record.c
+UNIT_SRCS_perf_pmu := perf/pmu.c
+# pmuv3 runs against the fake PMUv3 register file (tests/fakes/include/arch/pmu_sysreg.h)
+UNIT_SRCS_perf_pmuv3 := perf/pmuv3.c perf/pmu.c tests/fakes/pmu_fake.c

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <kern/assert.h>
+#include <kern/spinlock.h>
 #include <kern/ksvc.h>
 #include "ksvc_fake.h"
 

@@ -1,3 +1,31 @@
 # Userland test programs (static aarch64 glibc), run inside the kernel and on Linux (refvm.sh).
 # Each program NAME: UPROGS += NAME and NAME_SRCS := tests/user/NAME.c [more]
-UPROGS +=
+# All include tests/user/tap.h (header only). USCRIPTS: shell scripts for busybox sh, to be
+# copied into the initramfs /bin as they are.
+UPROGS += t_proc
+t_proc_SRCS := tests/user/t_proc.c
+UPROGS += t_files
+t_files_SRCS := tests/user/t_files.c
+UPROGS += t_pipe
+t_pipe_SRCS := tests/user/t_pipe.c
+UPROGS += t_mm
+t_mm_SRCS := tests/user/t_mm.c
+UPROGS += t_thread
+t_thread_SRCS := tests/user/t_thread.c
+t_thread_LIBS := -lpthread
+UPROGS += t_signal
+t_signal_SRCS := tests/user/t_signal.c
+UPROGS += t_badptr
+t_badptr_SRCS := tests/user/t_badptr.c
+UPROGS += t_perf_errno
+t_perf_errno_SRCS := tests/user/t_perf_errno.c
+UPROGS += t_bpf_basic
+t_bpf_basic_SRCS := tests/user/t_bpf_basic.c
+# Shell tests, run with busybox sh inside the guest (copied as they are into /bin)
+USCRIPTS += tests/user/t_busybox.sh
+# Every C test includes tap.h: rebuild them when it changes.
+TESTS_USER_C := t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic
+# (keep whatever the default goal was: this rule must not become it)
+tests_user_goal := $(.DEFAULT_GOAL)
+$(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
+.DEFAULT_GOAL := $(tests_user_goal)

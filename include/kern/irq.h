@@ -1,0 +1,23 @@
+/*
+ * irq.h - interrupt registration over the GIC (arch/arm64/gic.c).  Handlers run in hard-IRQ
+ * context with interrupts masked; they must not sleep or allocate.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trapframe;
+typedef void (*irq_handler_t)(uint32_t intid, struct trapframe *tf, void *arg);
+
+#define IPI_RESCHED 0
+#define IPI_CALL 1
+#define IPI_STOP 2
+
+/* Register the handler of an INTID (SGI, PPI or SPI); PPIs are then enabled per CPU. */
+int irq_register(uint32_t intid, irq_handler_t fn, void *arg);
+/* Enable/disable an INTID: for SGIs and PPIs on the calling CPU, for SPIs globally. */
+void irq_enable(uint32_t intid, bool level);
+void irq_disable(uint32_t intid);
+void ipi_send(unsigned int cpu, unsigned int sgi);
+int gic_version(void);

@@ -1,0 +1,44 @@
+/*
+ * perf.h - what the rest of the kernel may call of perf/.
+ *
+ * kernel/ reaches perf only through the task hooks declared here (like FreeBSD's pmckern.h);
+ * arch/ never calls perf: perf_init registers the PMU interrupt handler with the interrupt
+ * layer.  Everything else of perf/ is private (perf/perf_internal.h).
+ *
+ * Available now: the PMU interrupt entry (perf/pmuv3.c) and the argument types of the hooks.
+ * The hooks themselves, perf_init and the perf_event_open syscall come with perf/core.c.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One mapping, for perf_task_mmap (PERF_RECORD_MMAP / MMAP2 fields). */
+struct perf_mmap_info {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min; /* device of the file, 0 for anonymous maps */
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags; /* PROT_*, MAP_* */
+	const char *filename; /* path, "[vdso]", "//anon", ... */
+	bool exec;	      /* VM_EXEC: without it the record is flagged MISC_MMAP_DATA */
+	bool user;	      /* a user mapping (MISC_USER) or a kernel one (MISC_KERNEL) */
+};
+
+/*
+ * [any, IRQs masked] The PMU overflow interrupt of the calling CPU: folds counter wraps into
+ * the counts and hands elapsed sampling periods to perf core.  Returns true when the interrupt
+ * was the PMU's.  Never allocates nor sleeps; wakeups are deferred by the core.
+ */
+bool perf_pmu_irq(void);
+
+/*
+ * Hooks perf/core.c will define (kernel/ calls them; context in brackets):
+ *   int  perf_init(void);                                   [boot]  probe PMUs, register IRQ
+ *   void perf_task_fork(struct task *parent, struct task *child);        [proc]  FORK, inherit
+ *   void perf_task_exec(const char *comm);                  [proc]  enable_on_exec, COMM exec
+ *   void perf_task_comm(const char *comm);                  [proc]  COMM (prctl PR_SET_NAME)
+ *   void perf_task_mmap(const struct perf_mmap_info *m);    [proc]  MMAP2
+ *   void perf_task_exit(void);                              [proc]  EXIT, POLLHUP
+ *   void perf_task_switch(struct task *prev, struct task *next);  [IRQs off]  sched out/in
+ */

@@ -1,0 +1,144 @@
+/*
+ * kmalloc.c - small-object allocation on top of the page allocator.
+ *
+ * Sizes up to 2048 bytes come from per-class slabs of one page each (classes 16, 32, ...,
+ * 2048); a slab page records its class in its struct page, so kmem_free needs no size.  Larger
+ * requests take whole 2^order page blocks.  Lock: k->lock (IRQ-safe) covers the partial lists
+ * and the slab fields of struct page.  Portable: host tests run it over an arena.
+ */
+#include <kern/assert.h>
+#include <kern/page.h>
+#include <kern/string.h>
+
+#define NR_CLASSES 8 /* 16 << 0 .. 16 << 7 = 2048 */
+
+void kmem_init(struct kmem *k, struct page_allocator *pages)
+{
+	memset(k, 0, sizeof(*k));
+	k->pages = pages;
+	spin_init(&k->lock);
+	for (int i = 0; i < NR_CLASSES; i++)
+		list_init(&k->partial[i]);
+}
+
+static int size_class(size_t size)
+{
+	for (int c = 0; c < NR_CLASSES; c++)
+		if (size <= (16u << c))
+			return c;
+	return -1;
+}
+
+static unsigned int size_order(size_t size)
+{
+	unsigned int order = 0;
+
+	while ((PG_SIZE << order) < size)
+		order++;
+	return order;
+}
+
+static void *slab_alloc_locked(struct kmem *k, int c)
+{
+	struct page *pg;
+	size_t obj = 16u << c;
+
+	if (list_empty(&k->partial[c])) {
+		uint64_t pfn;
+
+		if (!page_alloc(k->pages, 0, &pfn))
+			return NULL;
+		pg = page_lookup(k->pages, pfn);
+		pg->state = PAGE_SLAB;
+		pg->slab_class = (uint8_t)c;
+		pg->slab_inuse = 0;
+		/* Thread the free list through the objects. */
+		char *base = page_pfn_to_va(k->pages, pfn);
+
+		pg->slab_free = NULL;
+		for (size_t off = PG_SIZE / obj * obj; off >= obj;) {
+			off -= obj;
+			*(void **)(base + off) = pg->slab_free;
+			pg->slab_free = base + off;
+		}
+		list_add_head(&k->partial[c], &pg->node);
+	}
+	pg = list_entry(k->partial[c].next, struct page, node);
+	void *p = pg->slab_free;
+
+	pg->slab_free = *(void **)p;
+	pg->slab_inuse++;
+	if (!pg->slab_free)
+		list_del(&pg->node);
+	return p;
+}
+
+void *kmem_alloc(struct kmem *k, size_t size)
+{
+	int c = size_class(size ? size : 1);
+	void *p;
+
+	if (c >= 0) {
+		unsigned long flags = spin_lock_irqsave(&k->lock);
+
+		p = slab_alloc_locked(k, c);
+		if (p)
+			k->bytes_in_use += 16u << c;
+		spin_unlock_irqrestore(&k->lock, flags);
+		if (p)
+			memset(p, 0, 16u << c);
+		return p;
+	}
+	unsigned int order = size_order(size);
+	uint64_t pfn;
+
+	if (order > PAGE_MAX_ORDER || !page_alloc(k->pages, order, &pfn))
+		return NULL;
+	p = page_pfn_to_va(k->pages, pfn);
+	memset(p, 0, PG_SIZE << order);
+	unsigned long flags = spin_lock_irqsave(&k->lock);
+
+	k->bytes_in_use += PG_SIZE << order;
+	spin_unlock_irqrestore(&k->lock, flags);
+	return p;
+}
+
+void kmem_free(struct kmem *k, void *p)
+{
+	if (!p)
+		return;
+	uint64_t pfn = page_va_to_pfn(k->pages, p);
+	struct page *pg = page_lookup(k->pages, pfn);
+
+	kassert(pg);
+	if (pg->state == PAGE_SLAB) {
+		unsigned long flags = spin_lock_irqsave(&k->lock);
+		size_t obj = 16u << pg->slab_class;
+		bool was_full = !pg->slab_free;
+
+		kassert(((uintptr_t)p & (PG_SIZE - 1)) % obj == 0);
+		*(void **)p = pg->slab_free;
+		pg->slab_free = p;
+		pg->slab_inuse--;
+		k->bytes_in_use -= obj;
+		if (pg->slab_inuse == 0) {
+			if (!was_full)
+				list_del(&pg->node);
+			spin_unlock_irqrestore(&k->lock, flags);
+			pg->state = PAGE_ALLOCATED;
+			page_free(k->pages, pfn, 0);
+			return;
+		}
+		if (was_full)
+			list_add_head(&k->partial[pg->slab_class], &pg->node);
+		spin_unlock_irqrestore(&k->lock, flags);
+		return;
+	}
+	kassert(pg->state == PAGE_ALLOCATED && ((uintptr_t)p & (PG_SIZE - 1)) == 0);
+	unsigned int order = pg->order;
+	unsigned long flags = spin_lock_irqsave(&k->lock);
+
+	k->bytes_in_use -= PG_SIZE << order;
+	spin_unlock_irqrestore(&k->lock, flags);
+	page_free(k->pages, pfn, order);
+}

@@ -1,0 +1,186 @@
+/*
+ * ksvc.c - the kernel's implementation of the services seam (include/kern/ksvc.h) that the
+ * portable modules (perf/, bpf/, ...) are written against.  tests/fakes/ksvc_fake.c is the
+ * host twin.
+ */
+#include <arch/arch.h>
+#include <arch/memlayout.h>
+#include <arch/sysreg.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/mm.h>
+#include <kern/printk.h>
+#include <kern/sched.h>
+#include <kern/string.h>
+#include <kern/time.h>
+#include <kern/trap.h>
+#include <kern/proc.h>
+
+void *ksvc_alloc(size_t size)
+{
+	return kmalloc(size);
+}
+
+void ksvc_free(void *p)
+{
+	kfree(p);
+}
+
+void *ksvc_alloc_pages(unsigned int order)
+{
+	return alloc_pages(order);
+}
+
+void ksvc_free_pages(void *p, unsigned int order)
+{
+	free_pages(p, order);
+}
+
+uint64_t ksvc_virt_to_phys(const void *p)
+{
+	return virt_to_phys(p);
+}
+
+static bool user_range_ok(const void *p, size_t n)
+{
+	uint64_t a = (uint64_t)p;
+
+	return a < USER_VA_END && n <= USER_VA_END - a;
+}
+
+int ksvc_copy_from_user(void *dst, const void *usrc, size_t n)
+{
+	if (!user_range_ok(usrc, n))
+		return -EFAULT;
+	return arch_copy_user(dst, usrc, n) ? -EFAULT : 0;
+}
+
+int ksvc_copy_to_user(void *udst, const void *src, size_t n)
+{
+	if (!user_range_ok(udst, n))
+		return -EFAULT;
+	return arch_copy_user(udst, src, n) ? -EFAULT : 0;
+}
+
+long ksvc_strncpy_from_user(char *dst, const void *usrc, size_t n)
+{
+	if ((uint64_t)usrc >= USER_VA_END)
+		return -EFAULT;
+	if (n > USER_VA_END - (uint64_t)usrc)
+		n = USER_VA_END - (uint64_t)usrc;
+	long r = arch_strncpy_user(dst, usrc, n);
+
+	if (r < 0)
+		return -EFAULT;
+	if ((size_t)r == n)
+		return -ENAMETOOLONG;
+	return r;
+}
+
+int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user)
+{
+	uint64_t a = (uint64_t)src;
+
+	if (user ? !user_range_ok(src, n) : (a < PAGE_OFFSET || a + n < a))
+		return -EFAULT;
+	/* In IRQ context a user page fault must not be resolved (it may sleep): the fault
+	 * handler sees preempt_count and takes the fixup instead. */
+	current_task()->preempt_count++;
+	size_t left = arch_copy_user(dst, src, n);
+
+	current_task()->preempt_count--;
+	return left ? -EFAULT : 0;
+}
+
+uint64_t ksvc_clock_ns(void)
+{
+	return time_ns();
+}
+
+unsigned int ksvc_cpu_id(void)
+{
+	return this_cpu()->id;
+}
+
+unsigned int ksvc_nr_cpus(void)
+{
+	return nr_cpus_possible;
+}
+
+int ksvc_current_tgid(void)
+{
+	struct task *t = current_task();
+
+	return proc_tgid(t);
+}
+
+int ksvc_current_tid(void)
+{
+	return current_task()->tid;
+}
+
+uint32_t ksvc_current_uid(void)
+{
+	return 0;
+}
+
+uint32_t ksvc_current_gid(void)
+{
+	return 0;
+}
+
+void ksvc_current_comm(char comm[16])
+{
+	memcpy(comm, current_task()->comm, 16);
+	comm[15] = 0;
+}
+
+static uint64_t rand_state = 0x9e3779b97f4a7c15ull;
+
+void ksvc_seed_random(uint64_t seed);
+void ksvc_seed_random(uint64_t seed)
+{
+	rand_state ^= seed ? seed : time_counter();
+}
+
+uint32_t ksvc_random_u32(void)
+{
+	/* splitmix64 step; racy updates between CPUs only make it more random. */
+	uint64_t z = (rand_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+
+void ksvc_vprintk(const char *fmt, va_list ap)
+{
+	vprintk(fmt, ap);
+}
+
+void ksvc_printk(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+}
+
+unsigned long ksvc_irq_save(void)
+{
+	unsigned long f = read_sysreg(daif);
+
+	__asm__ volatile("msr daifset, #2" ::: "memory");
+	return f;
+}
+
+void ksvc_irq_restore(unsigned long flags)
+{
+	write_sysreg(daif, flags);
+}
+
+void arch_cpu_relax(void)
+{
+	__asm__ volatile("yield" ::: "memory");
+}

@@ -1,0 +1,80 @@
+/*
+ * printk.c - the kernel log on the console, and kpanic.
+ * Lines are formatted into a buffer first and written under one lock, so output from several
+ * CPUs does not interleave within a line.  kpanic stops the other CPUs, prints, and exits
+ * QEMU with a failure status (semihosting when enabled, else PSCI SYSTEM_OFF).
+ */
+#include <stdarg.h>
+#include <arch/arch.h>
+#include <kern/assert.h>
+#include <kern/format.h>
+#include <kern/irq.h>
+#include <kern/printk.h>
+#include <kern/sched.h>
+#include <kern/spinlock.h>
+
+static struct spinlock console_lock = SPINLOCK_INIT;
+static _Atomic int panicking;
+
+void console_write(const char *buf, unsigned long n)
+{
+	unsigned long f = 0;
+	bool locked = !atomic_load(&panicking);
+
+	if (locked)
+		f = spin_lock_irqsave(&console_lock);
+	for (unsigned long i = 0; i < n; i++) {
+		if (buf[i] == '\n')
+			uart_putc('\r');
+		uart_putc(buf[i]);
+	}
+	if (locked)
+		spin_unlock_irqrestore(&console_lock, f);
+}
+
+int console_getc(void)
+{
+	return uart_getc();
+}
+
+void vprintk(const char *fmt, va_list ap)
+{
+	char line[512];
+	int n = kvsnprintf(line, sizeof(line), fmt, ap);
+
+	if (n > (int)sizeof(line) - 1)
+		n = sizeof(line) - 1;
+	console_write(line, (unsigned long)n);
+}
+
+void printk(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+}
+
+void kpanic(const char *fmt, ...)
+{
+	va_list ap;
+
+	__asm__ volatile("msr daifset, #0xf" ::: "memory");
+	if (atomic_fetch_add(&panicking, 1) == 0) {
+		for (unsigned int i = 0; i < nr_cpus_possible; i++)
+			if (cpus[i].online && &cpus[i] != this_cpu())
+				ipi_send(i, IPI_STOP);
+	}
+	printk("\nkernel panic: ");
+	va_start(ap, fmt);
+	vprintk(fmt, ap);
+	va_end(ap);
+	printk("\n");
+	uint64_t fp;
+
+	__asm__ volatile("mov %0, x29" : "=r"(fp));
+	dump_backtrace(fp);
+	printk("perfkernel: panic\n");
+	semihost_exit(125);
+}

@@ -1,0 +1,368 @@
+/*
+ * selftest.c - in-kernel self-tests of the foundation, run by kinit with the "selftest" boot
+ * option: every CPU online, ticks on every CPU, IPI round trips, the scheduler spreading work
+ * and honouring affinity, sleeping and waking across CPUs, timers, and allocator stress from
+ * all CPUs at once.  Prints one PASS/FAIL/SKIP line per test and "N passed, M failed".
+ */
+#include <arch/memlayout.h>
+#include <kern/format.h>
+#include <kern/irq.h>
+#include <kern/kernel.h>
+#include <kern/mm.h>
+#include <kern/platform.h>
+#include <kern/printk.h>
+#include <kern/sched.h>
+#include <kern/string.h>
+#include <kern/time.h>
+#include "ktest.h"
+
+extern const struct ktest __ktests_start[], __ktests_end[];
+extern struct platform boot_platform;
+
+#define FAILF(...)                                                                                 \
+	do {                                                                                       \
+		ksnprintf(why, why_len, __VA_ARGS__);                                              \
+		return KTEST_FAIL;                                                                 \
+	} while (0)
+
+int ktest_run_all(void)
+{
+	int pass = 0, fail = 0, skip = 0;
+
+	for (const struct ktest *t = __ktests_start; t < __ktests_end; t++) {
+		char why[160] = "";
+		int r = t->fn(why, sizeof(why));
+
+		if (r == KTEST_PASS) {
+			printk("PASS ktest: %s\n", t->name);
+			pass++;
+		} else if (r == KTEST_SKIP) {
+			printk("SKIP ktest: %s: %s\n", t->name, why);
+			skip++;
+		} else {
+			printk("FAIL ktest: %s: %s\n", t->name, why);
+			fail++;
+		}
+	}
+	printk("%d passed, %d failed, %d skipped\n", pass, fail, skip);
+	return fail ? 1 : 0;
+}
+
+KTEST(cpus_online)
+{
+	if (nr_cpus_online != boot_platform.nr_cpus)
+		FAILF("%u of %u CPUs online", nr_cpus_online, boot_platform.nr_cpus);
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		if (!cpus[i].online)
+			FAILF("cpu %u offline", i);
+	return KTEST_PASS;
+}
+
+KTEST(ticks_every_cpu)
+{
+	uint64_t before[MAX_CPUS];
+
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		before[i] = READ_ONCE(cpus[i].ticks);
+	sleep_ns(5 * TICK_NS);
+	for (unsigned int i = 0; i < nr_cpus_possible; i++) {
+		uint64_t d = READ_ONCE(cpus[i].ticks) - before[i];
+
+		if (d < 2)
+			FAILF("cpu %u ticked %lu times in 5 tick periods", i, d);
+	}
+	return KTEST_PASS;
+}
+
+static void ipi_fn(void *arg)
+{
+	_Atomic unsigned int *hits = arg;
+
+	atomic_fetch_add(&hits[this_cpu()->id], 1);
+}
+
+KTEST(ipi_roundtrip)
+{
+	static _Atomic unsigned int hits[MAX_CPUS];
+	const int rounds = 200;
+
+	if (nr_cpus_online < 2) {
+		ksnprintf(why, why_len, "needs 2 CPUs");
+		return KTEST_SKIP;
+	}
+	for (unsigned int i = 0; i < MAX_CPUS; i++)
+		atomic_store(&hits[i], 0);
+	uint64_t t0 = time_ns();
+
+	for (int r = 0; r < rounds; r++)
+		for (unsigned int i = 0; i < nr_cpus_possible; i++)
+			smp_call(i, ipi_fn, (void *)hits, true);
+	uint64_t dt = time_ns() - t0;
+
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		if (atomic_load(&hits[i]) != (unsigned int)rounds)
+			FAILF("cpu %u ran %u of %d calls", i, atomic_load(&hits[i]), rounds);
+	printk("  ipi: %d synchronous calls to %u CPUs in %lu us\n", rounds, nr_cpus_possible,
+	       dt / 1000);
+	/* Fire-and-forget calls arrive too. */
+	for (unsigned int i = 0; i < MAX_CPUS; i++)
+		atomic_store(&hits[i], 0);
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		smp_call(i, ipi_fn, (void *)hits, false);
+	uint64_t deadline = time_ns() + 100000000ull;
+
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		while (atomic_load(&hits[i]) != 1) {
+			if (time_ns() > deadline)
+				FAILF("async call to cpu %u never ran", i);
+			arch_cpu_relax();
+		}
+	return KTEST_PASS;
+}
+
+struct spread_arg {
+	uint64_t cpus_seen; /* bit per CPU */
+	uint64_t until_ns;
+};
+
+static void spread_worker(void *p)
+{
+	struct spread_arg *a = p;
+
+	while (time_ns() < a->until_ns)
+		__atomic_fetch_or(&a->cpus_seen, 1ull << this_cpu()->id, __ATOMIC_RELAXED);
+}
+
+KTEST(sched_spreads_work)
+{
+	unsigned int n = nr_cpus_online;
+	struct spread_arg args[MAX_CPUS];
+	struct task *tasks[MAX_CPUS];
+	uint64_t union_seen = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		args[i].cpus_seen = 0;
+		args[i].until_ns = time_ns() + 30 * TICK_NS;
+		tasks[i] = kthread_create("spread", spread_worker, &args[i], -1);
+		if (!tasks[i])
+			FAILF("kthread_create");
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		kthread_join(tasks[i]);
+		union_seen |= args[i].cpus_seen;
+	}
+	if ((unsigned int)__builtin_popcountll(union_seen) != n)
+		FAILF("%u busy threads ran on CPU set %#lx only", n, union_seen);
+	return KTEST_PASS;
+}
+
+static void preempt_worker(void *p)
+{
+	_Atomic uint64_t *count = p;
+	uint64_t until = time_ns() + 20 * TICK_NS;
+
+	while (time_ns() < until)
+		atomic_fetch_add(count, 1);
+}
+
+KTEST(preemption_time_slices)
+{
+	/* Two busy threads pinned to one CPU both make progress: the tick preempts them. */
+	static _Atomic uint64_t c1, c2;
+	unsigned int cpu = nr_cpus_possible - 1;
+
+	atomic_store(&c1, 0);
+	atomic_store(&c2, 0);
+	struct task *a = kthread_create("busy-a", preempt_worker, (void *)&c1, (int)cpu);
+	struct task *b = kthread_create("busy-b", preempt_worker, (void *)&c2, (int)cpu);
+
+	if (!a || !b)
+		FAILF("kthread_create");
+	sleep_ns(10 * TICK_NS);
+	uint64_t mid1 = atomic_load(&c1), mid2 = atomic_load(&c2);
+
+	uint64_t preempts = a->nivcsw + b->nivcsw;
+
+	kthread_join(a);
+	kthread_join(b);
+	if (!mid1 || !mid2)
+		FAILF("after 10 ticks: %lu and %lu iterations (one thread starved)", mid1, mid2);
+	if (preempts < 2)
+		FAILF("only %lu involuntary switches", preempts);
+	return KTEST_PASS;
+}
+
+static void affinity_worker(void *p)
+{
+	_Atomic int *where = p;
+	struct task *me = current_task();
+
+	for (unsigned int target = 0; target < nr_cpus_possible; target++) {
+		sched_set_affinity(me, 1ull << target);
+		if (this_cpu()->id != target) {
+			atomic_store(where, -(int)target - 1);
+			return;
+		}
+	}
+	atomic_store(where, 1);
+}
+
+KTEST(affinity_migrates)
+{
+	static _Atomic int result;
+
+	atomic_store(&result, 0);
+	struct task *t = kthread_create("migrate", affinity_worker, (void *)&result, -1);
+
+	if (!t)
+		FAILF("kthread_create");
+	kthread_join(t);
+	int r = atomic_load(&result);
+
+	if (r != 1)
+		FAILF("still not on cpu %d after sched_set_affinity", -r - 1);
+	if (nr_cpus_possible > 1 && t->nr_migrations == 0)
+		FAILF("no migrations counted");
+	return KTEST_PASS;
+}
+
+struct ping {
+	struct wait_queue wq;
+	_Atomic int stage;
+};
+
+static void pong_worker(void *p)
+{
+	struct ping *pg = p;
+
+	for (int i = 0; i < 50; i++) {
+		wait_event(&pg->wq, atomic_load(&pg->stage) == 2 * i + 1);
+		atomic_store(&pg->stage, 2 * i + 2);
+		waitq_wake_all(&pg->wq);
+	}
+}
+
+KTEST(sleep_wakeup_across_cpus)
+{
+	static struct ping pg;
+
+	waitq_init(&pg.wq);
+	atomic_store(&pg.stage, 0);
+	int other = nr_cpus_possible > 1 ? (int)(this_cpu()->id + 1) % (int)nr_cpus_possible : -1;
+	struct task *t = kthread_create("pong", pong_worker, &pg, other);
+
+	if (!t)
+		FAILF("kthread_create");
+	for (int i = 0; i < 50; i++) {
+		atomic_store(&pg.stage, 2 * i + 1);
+		waitq_wake_all(&pg.wq);
+		wait_event(&pg.wq, atomic_load(&pg.stage) == 2 * i + 2);
+	}
+	kthread_join(t);
+	uint64_t t0 = time_ns();
+
+	sleep_ns(10000000);
+	uint64_t slept = time_ns() - t0;
+
+	if (slept < 10000000)
+		FAILF("sleep_ns(10 ms) returned after %lu ns", slept);
+	return KTEST_PASS;
+}
+
+static _Atomic int timer_fired;
+static void timer_fn(struct ktimer *t)
+{
+	(void)t;
+	atomic_fetch_add(&timer_fired, 1);
+}
+
+KTEST(timers_fire_and_cancel)
+{
+	struct ktimer a, b;
+
+	atomic_store(&timer_fired, 0);
+	ktimer_init(&a, timer_fn);
+	ktimer_init(&b, timer_fn);
+	unsigned long f = ksvc_irq_save();
+
+	ktimer_arm(&a, time_ns() + 2000000);
+	ktimer_arm(&b, time_ns() + 4000000);
+	ksvc_irq_restore(f);
+	if (!ktimer_cancel(&b))
+		FAILF("cancel of a pending timer failed");
+	sleep_ns(8000000);
+	if (atomic_load(&timer_fired) != 1)
+		FAILF("%d timers fired, expected 1", atomic_load(&timer_fired));
+	if (ktimer_cancel(&a))
+		FAILF("cancel of a fired timer reported pending");
+	return KTEST_PASS;
+}
+
+static _Atomic int stress_errors;
+
+static void alloc_worker(void *p)
+{
+	uint32_t x = (uint32_t)(uintptr_t)p * 2654435761u + 1;
+	void *ptrs[64] = { 0 };
+	size_t sizes[64] = { 0 };
+
+	for (int round = 0; round < 3000; round++) {
+		x = x * 1664525 + 1013904223;
+		int slot = (x >> 8) % 64;
+
+		if (ptrs[slot]) {
+			unsigned char *q = ptrs[slot];
+
+			for (size_t i = 0; i < sizes[slot]; i += 61)
+				if (q[i] != (unsigned char)(slot + sizes[slot]))
+					atomic_fetch_add(&stress_errors, 1);
+			if (sizes[slot] > 4096)
+				free_pages(q, 1);
+			else
+				kfree(q);
+			ptrs[slot] = NULL;
+			continue;
+		}
+		size_t size = (x >> 16) % 9 == 0 ? 8192 : 1 + (x >> 16) % 3000;
+		unsigned char *q = size > 4096 ? alloc_pages(1) : kmalloc(size);
+
+		if (!q) {
+			atomic_fetch_add(&stress_errors, 1);
+			continue;
+		}
+		memset(q, (int)(slot + size), size);
+		ptrs[slot] = q;
+		sizes[slot] = size;
+	}
+	for (int s = 0; s < 64; s++) {
+		if (!ptrs[s])
+			continue;
+		if (sizes[s] > 4096)
+			free_pages(ptrs[s], 1);
+		else
+			kfree(ptrs[s]);
+	}
+}
+
+KTEST(allocator_stress_all_cpus)
+{
+	struct task *t[MAX_CPUS];
+	uint64_t free_before = mem_free_bytes(), bytes_before = kernel_kmem.bytes_in_use;
+
+	atomic_store(&stress_errors, 0);
+	for (unsigned int i = 0; i < nr_cpus_possible; i++) {
+		t[i] = kthread_create("alloc", alloc_worker, (void *)(uintptr_t)(i + 1), (int)i);
+		if (!t[i])
+			FAILF("kthread_create");
+	}
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		kthread_join(t[i]);
+	if (atomic_load(&stress_errors))
+		FAILF("%d corrupted or failed allocations", atomic_load(&stress_errors));
+	if (kernel_kmem.bytes_in_use != bytes_before)
+		FAILF("kmalloc bytes in use %lu -> %lu", bytes_before, kernel_kmem.bytes_in_use);
+	/* Slab pages of the joined threads' task structs may stay cached; allow a few. */
+	if (free_before - mem_free_bytes() > 16 * 4096 && mem_free_bytes() < free_before)
+		FAILF("free memory %lu -> %lu bytes", free_before, mem_free_bytes());
+	return KTEST_PASS;
+}

@@ -1,0 +1,152 @@
+/*
+ * time.c - the clock and per-CPU one-shot timers on the generic timer's virtual channel.
+ *
+ * time_ns() converts CNTVCT_EL0 ticks since boot to ns (128-bit multiply, exact).  Each CPU
+ * keeps a sorted list of armed ktimers plus its scheduler tick, and programs CNTV_CVAL_EL0 for
+ * whichever comes first.  Callbacks run in hard IRQ context on that CPU.
+ * Lock: cpu->timer_lock (IRQ-safe) covers cpu->timers and each armed ktimer's node/cpu.
+ */
+#include <arch/sysreg.h>
+#include <kern/assert.h>
+#include <kern/irq.h>
+#include <kern/printk.h>
+#include <kern/sched.h>
+#include <kern/time.h>
+
+static uint32_t freq;
+static uint64_t boot_count;
+static uint32_t timer_intid;
+
+uint64_t time_counter(void)
+{
+	isb();
+	return read_sysreg(cntvct_el0);
+}
+
+uint32_t time_counter_freq(void)
+{
+	return freq;
+}
+
+uint64_t time_ticks_to_ns(uint64_t ticks)
+{
+	return (uint64_t)(((unsigned __int128)ticks * NSEC_PER_SEC) / freq);
+}
+
+static uint64_t ns_to_count(uint64_t ns)
+{
+	return boot_count + (uint64_t)(((unsigned __int128)ns * freq) / NSEC_PER_SEC);
+}
+
+uint64_t time_ns(void)
+{
+	if (!freq)
+		return 0;
+	return time_ticks_to_ns(time_counter() - boot_count);
+}
+
+void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t))
+{
+	list_init(&t->node);
+	t->fn = fn;
+	t->cpu = -1;
+	t->deadline_ns = 0;
+}
+
+/* Program the hardware for the earliest timer; c->timer_lock held. */
+static void reprogram_locked(struct cpu *c)
+{
+	uint64_t next = ~0ull;
+
+	if (!list_empty(&c->timers))
+		next = list_entry(c->timers.next, struct ktimer, node)->deadline_ns;
+	write_sysreg(cntv_cval_el0, ns_to_count(next == ~0ull ? time_ns() + TICK_NS : next));
+	write_sysreg(cntv_ctl_el0, 1);
+	isb();
+}
+
+void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
+{
+	struct cpu *c = this_cpu();
+	unsigned long f = spin_lock_irqsave(&c->timer_lock);
+	struct list_node *n;
+
+	kassert(t->cpu < 0);
+	t->deadline_ns = deadline_ns;
+	t->cpu = (int)c->id;
+	list_for_each(n, &c->timers) {
+		if (list_entry(n, struct ktimer, node)->deadline_ns > deadline_ns)
+			break;
+	}
+	list_insert_between(&t->node, n->prev, n);
+	if (c->timers.next == &t->node)
+		reprogram_locked(c);
+	spin_unlock_irqrestore(&c->timer_lock, f);
+}
+
+bool ktimer_cancel(struct ktimer *t)
+{
+	for (;;) {
+		int cpu = READ_ONCE(t->cpu);
+
+		if (cpu < 0)
+			return false;
+		struct cpu *c = &cpus[cpu];
+		unsigned long f = spin_lock_irqsave(&c->timer_lock);
+
+		if (t->cpu == cpu) {
+			list_del(&t->node);
+			t->cpu = -1;
+			spin_unlock_irqrestore(&c->timer_lock, f);
+			return true;
+		}
+		spin_unlock_irqrestore(&c->timer_lock, f);
+	}
+}
+
+static void tick_fn(struct ktimer *t)
+{
+	sched_tick();
+	ktimer_arm(t, t->deadline_ns + TICK_NS);
+}
+
+static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
+{
+	struct cpu *c = this_cpu();
+	uint64_t now = time_ns();
+
+	spin_lock(&c->timer_lock);
+	while (!list_empty(&c->timers)) {
+		struct ktimer *t = list_entry(c->timers.next, struct ktimer, node);
+
+		if (t->deadline_ns > now)
+			break;
+		list_del(&t->node);
+		t->cpu = -1;
+		spin_unlock(&c->timer_lock);
+		t->fn(t);
+		spin_lock(&c->timer_lock);
+	}
+	reprogram_locked(c);
+	spin_unlock(&c->timer_lock);
+}
+
+void time_init(uint32_t virt_intid, uint32_t dt_freq)
+{
+	freq = (uint32_t)read_sysreg(cntfrq_el0);
+	if (!freq)
+		freq = dt_freq;
+	kassert(freq);
+	boot_count = read_sysreg(cntvct_el0);
+	timer_intid = virt_intid;
+	irq_register(timer_intid, timer_irq, NULL);
+}
+
+void time_init_cpu(void)
+{
+	struct cpu *c = this_cpu();
+
+	irq_enable(timer_intid, true);
+	ktimer_init(&c->tick, tick_fn);
+	ktimer_arm(&c->tick, time_ns() + TICK_NS);
+}

@@ -1,0 +1,602 @@
+/*
+ * perf_internal.h - interfaces between the files of perf/ (included only by the perf/ sources
+ * and their host tests).
+ *
+ * The building blocks here take plain parameters so that each one tests in isolation:
+ *   attr.c      perf_event_attr copy-in (size versions, E2BIG write-back) and the checks Linux 6.1
+ *               makes before a PMU sees the event, in Linux's order
+ *   record.c    output cursor; PERF_RECORD_SAMPLE, read_format, sample_id_all trailer, LOST
+ *   ring.c      the mmap ring: user page, output_begin/end, LOST, wakeup_events/watermark
+ *   sideband.c  COMM, MMAP/MMAP2, FORK, EXIT, THROTTLE/UNTHROTTLE encoders
+ *   pmu.c       struct perf_pmu, the type -> pmu table, counter maths, group scheduling/rotation
+ *   pmuv3.c     the ARM PMUv3 backend (through <arch/pmu_sysreg.h> only)
+ * core.c (per-task/per-CPU contexts, fds, ioctls, IPIs) composes them.
+ *
+ * Lock legend used on the fields below (core.c owns the lock-order block):
+ *   [i]  immutable after perf_event_open commits the event
+ *   [c]  perf_ctx.lock (spin_lock_irqsave: IRQ-safe, the context of the event)
+ *   [p]  owning CPU with interrupts masked (PMU driver state; only touched on the CPU the event
+ *        is ACTIVE on: by ctx switch-in/out with IRQs off or by the PMU interrupt)
+ *   [r]  perf_ring.lock (writers of one ring buffer)
+ *   [a]  atomic
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <kern/list.h>
+#include <kern/spinlock.h>
+#include <perf/perf.h>
+
+/* The 6.1 uapi struct is VER7; tools send 128 (perf 6.1) or smaller (size 0 = VER0). */
+_Static_assert(sizeof(struct perf_event_attr) == PERF_ATTR_SIZE_VER7, "6.1 perf_event_attr");
+_Static_assert(offsetof(struct perf_event_mmap_page, data_head) == 1024, "mmap page layout");
+_Static_assert(sizeof(struct perf_event_header) == 8, "record header");
+_Static_assert(sizeof(struct perf_branch_entry) == 24, "branch entry");
+
+/* ------------------------------------------------------------------------------------------ */
+/* attr.c                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The sysctls and machine facts the open-time checks read (kernel.perf_event_* defaults). */
+struct perf_limits {
+	uint32_t max_sample_rate; /* perf_event_max_sample_rate, default 100000 */
+	uint16_t max_stack;	  /* perf_event_max_stack, default 127 */
+	unsigned int nr_cpus;	  /* nr_cpu_ids */
+	uint64_t online_mask;	  /* bit n: CPU n online (CPUs 0..63) */
+	bool have_sve;		  /* arm64: PERF_REG_ARM64_VG is a valid sample register */
+};
+
+#define PERF_DEFAULT_MAX_SAMPLE_RATE 100000u
+#define PERF_DEFAULT_MAX_STACK 127u
+
+/* arm64 sample register numbering (uapi asm/perf_regs.h of arm64; the host has x86's). */
+#define PERF_ARM64_REG_SP 31
+#define PERF_ARM64_REG_PC 32
+#define PERF_ARM64_REG_MAX 33
+#define PERF_ARM64_REG_VG 46
+#define PERF_ARM64_REGS_VALID ((1ull << PERF_ARM64_REG_MAX) - 1)
+#define PERF_ARM64_REG_EXTENDED_MASK (1ull << PERF_ARM64_REG_VG)
+
+/* Every flags bit perf_event_open knows (PERF_FLAG_ALL is not in the uapi header). */
+#define PERF_FLAG_ALL_KNOWN                                                                        \
+	(PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC)
+
+/* Checks before copy-in: unknown flags bits -> -EINVAL. */
+int perf_attr_check_flags(unsigned long flags);
+/*
+ * [proc] perf_copy_attr: copy the user attr by its size version (0 = VER0; < VER0 or > page,
+ * or a non-zero tail beyond ours -> -E2BIG after writing our size into uattr->size; short
+ * structs zero-filled), then Linux's field checks.  Fills in sample_max_stack and the branch
+ * privilege levels as Linux does.  0, -E2BIG, -EFAULT, -EINVAL.
+ */
+int perf_attr_copy(void *uattr, struct perf_event_attr *attr, const struct perf_limits *lim);
+/* The field checks of perf_copy_attr on an attr already in kernel memory (size set). */
+int perf_attr_check_fields(struct perf_event_attr *attr, const struct perf_limits *lim);
+/*
+ * The perf_event_open checks after copy-in and before any fd/task lookup: freq vs
+ * max_sample_rate, period top bit, PID_CGROUP with pid or cpu -1.
+ */
+int perf_attr_check_open(const struct perf_event_attr *attr, int pid, int cpu, unsigned long flags,
+			 const struct perf_limits *lim);
+/*
+ * The perf_event_alloc checks before the PMU lookup: cpu range (pid/cpu -1 -> -EINVAL),
+ * sigtrap without task, inherit with PERF_SAMPLE_READ.  has_task: pid != -1 (not cgroup).
+ * Clears branch_sample_type without BRANCH_STACK as Linux does.
+ */
+int perf_attr_check_alloc(struct perf_event_attr *attr, int cpu, bool has_task,
+			  const struct perf_limits *lim);
+/* After PMU init: aux_output without PMU support -> -EOPNOTSUPP. */
+int perf_attr_check_pmu(const struct perf_event_attr *attr, unsigned int pmu_caps);
+/*
+ * perf_event_set_clock: CLOCK_MONOTONIC/_RAW always; REALTIME/BOOTTIME/TAI only on a PMU
+ * that does not use NMIs (PERF_PMU_CAP_NO_NMI); else -EINVAL.
+ */
+int perf_attr_check_clockid(int clockid, unsigned int pmu_caps);
+/* What the FD_OUTPUT / PERF_EVENT_IOC_SET_OUTPUT checks compare of the two events. */
+struct perf_output_info {
+	const void *event; /* identity */
+	int cpu;
+	const void *task; /* the task followed, NULL for a CPU event */
+	bool use_clockid;
+	int clockid;
+	bool write_backward;
+	bool mmapped; /* the redirected event has its own mapping */
+};
+/*
+ * perf_event_set_output: not to itself, same CPU, same task for cpu -1 events, same clock,
+ * same write direction, no mapping of its own.  -EINVAL.
+ */
+int perf_attr_check_output(const struct perf_output_info *ev, const struct perf_output_info *out);
+/* After the online check: aux_output/aux_sample_size need an AUX group leader (-EINVAL). */
+int perf_attr_check_aux_event(const struct perf_event_attr *attr, bool leader_is_aux);
+/* perf_event_open: online check of a per-CPU event's CPU (-ENODEV), after the context lookup. */
+int perf_attr_check_cpu_online(int cpu, bool has_task, const struct perf_limits *lim);
+
+/* What the group checks need to know of the leader named by group_fd. */
+struct perf_group_info {
+	bool is_leader; /* leader->group_leader == leader */
+	bool inherit;
+	int cpu;
+	const void *ctx; /* its context identity */
+	bool use_clockid;
+	int clockid;
+};
+/*
+ * [proc] The syscall's first three steps in order: perf_attr_check_flags, perf_attr_copy,
+ * perf_attr_check_open.  core.c then gets the fd, group_fd and task, and goes on with
+ * perf_attr_check_group_inherit and perf_attr_check_alloc.
+ */
+int perf_attr_decode(void *uattr, int pid, int cpu, unsigned long flags,
+		     const struct perf_limits *lim, struct perf_event_attr *attr);
+/* Before alloc: with a task, inherit must match the leader's (-EINVAL). */
+int perf_attr_check_group_inherit(const struct perf_event_attr *attr, bool has_task,
+				  const struct perf_group_info *leader);
+/* After the context is found: sibling-of-sibling, clock, cpu, context, pinned/exclusive. */
+int perf_attr_check_group(const struct perf_event_attr *attr, int cpu, const void *ctx,
+			  const struct perf_group_info *leader);
+
+/* ------------------------------------------------------------------------------------------ */
+/* record.c                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * An output cursor: a span of `left` bytes reserved in a (possibly wrapping) area of `size`
+ * bytes, written from `off`.  A flat buffer is an area that never wraps.
+ */
+struct perf_out {
+	uint8_t *base;
+	size_t size;
+	size_t off;  /* < size */
+	size_t left; /* bytes still reserved; writing more is a kernel bug (kassert) */
+};
+
+void perf_out_init(struct perf_out *o, void *buf, size_t len);
+void perf_out_put(struct perf_out *o, const void *src, size_t n);
+void perf_out_zero(struct perf_out *o, size_t n);
+void perf_out_u64(struct perf_out *o, uint64_t v);
+void perf_out_u32(struct perf_out *o, uint32_t v);
+
+/* The sample_id fields (trailer, LOST, sideband): what Linux's perf_event_header__init_id fills. */
+struct perf_sample_id {
+	uint32_t pid, tid; /* TID */
+	uint64_t time;	   /* TIME */
+	uint64_t id; /* ID and IDENTIFIER: primary_event_id (the parent's id when inherited) */
+	uint64_t stream_id; /* STREAM_ID: the event's own id */
+	uint32_t cpu;	    /* CPU (followed by a zero u32) */
+};
+
+/* read_format values: one entry (single) or leader first then siblings (PERF_FORMAT_GROUP). */
+struct perf_read_entry {
+	uint64_t value, id, lost;
+};
+struct perf_read_values {
+	uint64_t time_enabled, time_running;
+	uint32_t nr; /* entries in ent; 1 for the single form */
+	const struct perf_read_entry *ent;
+};
+
+/* Byte size of read()/PERF_SAMPLE_READ for read_format and nr group members. */
+size_t perf_read_size(uint64_t read_format, uint32_t nr);
+/* Encode in Linux's order (perf_output_read_one / _group); o must hold perf_read_size bytes. */
+void perf_read_write(struct perf_out *o, uint64_t read_format, const struct perf_read_values *v);
+
+/* Everything a PERF_RECORD_SAMPLE may carry; only the fields sample_type selects are read. */
+struct perf_sample_data {
+	struct perf_sample_id sid;
+	uint64_t ip;
+	uint64_t addr;
+	uint64_t period;
+	const struct perf_read_values *read; /* PERF_SAMPLE_READ */
+	const uint64_t *callchain;	     /* with PERF_CONTEXT_* markers, as Linux stores them */
+	uint64_t callchain_nr;
+	const void *raw; /* NULL: Linux's empty raw (size 4, one zero u32) */
+	uint32_t raw_size;
+	const struct perf_branch_entry *branches; /* NULL: nr = 0 only */
+	uint64_t branch_nr, branch_hw_idx;
+	uint64_t regs_user_abi;	   /* PERF_SAMPLE_REGS_ABI_*; NONE for a kernel thread */
+	const uint64_t *regs_user; /* indexed by PERF_ARM64_REG_* (x0..x30, sp, pc) */
+	uint64_t stack_user_sp;	   /* user address the STACK_USER dump starts at */
+	uint64_t
+	    stack_user_size; /* dump size (attr.sample_stack_user clamped, 8-aligned); 0 = none */
+	uint64_t weight;     /* WEIGHT or WEIGHT_STRUCT (union perf_sample_weight.full) */
+	uint64_t data_src, transaction;
+	uint64_t regs_intr_abi;
+	const uint64_t *regs_intr;
+	uint64_t phys_addr, cgroup, data_page_size, code_page_size;
+};
+
+/* The record misc bits of a sample: cpu mode, and EXACT_IP for a precise IP. */
+uint16_t perf_sample_misc(bool user_mode, bool exact_ip);
+/* Size of the sample_id_all trailer for sample_type (0 when !sample_id_all). */
+size_t perf_id_trailer_size(uint64_t sample_type, bool sample_id_all);
+/* Write the trailer (TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER). */
+void perf_id_trailer_write(struct perf_out *o, uint64_t sample_type, bool sample_id_all,
+			   const struct perf_sample_id *sid);
+/*
+ * perf_sample_ustack_size: the STACK_USER dump size for a sample whose other fields take
+ * header_size bytes: attr.sample_stack_user cut at the top of user space (task_size - sp) and
+ * so that the record still fits its u16 size.  0 without user registers.
+ */
+uint16_t perf_sample_ustack_size(uint16_t stack_size, uint16_t header_size, bool have_regs,
+				 uint64_t user_sp, uint64_t task_size);
+/* Total PERF_RECORD_SAMPLE size (8-aligned, header included); > 0xfff8 cannot be written. */
+size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sample_data *d);
+/*
+ * [any] Write one PERF_RECORD_SAMPLE of exactly perf_sample_size bytes.  STACK_USER reads the
+ * user stack with ksvc_read_nofault; bytes it cannot read are zero and dyn_size tells.
+ */
+void perf_sample_write(struct perf_out *o, const struct perf_event_attr *attr,
+		       const struct perf_sample_data *d, uint16_t misc);
+/* PERF_RECORD_LOST {id, lost} plus trailer. */
+size_t perf_lost_size(uint64_t sample_type, bool sample_id_all);
+void perf_lost_write(struct perf_out *o, uint64_t id, uint64_t lost, uint64_t sample_type,
+		     bool sample_id_all, const struct perf_sample_id *sid);
+
+#define PERF_RECORD_MAX_SIZE 0xfff8u /* header.size is a u16; records stay 8-aligned */
+
+/* ------------------------------------------------------------------------------------------ */
+/* ring.c                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The writer identity a ring needs to emit PERF_RECORD_LOST ahead of the next record. */
+struct perf_ring_writer {
+	uint64_t sample_type;
+	bool sample_id_all;
+	struct perf_sample_id sid; /* LOST's id is sid.stream_id (Linux: event->id) */
+};
+
+/*
+ * One mmap ring: page 0 is struct perf_event_mmap_page, then nr_pages (0 or 2^n) data pages.
+ * Several events may share it (PERF_EVENT_IOC_SET_OUTPUT, also across CPUs for task events),
+ * so writers serialise on lock with IRQs masked: begin takes it, end drops it, and a writer
+ * must not nest (the PMU IRQ cannot arrive while a process-context writer holds it).
+ */
+struct perf_ring {
+	struct spinlock lock;
+	struct perf_event_mmap_page *user_page; /* [i] page from ksvc_alloc_pages(0) */
+	uint8_t *data;				/* [i] 2^order pages, NULL when nr_pages == 0 */
+	uint32_t nr_pages;			/* [i] data pages */
+	unsigned int order;			/* [i] */
+	uint64_t data_size;			/* [i] nr_pages * page size */
+	uint64_t watermark;			/* [i] bytes between wakeups */
+	bool overwrite;	       /* [i] mapped without PROT_WRITE: never checks data_tail */
+	uint64_t head;	       /* [r] next write position (free running) */
+	uint64_t lost;	       /* [r] records dropped since the last PERF_RECORD_LOST */
+	uint64_t wakeup;       /* [r] wakeup generation (watermark bytes and wakeup_events) */
+	uint32_t events;       /* [r] samples since the last wakeup_events wakeup */
+	_Atomic uint32_t refs; /* [a] mappings + events using it */
+};
+
+/* A reservation made by perf_ring_output_begin, finished by perf_ring_output_end. */
+struct perf_ring_handle {
+	struct perf_ring *ring;
+	struct perf_out out; /* the reserved bytes, after any LOST record */
+	unsigned long irqflags;
+	uint64_t wakeup_at_begin;
+};
+
+/* mmap length -> data page count (0 or a power of two), or -EINVAL as Linux perf_mmap. */
+long perf_ring_pages_for_len(uint64_t len);
+/*
+ * [any] Allocate a ring of nr_pages data pages with the user page set up as Linux's
+ * perf_event_init_userpage (cap_bit0_is_deprecated, size, data_offset, data_size).  watermark:
+ * attr.watermark ? attr.wakeup_watermark : 0 (0 means half the buffer).  -EINVAL, -ENOMEM.
+ */
+int perf_ring_create(uint32_t nr_pages, uint32_t watermark, bool overwrite, struct perf_ring **out);
+void perf_ring_get(struct perf_ring *r);
+/* Drop a reference; frees the pages with the last one. */
+void perf_ring_put(struct perf_ring *r);
+/* Physical address of mmap page pgoff (0 = user page), or 0 when out of range. */
+uint64_t perf_ring_page_phys(const struct perf_ring *r, uint64_t pgoff);
+
+/* arm64 sched_clock conversion parameters for the user page (arch_perf_update_userpage). */
+struct perf_time_conv {
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_zero, time_cycles, time_mask;
+};
+/*
+ * From the arch timer frequency, its width in bits and the sched_clock epoch (counter value and
+ * ns at that value).  62.5 MHz gives shift 21, mult 33554432 as on Linux under QEMU.
+ */
+void perf_time_conv_init(struct perf_time_conv *tc, uint32_t freq_hz, unsigned int bits,
+			 uint64_t epoch_cyc, uint64_t epoch_ns);
+uint64_t perf_time_conv_cyc_to_ns(const struct perf_time_conv *tc, uint64_t cyc);
+
+/* Per-event values perf_event_update_userpage publishes. */
+struct perf_userpage_event {
+	uint32_t index; /* rdpmc index + 1, 0 = not readable from user */
+	int64_t offset; /* count - hw prev_count when index != 0, else count */
+	uint64_t time_enabled, time_running;
+	uint16_t pmc_width;
+	bool cap_user_rdpmc;
+};
+/* [any] The seqlock'd update of the user page (lock++ ... lock++), with the time fields. */
+void perf_ring_update_userpage(struct perf_ring *r, const struct perf_userpage_event *ev,
+			       const struct perf_time_conv *tc, uint64_t now_ns);
+
+/*
+ * [any] Reserve size bytes (8-aligned, header included).  First emits PERF_RECORD_LOST for
+ * records dropped earlier when it fits together with this one.  0 with the lock held, or
+ * -ENOSPC (the record is counted lost; no lock held), -EINVAL for a bad size.
+ */
+int perf_ring_output_begin(struct perf_ring *r, struct perf_ring_handle *h, size_t size,
+			   const struct perf_ring_writer *w);
+/*
+ * [any] Publish the record (data_head release store) and drop the lock.  wakeup_events:
+ * attr.wakeup_events for a sample of an event without attr.watermark, else 0.  Returns true
+ * when readers must be woken; the caller defers that wakeup (IRQ context never wakes).
+ */
+bool perf_ring_output_end(struct perf_ring_handle *h, uint32_t wakeup_events);
+/* [any] begin + copy + end of a record already encoded in rec. -ENOSPC or 0; *wake set. */
+int perf_ring_write(struct perf_ring *r, const void *rec, size_t size,
+		    const struct perf_ring_writer *w, bool *wake);
+/* [any] Bytes the reader has not consumed (data_head - data_tail). */
+uint64_t perf_ring_unread(struct perf_ring *r);
+
+/* ------------------------------------------------------------------------------------------ */
+/* sideband.c                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The trailer configuration of the event a side-band record goes to. */
+struct perf_sb_target {
+	uint64_t sample_type;
+	bool sample_id_all;
+	struct perf_sample_id sid;
+};
+
+/* struct perf_mmap_info (the argument of the mmap hook) is in <perf/perf.h>. */
+
+/*
+ * Each encoder returns the record size, writing it to buf only when it fits in len (so a call
+ * with len 0 asks for the size).  Strings are NUL-terminated, zero-padded to 8 bytes.
+ */
+size_t perf_sb_comm(void *buf, size_t len, const struct perf_sb_target *t, uint32_t pid,
+		    uint32_t tid, const char *comm, bool exec);
+/* mmap2: PERF_RECORD_MMAP2 with maj/min/ino/ino_generation/prot/flags, else PERF_RECORD_MMAP. */
+size_t perf_sb_mmap(void *buf, size_t len, const struct perf_sb_target *t,
+		    const struct perf_mmap_info *m, bool mmap2);
+/* type: PERF_RECORD_FORK or PERF_RECORD_EXIT. */
+size_t perf_sb_task(void *buf, size_t len, const struct perf_sb_target *t, uint32_t type,
+		    uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t time);
+/* PERF_RECORD_THROTTLE or UNTHROTTLE (unthrottle true). */
+size_t perf_sb_throttle(void *buf, size_t len, const struct perf_sb_target *t, bool unthrottle,
+			uint64_t time, uint64_t id, uint64_t stream_id);
+
+/*
+ * PERF_RECORD_SWITCH (task context: header only) or, cpu_wide, PERF_RECORD_SWITCH_CPU_WIDE with
+ * the pid/tid of the task switched to (out) or from (in).  misc SWITCH_OUT on the way out,
+ * | SWITCH_OUT_PREEMPT when the task was still runnable.
+ */
+size_t perf_sb_switch(void *buf, size_t len, const struct perf_sb_target *t, bool out, bool preempt,
+		      bool cpu_wide, uint32_t next_prev_pid, uint32_t next_prev_tid);
+/* PERF_RECORD_KSYMBOL: addr, len, ksym_type (PERF_RECORD_KSYMBOL_TYPE_*), flags, name. */
+size_t perf_sb_ksymbol(void *buf, size_t len, const struct perf_sb_target *t, uint64_t addr,
+		       uint32_t sym_len, uint16_t ksym_type, bool unregister, const char *name);
+/* PERF_RECORD_BPF_EVENT: type (PERF_BPF_EVENT_PROG_LOAD/UNLOAD), flags, prog id, tag. */
+size_t perf_sb_bpf_event(void *buf, size_t len, const struct perf_sb_target *t, uint16_t type,
+			 uint16_t flags, uint32_t id, const uint8_t tag[8]);
+
+/* ------------------------------------------------------------------------------------------ */
+/* pmu.c                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+struct perf_event;
+
+/* pmu->caps, Linux's PERF_PMU_CAP_* values */
+#define PERF_PMU_CAP_NO_INTERRUPT 0x0001
+#define PERF_PMU_CAP_NO_NMI 0x0002
+#define PERF_PMU_CAP_AUX_OUTPUT 0x0080
+#define PERF_PMU_CAP_EXTENDED_REGS 0x0008
+#define PERF_PMU_CAP_NO_EXCLUDE 0x0040
+/* ours: a software PMU (its groups always go on, like PERF_EV_CAP_SOFTWARE) */
+#define PERF_PMU_CAP_SOFTWARE 0x10000
+
+/* add/start/stop/del flags, as Linux's PERF_EF_* */
+#define PERF_EF_START 0x01
+#define PERF_EF_RELOAD 0x02
+#define PERF_EF_UPDATE 0x04
+
+/* hw.state, as Linux's PERF_HES_* */
+#define PERF_HES_STOPPED 0x01
+#define PERF_HES_UPTODATE 0x02
+
+struct perf_pmu {
+	const char *name; /* sysfs name under /sys/bus/event_source/devices */
+	int type;	  /* set by perf_pmu_register */
+	unsigned int caps;
+	/* 0, or -ENOENT when the event is not this PMU's (the lookup tries the next). [proc] */
+	int (*event_init)(struct perf_event *e);
+	/* Put e on a counter of this CPU: 0 or -EAGAIN. [p] */
+	int (*add)(struct perf_event *e, int flags);
+	void (*del)(struct perf_event *e, int flags);	/* [p] */
+	void (*start)(struct perf_event *e, int flags); /* [p] */
+	void (*stop)(struct perf_event *e, int flags);	/* [p] */
+	void (*read)(struct perf_event *e);	/* [p] fold the hardware count into e->count */
+	int (*event_idx)(struct perf_event *e); /* user page index; NULL: 0 */
+	/* May e go on this CPU's PMU at all?  NULL: yes (Linux's pmu->filter_match). [p] */
+	bool (*filter_match)(struct perf_event *e);
+	void *priv;
+};
+
+#define PERF_PMU_MAX_TYPES 16
+/* Type Linux 6.1 gives the DT-probed armv8_pmuv3 under QEMU: after kprobe (6) and uprobe (7). */
+#define PERF_TYPE_PMUV3 8
+
+/* Register pmu at type (>= 0) or the first free type >= PERF_TYPE_MAX (-1). -EBUSY, -ENOSPC. */
+int perf_pmu_register(struct perf_pmu *pmu, int type);
+void perf_pmu_unregister(struct perf_pmu *pmu);
+struct perf_pmu *perf_pmu_find(uint32_t type);
+/*
+ * perf_init_event: HARDWARE/HW_CACHE with config[63:32] name a PMU type (extended type, config
+ * masked to 32 bits, no fallback); without it they alias RAW.  A type without a PMU tries every
+ * PMU in registration order: the first answer other than -ENOENT wins.  Then Linux's
+ * post-init checks (extended regs, NO_EXCLUDE).  Sets e->pmu.  0 or -errno.
+ */
+int perf_pmu_init_event(struct perf_event *e);
+/* Forget every registration (host tests). */
+void perf_pmu_reset_table(void);
+
+/* Counter maths. */
+static inline uint64_t perf_counter_mask(unsigned int width)
+{
+	return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+/* Events counted between prev and now on a width-bit counter that may have wrapped once. */
+static inline uint64_t perf_counter_delta(uint64_t prev, uint64_t now, unsigned int width)
+{
+	return (now - prev) & perf_counter_mask(width);
+}
+
+/* The PMU-private hardware state of an event (Linux's struct hw_perf_event, the part we use). */
+struct perf_hw {
+	int idx;		/* [p] counter index, -1 when not on a counter */
+	uint32_t config_base;	/* [i] PMEVTYPER/PMCCFILTR value (event + EL filter) */
+	uint32_t flags;		/* [i] PERF_HW_* */
+	int state;		/* [p] PERF_HES_* */
+	uint64_t prev_count;	/* [p] last raw counter value folded into count */
+	int64_t period_left;	/* [p] events until the next sample */
+	uint64_t sample_period; /* [i] (freq mode adjusts it, under [p]) */
+	uint64_t last_period;	/* [p] the period of the sample being taken */
+};
+#define PERF_HW_64BIT 0x1     /* config1:0 `long`: 64-bit count (chained or PMUv3p5) */
+#define PERF_HW_USER_READ 0x2 /* config1:1 `rdpmc`: user space reads the counter */
+
+/*
+ * Fold a new raw counter value into *count and period_left (armpmu_event_update).  width:
+ * 64 or 32 (counting width of the event).  Returns the delta.
+ */
+uint64_t perf_hw_update(struct perf_hw *hw, _Atomic uint64_t *count, uint64_t new_raw,
+			unsigned int width);
+/*
+ * Next period (armpmu_event_set_period): returns true when a period elapsed (a sample is due)
+ * and stores in *program the value to write to the counter: -left masked to width, left
+ * capped at half the counter range so the IRQ has slack.
+ */
+bool perf_hw_set_period(struct perf_hw *hw, unsigned int width, uint64_t *program);
+
+/* ---- events and their scheduling context ---- */
+
+enum perf_event_state {
+	PERF_EVENT_STATE_DEAD = -4,
+	PERF_EVENT_STATE_EXIT = -3,
+	PERF_EVENT_STATE_ERROR = -2,
+	PERF_EVENT_STATE_OFF = -1,
+	PERF_EVENT_STATE_INACTIVE = 0,
+	PERF_EVENT_STATE_ACTIVE = 1,
+};
+
+/*
+ * A perf event: the sketch core.c completes (fds, rings, owners, children, wait queues).  The
+ * fields below are what the building blocks use.
+ */
+struct perf_event {
+	struct perf_event_attr attr; /* [i] */
+	struct perf_pmu *pmu;	     /* [i] */
+	int cpu;		     /* [i] -1: follows its task */
+	bool attach_task;	     /* [i] a task event (pid given): Linux's PERF_ATTACH_TASK */
+	uint64_t id;		     /* [i] stream id (PERF_EVENT_IOC_ID) */
+	uint64_t primary_id;	     /* [i] id, or the parent's id for an inherited event */
+	struct perf_event *group_leader; /* [c] itself for a leader */
+	struct list_node group_entry;  /* [c] leader: in ctx pinned/flexible; sibling: in leader */
+	struct list_node sibling_list; /* [c] leader: its siblings in order */
+	uint32_t nr_siblings;	       /* [c] */
+	int state;		       /* [c] enum perf_event_state */
+	uint64_t tstamp;	       /* [c] when the times were last folded */
+	uint64_t time_enabled;	       /* [c] ns enabled (state >= INACTIVE) */
+	uint64_t time_running;	       /* [c] ns on the PMU (ACTIVE) */
+	uint32_t rotate_index;	       /* [c] order among flexible groups */
+	_Atomic uint64_t count;	       /* [a] events counted */
+	_Atomic uint64_t lost_samples; /* [a] PERF_FORMAT_LOST */
+	struct perf_hw hw;	       /* [p] */
+	struct perf_ring *ring;	       /* [c] output ring (own or SET_OUTPUT target) */
+	void *core;		       /* core.c's private part */
+};
+
+/* A scheduling context: the events of one task or one CPU on one PMU class. */
+struct perf_ctx {
+	struct spinlock lock;
+	struct list_node pinned;   /* [c] pinned group leaders, in open order */
+	struct list_node flexible; /* [c] flexible group leaders, in rotation order */
+	bool rotate_necessary;	   /* [c] a flexible group could not go on */
+	bool exclusive_on;	   /* [c] an exclusive group is ACTIVE */
+	uint32_t nr_active;	   /* [c] groups ACTIVE */
+};
+
+void perf_ctx_init(struct perf_ctx *ctx);
+/*
+ * Before perf_pmu_init_event: e->group_leader = leader (or e), empty lists, state OFF when
+ * attr.disabled else INACTIVE (the PMU's group validation reads it), hw.idx -1.  Does not link
+ * e into the leader's siblings: perf_group_attach_locked does, once open commits.
+ */
+void perf_event_init_group(struct perf_event *e, struct perf_event *leader);
+void perf_group_attach_locked(struct perf_event *e);
+void perf_group_detach_locked(struct perf_event *e);
+/* Add a leader to ctx: pinned or flexible list by attr.pinned. [c] */
+void perf_ctx_add_group_locked(struct perf_ctx *ctx, struct perf_event *leader);
+void perf_ctx_del_group_locked(struct perf_ctx *ctx, struct perf_event *leader);
+/*
+ * Fold now into enabled/running of e (perf_event_update_time).  now is the context's time (it
+ * stops while a task context is switched out).  State changes fold automatically; an INACTIVE
+ * event's times are folded lazily, so read() and the user page update call this first. [c]
+ */
+void perf_event_update_time_locked(struct perf_event *e, uint64_t now);
+/*
+ * ctx_sched_in: pinned groups, then flexible groups, in list order.  Groups failing
+ * event_filter_match (an event bound to another CPU, or refused by pmu->filter_match) are
+ * skipped without consequence.  A group goes on whole or
+ * not at all (transaction); once a hardware group fails, no later hardware group goes on
+ * (software-only groups still do); a pinned group that fails goes to ERROR; a flexible one
+ * sets rotate_necessary.  Exclusive groups as Linux's group_can_go_on. [c][p]
+ */
+void perf_ctx_sched_in_locked(struct perf_ctx *ctx, uint64_t now);
+/* ctx_sched_out: every ACTIVE group off (times folded at now). [c][p] */
+void perf_ctx_sched_out_locked(struct perf_ctx *ctx, uint64_t now);
+/*
+ * perf_rotate_context: when rotate_necessary, schedule the flexible groups out, move the first
+ * flexible group to the tail, and schedule in again.  Returns true when it rotated. [c][p]
+ */
+bool perf_ctx_rotate_locked(struct perf_ctx *ctx, uint64_t now);
+/* Read an ACTIVE event's count from its PMU (pmu->read), then its value. [c][p] */
+uint64_t perf_event_read_count_locked(struct perf_event *e);
+
+/* ------------------------------------------------------------------------------------------ */
+/* pmuv3.c                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+#define PMUV3_MAX_COUNTERS 32 /* index 0 = PMCCNTR (Linux's ARMV8_IDX_CYCLE_COUNTER), 1.. = n-1 */
+#define PMUV3_IDX_CYCLE 0
+
+/*
+ * Called from the PMU interrupt for each event whose period elapsed, with the period the sample
+ * covers (no allocation, no sleep).  Returning true throttles: the counter is stopped as Linux
+ * does when perf_event_overflow returns 1; core.c restarts it later through pmu->start.
+ */
+typedef bool (*pmuv3_overflow_fn)(struct perf_event *e, uint64_t period, void *cookie);
+
+/*
+ * [any, boot] Probe the PMU of the CPU we run on (ID_AA64DFR0_EL1.PMUVer, PMCR.N, PMCEID*),
+ * reset it, and register it as PERF_TYPE_PMUV3 "armv8_pmuv3".  nr_cpus: per-CPU state.
+ * -ENODEV without PMUv3.  Secondary CPUs call pmuv3_cpu_init.
+ */
+int pmuv3_probe(unsigned int nr_cpus, pmuv3_overflow_fn fn, void *cookie);
+/* [p] Reset the PMU of this CPU (counters off, overflow cleared, PMCR.LC/LP as Linux). */
+void pmuv3_cpu_init(void);
+/* [p] The PMU interrupt of this CPU: true when it was ours. */
+bool pmuv3_handle_irq(void);
+/* The registered PMU (NULL before probe) and its facts. */
+struct perf_pmu *pmuv3_pmu(void);
+/* kernel.perf_user_access (default 0): rdpmc indexes are published only when set. */
+extern bool pmuv3_user_access;
+/* The kernel runs at EL2 (VHE): changes how exclude_hv/host/guest map to EL filters. */
+extern bool pmuv3_kernel_in_hyp;
+unsigned int pmuv3_num_counters(void); /* event counters + cycle counter */
+bool pmuv3_has_long_counters(void);    /* PMUv3p5 */
+/* Whether common event number ev (0..0x3f, 0x4000..0x403f) is implemented (PMCEID). */
+bool pmuv3_event_implemented(uint32_t ev);
+/* Free the per-CPU state and unregister (host tests). */
+void pmuv3_remove(void);

@@ -1,0 +1,40 @@
+#!/bin/sh
+# matrix.sh KERNEL INITRAMFS - boot the kernel across the machine matrix and run the in-kernel
+# self-tests (and, once user programs run, the tests/user programs) on each:
+#   GIC v2 and v3  x  -cpu cortex-a72 and max,pauth-impdef=on  x  -smp 1 and 4
+# Each boot has a timeout; a boot fails on any FAIL line, a missing summary, a panic or a hang.
+# Prints PASS/FAIL per boot and per test line, and a closing "N passed, M failed".
+set -u
+kernel=$1 initramfs=$2
+BUILD=${BUILD:-build}
+pass=0 fail=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+for gic in 2 3; do
+	for cpu in cortex-a72 max,pauth-impdef=on; do
+		for smp in 1 4; do
+			name="gicv$gic/${cpu%%,*}/smp$smp"
+			icount=0
+			[ "$smp" = 1 ] && icount=1 # deterministic guest time on half the matrix
+			start=$(date +%s%N)
+			MACHINE="virt,gic-version=$gic" CPU=$cpu SMP=$smp ICOUNT=$icount TIMEOUT=30 \
+				APPEND=selftest sh tools/host/run.sh "$kernel" "$initramfs" '' > "$log" 2>&1
+			rc=$?
+			ms=$(( ($(date +%s%N) - start) / 1000000 ))
+			p=$(grep -c '^PASS ' "$log")
+			f=$(grep -c '^FAIL ' "$log")
+			summary=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$log")
+			if [ $rc -eq 0 ] && [ "$f" -eq 0 ] && [ "$summary" -ge 1 ] && [ "$p" -gt 0 ]; then
+				echo "PASS boot $name ($p tests, ${ms} ms)"
+				pass=$((pass + p + 1))
+			else
+				echo "FAIL boot $name: exit $rc, $p passed, $f failed, summary lines $summary (${ms} ms)"
+				grep -E '^(FAIL|SKIP) |panic|\*\*\*|run.sh:' "$log" | head -20
+				tail -n 5 "$log"
+				pass=$((pass + p)); fail=$((fail + f + 1))
+			fi
+		done
+	done
+done
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
