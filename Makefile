@@ -44,10 +44,12 @@ include tests/unit/module.mk
 include tests/user/module.mk
 include tools/module.mk
 include tests/unit/parsers.mk
+include kernel/signal.mk
+include tools/perf/perf.mk
 
 .DEFAULT_GOAL := all
 
-.PHONY: all deps kernel initramfs run test test-unit test-qemu bench fuzz clean
+.PHONY: all deps kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -150,6 +152,9 @@ run: $(KERNEL_IMG) $(INITRAMFS)
 
 test-qemu: $(KERNEL_IMG) $(INITRAMFS)
 	$(Q)BUILD='$(BUILD)' sh tests/qemu/matrix.sh $(KERNEL_IMG) $(INITRAMFS)
+
+test-linux: $(UBINS)
+	$(Q)BUILD='$(BUILD)' sh tests/user/run-linux.sh
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS)

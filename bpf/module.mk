@@ -1,2 +1,60 @@
-# bpf/ sources: portable files go in PSRCS (kernel and host tests), kernel-only ones in KSRCS.
-PSRCS +=
+# bpf/: the eBPF runtime (portable: built into the kernel and into host tests), the bpf-run
+# host tool, the BPF C programs under tests/bpf/ (clang -target bpf) and the bpf tests.
+BPF_SRCS := bpf/interp.c bpf/log.c bpf/verify_cfg.c bpf/verify.c bpf/verify_alu.c bpf/verify_jmp.c \
+	bpf/verify_mem.c \
+	bpf/helpers.c bpf/map.c bpf/map_array.c bpf/map_hash.c bpf/map_misc.c \
+	bpf/prog.c bpf/syscall.c
+PSRCS += $(BPF_SRCS)
+
+# ---- bpf-run: the verifier-free interpreter path, for conformance vectors and benchmarks ----
+# Built without sanitizers and with -O2 so benchmark figures mean something; it links the
+# portable sources and the host fake of the kernel-services seam.
+BPF_RUN := $(BUILD)/host/bpf-run
+BPF_RUN_SRCS := tools/bpf-run/bpf-run.c tools/bpf-run/asm.c $(BPF_SRCS) tests/fakes/ksvc_fake.c
+BPF_RUN_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Itests/fakes/include -Iinclude -Itests/fakes
+
+$(BPF_RUN): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(HOSTCC) $(BPF_RUN_CFLAGS) -o $@ $(BPF_RUN_SRCS)
+
+TEST_EXTRA_BINS += $(BPF_RUN)
+BENCH_BINS += $(BPF_RUN)
+
+# ---- BPF C programs (tests/bpf/*.bpf.c) compiled by clang -target bpf ----
+# bench_*: raw bytecode of their "bench" section for bpf-run; perf_*: ELF objects the host
+# tests load through tests/bpf/bpf_elf.c.  The host's asm/ headers match the host tests' view
+# of struct bpf_perf_event_data.
+BPF_CLANG ?= clang
+BPF_OBJCOPY ?= llvm-objcopy
+BPF_CFLAGS := -O2 -g0 -target bpf -Wall -Werror -I/usr/include/$(shell $(HOSTCC) -print-multiarch)
+BPF_BENCH_NAMES := sum fnv classify alu helper
+BPF_BENCH_BINS := $(patsubst %,$(BUILD)/bpf/bench_%.bin,$(BPF_BENCH_NAMES))
+BPF_TEST_OBJS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.o,$(wildcard tests/bpf/perf_*.bpf.c)) \
+	$(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%_v3.o,$(wildcard tests/bpf/perf_*.bpf.c))
+
+# the perf programs also as -mcpu=v3 code (32-bit ALU and JMP32) as newer toolchains emit
+$(BUILD)/bpf/%_v3.o: tests/bpf/%.bpf.c tests/bpf/bpf_defs.h
+	@mkdir -p $(dir $@)
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -mcpu=v3 -c $< -o $@
+
+$(BUILD)/bpf/%.o: tests/bpf/%.bpf.c tests/bpf/bpf_defs.h
+	@mkdir -p $(dir $@)
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bpf/bench_%.bin: $(BUILD)/bpf/bench_%.o
+	$(Q)$(BPF_OBJCOPY) -O binary --only-section=bench $< $@
+
+TEST_EXTRA_BINS += $(BPF_BENCH_BINS) $(BPF_TEST_OBJS)
+BENCH_BINS += $(BPF_BENCH_BINS)
+
+# ---- host unit tests ----
+BPF_TEST_SRCS := $(BPF_SRCS) tests/bpf/bpf_elf.c
+UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz
+UNIT_SRCS_bpf_interp := $(BPF_SRCS)
+UNIT_SRCS_bpf_verify := $(BPF_TEST_SRCS)
+UNIT_SRCS_bpf_map := $(BPF_SRCS)
+UNIT_SRCS_bpf_sys := $(BPF_SRCS)
+UNIT_SRCS_bpf_fuzz := $(BPF_SRCS)
+# the tests read the clang-built objects at run time: build them first (order-only, not linked)
+$(BUILD)/unit/test_bpf_verify $(BUILD)/unit/test_bpf_sys $(BUILD)/unit/test_bpf_fuzz: | $(BPF_TEST_OBJS)
+FUZZ_BINS += $(BUILD)/unit/test_bpf_fuzz

@@ -184,3 +184,75 @@ void arch_cpu_relax(void)
 {
 	__asm__ volatile("yield" ::: "memory");
 }
+
+/* ---- wait queues ---- */
+
+struct wait_queue *ksvc_waitq_alloc(void)
+{
+	struct wait_queue *wq = kmalloc(sizeof(*wq));
+
+	if (wq)
+		waitq_init(wq);
+	return wq;
+}
+
+void ksvc_waitq_free(struct wait_queue *wq)
+{
+	kfree(wq);
+}
+
+void ksvc_waitq_wake_all(struct wait_queue *wq)
+{
+	waitq_wake_all(wq);
+}
+
+/* ---- tasks and CPUs for perf: struct ksvc_task is struct task ---- */
+
+struct ksvc_task *ksvc_task_current(void)
+{
+	return (struct ksvc_task *)current_task();
+}
+
+struct ksvc_task *ksvc_task_find(int tid)
+{
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+	struct uthread *ut = tid > 0 ? proc_find_thread_locked(tid) : NULL;
+
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	return (struct ksvc_task *)ut;
+}
+
+int ksvc_task_tid(const struct ksvc_task *t)
+{
+	return ((const struct task *)t)->tid;
+}
+
+int ksvc_task_tgid(const struct ksvc_task *t)
+{
+	return proc_tgid((const struct task *)t);
+}
+
+void **ksvc_task_perf_slot(struct ksvc_task *t)
+{
+	return &((struct task *)t)->perf_ctx;
+}
+
+int ksvc_task_running_cpu(const struct ksvc_task *kt)
+{
+	const struct task *t = (const struct task *)kt;
+	unsigned int cpu = READ_ONCE(t->cpu);
+
+	if (!atomic_load(&t->on_cpu) || cpu >= nr_cpus_possible || cpus[cpu].current != t)
+		return -1;
+	return (int)cpu;
+}
+
+bool ksvc_cpu_online(unsigned int cpu)
+{
+	return cpu < nr_cpus_possible && atomic_load(&cpus[cpu].online);
+}
+
+void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
+{
+	smp_call(cpu, fn, arg, true);
+}

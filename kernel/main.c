@@ -15,7 +15,10 @@
 #include <kern/sched.h>
 #include <kern/string.h>
 #include <kern/time.h>
+#include <kern/syscall.h>
+#include <kern/vm.h>
 #include <libfdt.h>
+#include <perf/perf.h>
 
 extern char _head[], _kernel_end[];
 void kmain(uint64_t dtb_pa, uint64_t image_pa);
@@ -56,6 +59,9 @@ static void parse_bootargs(const char *args)
 	semihost_enabled = has_word(args, "semihost", NULL);
 	boot_opts.selftest = has_word(args, "selftest", NULL);
 	boot_opts.quiet = has_word(args, "quiet", NULL);
+	if (has_word(args, "hungdump", &v) && v)
+		for (; *v >= '0' && *v <= '9'; v++)
+			boot_opts.hungdump_s = boot_opts.hungdump_s * 10 + (unsigned int)(*v - '0');
 	if (has_word(args, "out", &v) && v) {
 		size_t i = 0;
 
@@ -109,6 +115,14 @@ static void print_banner(void)
 		printk("PMU: no arm,armv8-pmuv3 node in the device tree\n");
 }
 
+static void pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
+{
+	(void)intid;
+	(void)tf;
+	(void)arg;
+	perf_pmu_irq();
+}
+
 void kernel_cpu_online(struct cpu *c)
 {
 	struct task *idle = &idle_tasks[c->id];
@@ -119,6 +133,7 @@ void kernel_cpu_online(struct cpu *c)
 	spin_init(&idle->lock);
 	sched_init_cpu(c, idle);
 	gic_init_cpu();
+	perf_cpu_init();
 	time_init_cpu();
 	atomic_store(&c->online, true);
 	__atomic_fetch_add(&nr_cpus_online, 1, __ATOMIC_SEQ_CST);
@@ -135,12 +150,27 @@ void kernel_shutdown(int status)
 	psci_system_off();
 }
 
+static struct ktimer hung_timer;
+
+static void hung_fn(struct ktimer *t)
+{
+	(void)t;
+	sched_dump_tasks();
+}
+
 static void kinit(void *arg)
 {
 	(void)arg;
-	int status = boot_opts.selftest ? ktest_run_all() : kernel_start_user();
+	if (boot_opts.hungdump_s) {
+		unsigned long f = ksvc_irq_save();
 
-	kernel_shutdown(status);
+		ktimer_init(&hung_timer, hung_fn);
+		ktimer_arm(&hung_timer, time_ns() + boot_opts.hungdump_s * NSEC_PER_SEC);
+		ksvc_irq_restore(f);
+	}
+	if (boot_opts.selftest)
+		kernel_shutdown(ktest_run_all());
+	kernel_start_user(); /* does not return: init's exit ends the run */
 }
 
 void kmain(uint64_t dtb_pa, uint64_t image_pa)
@@ -173,7 +203,13 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	}
 	if (gic_init(pf))
 		kpanic("GIC initialisation failed");
+	vm_init();
+	syscall_init();
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
+	if (perf_init())
+		kpanic("perf initialisation failed");
+	if (pf->has_pmu)
+		irq_register(pf->pmu_intid, pmu_irq, NULL);
 	kernel_cpu_online(c0);
 	smp_boot_secondaries();
 	print_banner();

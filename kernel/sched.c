@@ -11,6 +11,9 @@
 #include <kern/irq.h>
 #include <kern/mm.h>
 #include <kern/printk.h>
+#include <arch/trapframe.h>
+#include <kern/proc.h>
+#include <perf/perf.h>
 #include <kern/sched.h>
 #include <kern/string.h>
 
@@ -59,6 +62,8 @@ static void irq_restore(unsigned long f)
 static void enqueue_locked(struct cpu *c, struct task *t)
 {
 	kassert(!t->queued);
+	if (t->state == TASK_ZOMBIE)
+		kpanic("enqueue of exited task %d (%s) on cpu %u", t->tid, t->comm, c->id);
 	list_add_tail(&c->rq, &t->rq_node);
 	t->queued = true;
 	t->rq_cpu = c->id;
@@ -214,6 +219,10 @@ static void __schedule(bool preempt)
 
 	prev->runtime_ns += now - prev->last_switch_in_ns;
 	next->last_switch_in_ns = now;
+	bool migrated = next->perf_last_cpu != c->id && next->perf_ran;
+
+	next->perf_last_cpu = c->id;
+	next->perf_ran = true;
 	next->slice_start_ns = now;
 	if (preempt)
 		prev->nivcsw++;
@@ -222,6 +231,9 @@ static void __schedule(bool preempt)
 	c->ctx_switches++;
 	if (hooks && hooks->switch_out)
 		hooks->switch_out(prev, next);
+	perf_task_switch((struct ksvc_task *)prev, (struct ksvc_task *)next, migrated);
+	if (prev->proc || next->proc)
+		proc_switch(prev, next);
 	c->current = next;
 	c->prev_switched = prev;
 	cpu_switch(&prev->ctx, &next->ctx);
@@ -290,6 +302,7 @@ void sched_tick(void)
 	struct task *t = c->current;
 
 	c->ticks++;
+	perf_tick();
 	if (t == c->idle) {
 		if (c->rq_len)
 			atomic_store(&c->need_resched, true);
@@ -325,7 +338,86 @@ void idle_loop(void)
 	}
 }
 
+/* ---- debugging: every task's state and kernel backtrace ---- */
+
+static struct list_node all_tasks = LIST_INIT(all_tasks);
+static struct spinlock all_tasks_lock = SPINLOCK_INIT;
+
+void sched_track_task(struct task *t)
+{
+	unsigned long f = spin_lock_irqsave(&all_tasks_lock);
+
+	list_add_tail(&all_tasks, &t->dbg_node);
+	spin_unlock_irqrestore(&all_tasks_lock, f);
+}
+
+void sched_untrack_task(struct task *t)
+{
+	unsigned long f = spin_lock_irqsave(&all_tasks_lock);
+
+	list_del(&t->dbg_node);
+	spin_unlock_irqrestore(&all_tasks_lock, f);
+}
+
+static void dump_this_cpu(void *arg)
+{
+	struct cpu *c = this_cpu();
+	struct trapframe *tf = c->irq_tf;
+
+	(void)arg;
+	if (!tf)
+		return;
+	printk("cpu %u was at pc %016lx (%s mode), task %d:\n", c->id, tf->pc,
+	       (tf->pstate & 0xf) ? "kernel" : "user", c->current->tid);
+	uint64_t fp = tf->x[29];
+
+	for (int d = 0; d < 12 && fp >= 0xffff000000000000ull && !(fp & 7); d++) {
+		uint64_t *rec = (uint64_t *)fp;
+
+		printk("  %016lx\n", rec[1]);
+		fp = rec[0];
+	}
+}
+
+void sched_dump_tasks(void)
+{
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		if (i != this_cpu()->id && cpus[i].current != cpus[i].idle)
+			smp_call(i, dump_this_cpu, NULL, false);
+	static const char *const st[] = { "runnable", "sleeping", "zombie" };
+	struct list_node *n;
+
+	printk("--- tasks ---\n");
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		printk("cpu %u: current %d (%s) rq_len %u need_resched %d\n", i,
+		       cpus[i].current ? cpus[i].current->tid : -1,
+		       cpus[i].current ? cpus[i].current->comm : "-", cpus[i].rq_len,
+		       (int)atomic_load(&cpus[i].need_resched));
+	list_for_each(n, &all_tasks) {
+		struct task *t = list_entry(n, struct task, dbg_node);
+
+		printk("tid %d %-15s %s on_rq %d queued %d on_cpu %d cpu %u\n", t->tid, t->comm,
+		       st[t->state], t->on_rq, t->queued, (int)atomic_load(&t->on_cpu), t->cpu);
+		if (!atomic_load(&t->on_cpu)) {
+			uint64_t fp = t->ctx.fp;
+
+			printk("  lr %016lx\n", t->ctx.lr);
+			for (int d = 0; d < 12 && fp >= 0xffff000000000000ull && !(fp & 7); d++) {
+				uint64_t *rec = (uint64_t *)fp;
+
+				printk("  %016lx\n", rec[1]);
+				fp = rec[0];
+			}
+		}
+	}
+}
+
 /* ---- tasks ---- */
+
+int task_next_tid(void)
+{
+	return atomic_fetch_add(&next_tid, 1);
+}
 
 struct task *task_alloc(const char *name)
 {
@@ -346,12 +438,14 @@ struct task *task_alloc(const char *name)
 	t->state = TASK_RUNNABLE;
 	list_init(&t->rq_node);
 	list_init(&t->all_node);
+	sched_track_task(t);
 	return t;
 }
 
 void task_free(struct task *t)
 {
 	kassert(!atomic_load(&t->on_cpu) && !t->queued);
+	sched_untrack_task(t);
 	free_pages(t->kstack, 2);
 	kfree(t);
 }

@@ -84,13 +84,23 @@ void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
 	spin_unlock_irqrestore(&c->timer_lock, f);
 }
 
+/* Wait until no CPU is running t's callback (it may be using memory t lives in). */
+static void wait_callback_done(struct ktimer *t)
+{
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		while (atomic_load_explicit(&cpus[i].running_timer, memory_order_acquire) == t)
+			arch_cpu_relax();
+}
+
 bool ktimer_cancel(struct ktimer *t)
 {
 	for (;;) {
 		int cpu = READ_ONCE(t->cpu);
 
-		if (cpu < 0)
+		if (cpu < 0) {
+			wait_callback_done(t);
 			return false;
+		}
 		struct cpu *c = &cpus[cpu];
 		unsigned long f = spin_lock_irqsave(&c->timer_lock);
 
@@ -123,8 +133,11 @@ static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 			break;
 		list_del(&t->node);
 		t->cpu = -1;
+		atomic_store_explicit(&c->running_timer, t, memory_order_relaxed);
 		spin_unlock(&c->timer_lock);
 		t->fn(t);
+		/* Release pairs with the acquire in ktimer_cancel: the callback is done with t. */
+		atomic_store_explicit(&c->running_timer, NULL, memory_order_release);
 		spin_lock(&c->timer_lock);
 	}
 	reprogram_locked(c);

@@ -1,36 +1,161 @@
 /*
- * usertrap.c - exceptions taken from EL0 and the return-to-user work.
+ * usertrap.c - exceptions from EL0 and the work done before returning there.
  *
- * Until user processes exist (issue: run static Linux programs) no task ever enters EL0, so an
- * EL0 exception here is a kernel bug and panics with the frame; page faults from kernel mode
- * on user addresses are resolved by the user-access fixups only.
+ * SVC is a system call; instruction/data aborts go to the VM (demand paging, copy-on-write)
+ * and become SIGSEGV/SIGBUS when they cannot be resolved; undefined instructions SIGILL;
+ * alignment faults SIGBUS; BRK SIGTRAP.  Before returning to EL0: a forked child writes its
+ * CLONE_CHILD_SETTID word, an exiting thread group ends the thread, signals are delivered.
  */
-#include <arch/memlayout.h>
+#include <asm/siginfo.h>
+#include <asm/signal.h>
 #include <arch/sysreg.h>
 #include <arch/trapframe.h>
 #include <kern/assert.h>
-#include <kern/sched.h>
+#include <kern/errno.h>
+#include <kern/printk.h>
+#include <kern/proc.h>
+#include <kern/signal.h>
+#include <kern/syscall.h>
 #include <kern/trap.h>
+#include <kern/vm.h>
+
+static void user_abort(struct trapframe *tf, uint32_t ec)
+{
+	bool is_data = ec == ESR_EC_DABT_LOW;
+	uint32_t fsc = tf->esr & ESR_FSC_MASK;
+	bool write = is_data && (tf->esr & ESR_WNR) && !(tf->esr & (1 << 8)) /* not a CM op */;
+	struct proc *p = current_proc();
+
+	if ((fsc & 0x3c) == 0x20 && fsc == 0x21) {
+		signal_force_fault(SIGBUS, BUS_ADRALN, tf->far);
+		return;
+	}
+	if (tf->far >= (1ull << 48)) {
+		signal_force_fault(SIGSEGV, SEGV_MAPERR, tf->far);
+		return;
+	}
+	int err = vm_fault(p->mm, tf->far, write, !is_data);
+
+	if (err == 0)
+		return;
+	if (err == -EIO)
+		signal_force_fault(SIGBUS, BUS_ADRERR, tf->far);
+	else if (err == -ENOMEM)
+		signal_force_fault(SIGKILL, SI_KERNEL, tf->far);
+	else
+		signal_force_fault(SIGSEGV, err == -EACCES ? SEGV_ACCERR : SEGV_MAPERR, tf->far);
+}
+
+/*
+ * EL0 reads of the CPU ID registers (MRS with Op0 3, Op1 0, CRn 0) trap; Linux emulates them
+ * for programs that see HWCAP_CPUID (glibc reads MIDR_EL1 to pick its string routines).
+ * MPIDR reads as Linux shows it (0x80000000); the ID_AA64 registers report the hardware's
+ * values (Linux masks some fields it hides from user space: a known difference).
+ */
+static bool emulate_mrs(struct trapframe *tf)
+{
+	uint32_t iss = tf->esr & ESR_ISS_MASK;
+	unsigned int op0 = (iss >> 20) & 3, op2 = (iss >> 17) & 7, op1 = (iss >> 14) & 7;
+	unsigned int crn = (iss >> 10) & 0xf, rt = (iss >> 5) & 0x1f, crm = (iss >> 1) & 0xf;
+	uint64_t v = 0;
+
+	if (!(iss & 1) || op0 != 3 || op1 != 0 || crn != 0)
+		return false;
+	switch (crm << 3 | op2) {
+	case 0 << 3 | 0: v = read_sysreg(midr_el1); break;
+	case 0 << 3 | 5: v = 0x80000000ull; break; /* MPIDR_EL1 */
+	case 0 << 3 | 6: v = read_sysreg(revidr_el1); break;
+	case 4 << 3 | 0: v = read_sysreg(id_aa64pfr0_el1); break;
+	case 4 << 3 | 1: v = read_sysreg(id_aa64pfr1_el1); break;
+	case 5 << 3 | 0: v = read_sysreg(id_aa64dfr0_el1); break;
+	case 5 << 3 | 1: v = read_sysreg(id_aa64dfr1_el1); break;
+	case 6 << 3 | 0: v = read_sysreg(id_aa64isar0_el1); break;
+	case 6 << 3 | 1: v = read_sysreg(id_aa64isar1_el1); break;
+	case 7 << 3 | 0: v = read_sysreg(id_aa64mmfr0_el1); break;
+	case 7 << 3 | 1: v = read_sysreg(id_aa64mmfr1_el1); break;
+	case 7 << 3 | 2: v = read_sysreg(id_aa64mmfr2_el1); break;
+	default:
+		if (crm < 4 && !(crm == 0 && op2 != 0 && op2 != 5 && op2 != 6))
+			v = 0; /* AArch32 ID space and reserved encodings read as zero */
+		else if (crm >= 4)
+			v = 0;
+		else
+			return false;
+	}
+	if (rt != 31)
+		tf->x[rt] = v;
+	tf->pc += 4;
+	return true;
+}
 
 void trap_user_sync(struct trapframe *tf)
 {
-	kpanic("EL0 exception without a user process (ESR %lx, ELR %lx)", tf->esr, tf->pc);
+	uint32_t ec = (uint32_t)(tf->esr >> ESR_EC_SHIFT) & 0x3f;
+
+	switch (ec) {
+	case ESR_EC_SVC64:
+		syscall_dispatch(tf);
+		break;
+	case ESR_EC_DABT_LOW:
+	case ESR_EC_IABT_LOW:
+		user_abort(tf, ec);
+		break;
+	case ESR_EC_PC_ALIGN:
+	case ESR_EC_SP_ALIGN:
+		signal_force_fault(SIGBUS, BUS_ADRALN, tf->pc);
+		break;
+	case ESR_EC_BRK64:
+	case ESR_EC_BREAKPT_LOW:
+	case ESR_EC_SOFTSTP_LOW:
+	case ESR_EC_WATCHPT_LOW:
+		signal_force_fault(SIGTRAP, TRAP_BRKPT, tf->pc);
+		break;
+	case ESR_EC_FP_EXC64:
+		signal_force_fault(SIGFPE, FPE_FLTINV, tf->pc);
+		break;
+	case ESR_EC_SYS64:
+		if (emulate_mrs(tf))
+			break;
+		signal_force_fault(SIGILL, ILL_ILLOPC, tf->pc);
+		break;
+	case ESR_EC_UNKNOWN:
+	case ESR_EC_ILL:
+	case ESR_EC_SVE:
+	case ESR_EC_PAC:
+	default:
+		signal_force_fault(SIGILL, ILL_ILLOPC, tf->pc);
+		break;
+	}
 }
 
 bool trap_user_work_pending(struct trapframe *tf)
 {
-	(void)tf;
-	return false;
+	struct uthread *ut = current_uthread();
+	struct proc *p = current_proc();
+
+	if (p && p->mm && (read_sysreg(ttbr0_el1) >> 48) != p->mm->asid)
+		kpanic("task %d returns to user with TTBR0 %lx, its mm has ASID %u",
+		       current_task()->tid, read_sysreg(ttbr0_el1), p->mm->asid);
+
+	return ut && (ut->set_child_tid || proc_exiting() || signal_work_pending(tf));
 }
 
 void trap_user_work(struct trapframe *tf)
 {
-	(void)tf;
-}
+	struct uthread *ut = current_uthread();
 
-bool mm_fault_from_kernel(uint64_t far, bool write)
-{
-	(void)far;
-	(void)write;
-	return false; /* no user address spaces yet */
+	if (ut->set_child_tid) {
+		int tid = ut->task.tid;
+
+		ksvc_copy_to_user((void *)ut->set_child_tid, &tid, sizeof(tid));
+		ut->set_child_tid = 0;
+	}
+	if (proc_exiting())
+		proc_exit_thread(0);
+	if (signal_work_pending(tf)) {
+		/* the signal code reads and writes the saved FP/SIMD copy */
+		fpsimd_save(&ut->fp);
+		signal_deliver(tf);
+		fpsimd_restore(&ut->fp);
+	}
 }

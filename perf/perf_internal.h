@@ -393,6 +393,7 @@ struct perf_event;
 #define PERF_PMU_CAP_AUX_OUTPUT 0x0080
 #define PERF_PMU_CAP_EXTENDED_REGS 0x0008
 #define PERF_PMU_CAP_NO_EXCLUDE 0x0040
+#define PERF_PMU_CAP_EXTENDED_HW_TYPE 0x0100
 /* ours: a software PMU (its groups always go on, like PERF_EV_CAP_SOFTWARE) */
 #define PERF_PMU_CAP_SOFTWARE 0x10000
 
@@ -600,3 +601,83 @@ bool pmuv3_has_long_counters(void);    /* PMUv3p5 */
 bool pmuv3_event_implemented(uint32_t ev);
 /* Free the per-CPU state and unregister (host tests). */
 void pmuv3_remove(void);
+
+/* ======================================================================================
+ * perf core (core.c, ctx.c, sw.c): contexts, event lifetime, the syscall and fd operations.
+ *
+ * Lock order: perf_attach_lock (attach/detach of task contexts, task exit, inherit)
+ *             -> ctx->sched.lock (IRQ-safe; the event lists and every [c] field).
+ * A context's events change only on the CPU where the context is active (its counters are
+ * that CPU's registers): perf_ctx_call runs the change there, by IPI when needed.
+ * ====================================================================================== */
+
+struct ksvc_task;
+struct wait_queue;
+
+struct perf_context {
+	struct perf_ctx sched;	 /* the scheduling lists and their lock */
+	struct ksvc_task *task;	 /* [a] NULL for a CPU context, and after the task exited */
+	int cpu;		 /* [c] CPU context: its CPU; task: where active, else -1 */
+	bool active;		 /* [c] scheduled in on cpu */
+	bool dead;		 /* [a] the task exited: no new events */
+	uint64_t time, tstamp;	 /* [c] context time (advances while active) and its base */
+	struct list_node events; /* [c] every event of the context (core.event_entry) */
+	_Atomic int refs;	 /* events + the task's slot */
+};
+
+/* What core.c keeps per event, beside struct perf_event (one allocation). */
+struct perf_event_core {
+	struct perf_context *ctx;	/* [i] after install */
+	struct list_node event_entry;	/* [c] in ctx->events */
+	struct perf_event *parent;	/* [i] the event this one was inherited from */
+	struct list_node children;	/* [l] inherited children (parent's child_lock) */
+	struct list_node child_entry;	/* [l] */
+	struct spinlock child_lock;
+	uint64_t child_count, child_enabled, child_running; /* [l] folded from exited children */
+	_Atomic int refs;		/* fd, children, in-flight users */
+	struct wait_queue *wq;		/* [i] poll: POLLHUP at exit, POLLIN with ring data */
+	uint64_t sw_prev;		/* [p] clock events: last reading */
+	bool exited;			/* [c] its task exited: reads give the final count */
+};
+
+struct perf_kevent {
+	struct perf_event ev;
+	struct perf_event_core core;
+};
+
+static inline struct perf_event_core *perf_core(struct perf_event *e)
+{
+	return &((struct perf_kevent *)e)->core;
+}
+
+static inline struct perf_event *perf_event_of(struct perf_event_core *c)
+{
+	return &((struct perf_kevent *)((char *)c - offsetof(struct perf_kevent, core)))->ev;
+}
+
+/* A task's perf slot after its exit hook ran: no context, none may be created. */
+#define PERF_TASK_DEAD ((void *)1)
+
+extern struct spinlock perf_attach_lock;
+extern struct perf_context *perf_cpu_ctx[];
+extern struct perf_limits perf_limits;
+
+/* Run fn(ctx, arg) with ctx locked on the CPU where ctx is active (or here if inactive). */
+void perf_ctx_call(struct perf_context *ctx, void (*fn)(struct perf_context *ctx, void *arg),
+		   void *arg);
+void perf_ctx_update_time_locked(struct perf_context *ctx, uint64_t now_ns);
+void perf_ctx_put(struct perf_context *ctx);
+/* The task's context, created when create is set: a reference, or NULL. perf_attach_lock. */
+struct perf_context *perf_task_ctx_get_locked(struct ksvc_task *t, bool create);
+/* Put an event (leader or sibling, attached to its group) into ctx and schedule it in. */
+void perf_install_event(struct perf_context *ctx, struct perf_event *e);
+void perf_remove_event(struct perf_event *e);
+struct perf_event *perf_event_alloc(const struct perf_event_attr *attr, int cpu);
+void perf_event_put(struct perf_event *e);
+/* Totals of an event with its inherited children. */
+void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
+		       uint64_t *running);
+
+/* sw.c: the software PMU. */
+struct perf_pmu *perf_sw_pmu(void);
+void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n);

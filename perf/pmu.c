@@ -134,6 +134,11 @@ int perf_pmu_init_event(struct perf_event *e)
 	}
 again:
 	pmu = perf_pmu_find(type);
+	/* A PMU named through the extended type must accept that form (Linux's
+	 * PERF_PMU_CAP_EXTENDED_HW_TYPE); otherwise every PMU is asked, as Debian's 6.1 does. */
+	if (pmu && e->attr.type != type && type != PERF_TYPE_RAW &&
+	    !(pmu->caps & PERF_PMU_CAP_EXTENDED_HW_TYPE))
+		pmu = NULL;
 	if (pmu) {
 		ret = try_init(pmu, e);
 		if (ret == -ENOENT && e->attr.type != type && !extended) {

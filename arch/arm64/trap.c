@@ -110,8 +110,21 @@ bool trap_fixup_uaccess(struct trapframe *tf)
 	/* Demand paging and copy-on-write on a user address: resolve and retry, unless we
 	 * are in a context that must not sleep (preempt_count: probe reads from IRQs). */
 	if (tf->far < USER_VA_END && current_task()->preempt_count == 0 &&
-	    mm_fault_from_kernel(tf->far, (tf->esr & ESR_WNR) != 0))
+	    mm_fault_from_kernel(tf->far, (tf->esr & ESR_WNR) != 0)) {
+		static uint64_t last_far[8], repeats[8];
+		unsigned int id = this_cpu()->id & 7;
+
+		if (last_far[id] == tf->far && ++repeats[id] == 1000) {
+			printk("uaccess fault loop: far %lx esr %lx pc %lx task %d\n", tf->far, tf->esr,
+			       tf->pc, current_task()->tid);
+			mm_debug_pte(tf->far);
+		}
+		if (last_far[id] != tf->far) {
+			last_far[id] = tf->far;
+			repeats[id] = 0;
+		}
 		return true;
+	}
 	if (pc < (uint64_t)uaccess_start || pc >= (uint64_t)uaccess_end)
 		return false;
 	tf->pc = pc >= (uint64_t)(uintptr_t)arch_strncpy_user ? (uint64_t)uaccess_fixup_str
@@ -141,6 +154,7 @@ void trap_irq(struct trapframe *tf)
 	struct task *t = current_task();
 
 	t->preempt_count++;
+	this_cpu()->irq_tf = tf;
 	gic_handle_irq(tf);
 	t->preempt_count--;
 	/* Kernel preemption: only where the interrupted code had interrupts on. */

@@ -169,3 +169,16 @@ thread_trampoline:
 	blr	x19
 	bl	thread_exit
 	b	.
+
+/* A new user thread (clone, or init) starts here with sp at its trap frame. */
+	.globl	user_thread_start
+user_thread_start:
+	bl	sched_new_thread_started
+	b	ret_to_user
+
+/* init (pid 1) starts here: exec /init in its own context, then enter user space. */
+	.globl	init_thread_start
+init_thread_start:
+	bl	sched_new_thread_started
+	bl	userinit_exec
+	b	ret_to_user

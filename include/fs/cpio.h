@@ -51,3 +51,27 @@ int cpio_skip_padding(const void *buf, size_t len, size_t *offset);
  * small.
  */
 int cpio_name_normalize(const char *name, size_t name_len, char *out, size_t out_size);
+
+/* ---- writing (fs/cpio_write.c): a newc archive streamed through a byte sink ---- */
+
+struct cpio_writer {
+	void (*emit)(const void *buf, size_t n, void *arg);
+	void *arg;
+	uint64_t off; /* bytes emitted so far: padding is relative to the archive start */
+};
+
+/* A member's header fields (newc "070701", no checksum). */
+struct cpio_member {
+	const char *name; /* NUL-terminated, stored as given */
+	uint32_t ino, mode, uid, gid, nlink, mtime;
+	uint64_t size; /* body bytes: newc holds 32 bits */
+	uint32_t dev_major, dev_minor, rdev_major, rdev_minor;
+};
+
+/* Header, name and padding: 0, or -EFBIG when size does not fit newc's 32-bit field. The
+ * body follows with cpio_write_data (exactly size bytes in all), then cpio_write_pad. */
+int cpio_write_header(struct cpio_writer *w, const struct cpio_member *m);
+void cpio_write_data(struct cpio_writer *w, const void *buf, size_t n);
+void cpio_write_pad(struct cpio_writer *w);
+/* The "TRAILER!!!" member that ends an archive. */
+void cpio_write_trailer(struct cpio_writer *w);

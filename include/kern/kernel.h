@@ -6,6 +6,7 @@
 struct boot_options {
 	bool selftest; /* run the in-kernel self-tests instead of /init */
 	bool quiet;
+	unsigned int hungdump_s; /* hungdump=N: dump every task after N seconds (debugging) */
 	char out_path[256]; /* host file (semihosting) that receives /out as a cpio archive */
 };
 
@@ -15,7 +16,7 @@ extern struct boot_options boot_opts;
 __attribute__((noreturn)) void kernel_shutdown(int status);
 /* Run every in-kernel self-test; the number that failed (0: all passed). */
 int ktest_run_all(void);
-/* Start the user /init and wait for it: its exit status. */
-int kernel_start_user(void);
+/* Start the user /init (pid 1); its exit ends the run. */
+__attribute__((noreturn)) int kernel_start_user(void);
 /* Send /out to the host (no-op without out=). */
 void out_flush(void);

@@ -81,6 +81,9 @@ void ksvc_irq_restore(unsigned long flags);
 
 /* ---- file descriptors for anonymous objects (bpf maps and programs, perf events) ---- */
 
+struct ksvc_poll;
+struct wait_queue;
+
 struct ksvc_file_ops {
 	const char *name; /* anon inode name shown in /proc/PID/fd, e.g. "bpf-map" */
 	/* Take one more reference on priv; ksvc_fd_get calls it under the fd-table lock. */
@@ -90,7 +93,16 @@ struct ksvc_file_ops {
 	/* Optional; NULL gives the errno Linux gives for an anon file without the operation. */
 	long (*read)(void *priv, void *ubuf, size_t len);
 	long (*ioctl)(void *priv, unsigned int cmd, unsigned long arg);
+	/* Optional: readiness as POLLIN/POLLOUT/...; register on the object's wait queues with
+	 * ksvc_poll_wait(pt, wq) first (pt may be NULL: just report).  NULL: always readable. */
+	unsigned int (*poll)(void *priv, struct ksvc_poll *pt);
 };
+
+/*
+ * [proc] Inside a poll operation: have ppoll/pselect6 wake up when wq is woken (fs/poll.c).
+ * pt NULL is a no-op.  Call it before testing the condition, so no wakeup is lost.
+ */
+void ksvc_poll_wait(struct ksvc_poll *pt, struct wait_queue *wq);
 
 /*
  * [sleep] Install a new descriptor for (ops, priv) in the current task's table; the file takes
@@ -103,3 +115,36 @@ int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec);
  * not a file of ops.  On success *priv holds a new reference taken with ops->get.
  */
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);
+
+/* ---- wait queues (for poll) ---- */
+
+struct wait_queue;
+/* [any] A wait queue object owned by the caller; NULL when out of memory. */
+struct wait_queue *ksvc_waitq_alloc(void);
+void ksvc_waitq_free(struct wait_queue *wq);
+/* [any] Wake every sleeper (IRQ-safe: the overflow path may call it). */
+void ksvc_waitq_wake_all(struct wait_queue *wq);
+
+/* ---- perf: tasks, CPUs, the scheduler ---- */
+
+/* A thread, as perf names it (kernel/ks: struct task).  Opaque to portable code. */
+struct ksvc_task;
+
+/* [any] The running thread. */
+struct ksvc_task *ksvc_task_current(void);
+/*
+ * [proc] The live thread with this tid, or NULL.  The result stays valid only while the
+ * caller keeps the thread from exiting: perf holds its context lock, which the exit hook
+ * (perf_task_exit) takes too.
+ */
+struct ksvc_task *ksvc_task_find(int tid);
+int ksvc_task_tid(const struct ksvc_task *t);
+int ksvc_task_tgid(const struct ksvc_task *t);
+/* [any] The task's perf context slot (kernel/ stores it, perf/ owns what it points to). */
+void **ksvc_task_perf_slot(struct ksvc_task *t);
+/* [any] The CPU the task is running on right now, or -1 (a hint: it may change at once). */
+int ksvc_task_running_cpu(const struct ksvc_task *t);
+/* [any] Is the CPU online? */
+bool ksvc_cpu_online(unsigned int cpu);
+/* [proc] Run fn(arg) on cpu with interrupts masked and wait for it (IPI when remote). */
+void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg);

@@ -1,19 +1,140 @@
 /*
- * proc.h - user processes: what a task running user code owns beyond its kernel thread
- * (address space, files, signal state).  Threads of one process share one struct proc.
+ * proc.h - user processes and threads (kernel/proc.c, kernel/exec.c).
+ *
+ * A struct proc is a thread group: it owns the address space (mm), the file table (files), the
+ * working directory, the signal actions and the process-wide pending set, and the parent/child
+ * links.  Each thread is a struct task with a struct uthread (user registers, TLS, FP/SIMD,
+ * signal mask and thread-private pending signals).
+ *
+ * Lock order: proc_tree_lock -> proc->lock -> task->lock.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <kern/list.h>
 #include <kern/sched.h>
+#include <kern/spinlock.h>
+
+struct mm;
+struct files;
+struct inode;
+struct sighand;
+struct trapframe;
+
+#define PROC_RLIM_NLIMITS 16
+
+struct rlimit64_k {
+	uint64_t cur, max;
+};
 
 struct proc {
 	int tgid;
+	struct spinlock lock; /* covers the fields marked (l) */
+	struct proc *parent; /* (proc_tree_lock) */
+	struct list_node children; /* (proc_tree_lock) */
+	struct list_node sibling; /* (proc_tree_lock) */
+	struct list_node threads; /* struct uthread.thread_node (l) */
+	int nr_threads; /* live threads (l) */
+	struct mm *mm;
+	struct files *files;
+	struct inode *cwd; /* (l) */
+	struct sighand *sighand; /* actions, shared pending set (its own lock) */
+	bool exiting; /* exit_group started (l) */
+	bool zombie; /* all threads gone; waiting for wait4 (proc_tree_lock) */
+	int exit_status; /* wait4 status word (proc_tree_lock) */
+	int exit_signal; /* sent to the parent at exit: SIGCHLD */
+	struct wait_queue child_wait; /* the parent waits here for children */
+	struct rlimit64_k rlim[PROC_RLIM_NLIMITS];
+	uint32_t umask;
+	int pgid, sid;
+	/* accounting: faults and times of exited threads and reaped children */
+	uint64_t min_flt, maj_flt, utime_ns, stime_ns;
+	uint64_t cmin_flt, cmaj_flt, cutime_ns, cstime_ns;
+	struct list_node all_node; /* (proc_tree_lock) */
 };
+
+/* FP/SIMD registers: v0-v31, fpsr, fpcr (the layout of struct user_fpsimd_state). */
+struct fpsimd_regs {
+	__uint128_t v[32];
+	uint32_t fpsr, fpcr;
+	uint32_t reserved[2];
+};
+
+struct uthread {
+	struct task task; /* first: a user thread's task; task.proc points at its struct proc */
+	struct list_node thread_node;
+	struct trapframe *tf; /* the user frame at the top of the kernel stack */
+	uint64_t tpidr_el0;
+	struct fpsimd_regs fp;
+	uint64_t clear_child_tid; /* user address: set_tid_address / CLONE_CHILD_CLEARTID */
+	uint64_t set_child_tid; /* fork with CLONE_CHILD_SETTID: written on first return */
+	struct vfork_done *vfork; /* CLONE_VFORK: the parent waits until we exec or exit */
+	uint64_t robust_list;
+	/* signals (kernel/signal.c) */
+	uint64_t sigmask; /* blocked, bit (sig - 1) */
+	uint64_t saved_sigmask; /* ppoll/pselect6/rt_sigsuspend restore it after delivery */
+	bool restore_sigmask;
+	struct list_node sigpending; /* struct ksiginfo queue, thread-directed (task->lock) */
+	uint64_t sigpending_set; /* (task->lock) */
+	uint64_t altstack_sp, altstack_size;
+	int altstack_flags;
+	/* fault counts for rusage and the page-fault software events */
+	uint64_t min_flt, maj_flt;
+	uint64_t utime_ns, stime_ns;
+};
+
+extern struct spinlock proc_tree_lock;
+
+static inline struct uthread *task_uthread(struct task *t)
+{
+	return t->proc ? (struct uthread *)t : NULL;
+}
+
+static inline struct uthread *current_uthread(void)
+{
+	return task_uthread(current_task());
+}
+
+static inline struct proc *current_proc(void)
+{
+	return current_task()->proc;
+}
 
 static inline int proc_tgid(const struct task *t)
 {
-	const struct proc *p = t->proc;
-
-	return p ? p->tgid : t->tid;
+	return t->proc ? ((const struct proc *)t->proc)->tgid : t->tid;
 }
+
+/* Find a live thread by tid, or a process by tgid (NULL if none); no reference is taken:
+ * call with proc_tree_lock held. */
+struct uthread *proc_find_thread_locked(int tid);
+struct proc *proc_find_locked(int tgid);
+
+/* Terminate the calling thread / the whole group with a wait4 status word. */
+__attribute__((noreturn)) void proc_exit_thread(int status);
+__attribute__((noreturn)) void proc_exit_group(int status);
+
+/* kernel/exec.c */
+int exec_kernel_path(const char *path, char *const argv[], char *const envp[]);
+
+struct vfork_done {
+	struct wait_queue wq;
+	bool done;
+};
+/* The vfork parent may go on (exec or exit of the child). */
+void proc_vfork_release(struct uthread *ut);
+
+/* arch/arm64/fpsimd.S */
+void fpsimd_save(struct fpsimd_regs *r);
+void fpsimd_restore(const struct fpsimd_regs *r);
+void fpsimd_load_zero(void);
+
+/* kernel/proc.c */
+struct uthread *proc_create_init(void);
+void proc_start_reaper(void);
+bool proc_exiting(void);
+/* Switch the user-visible CPU state (TTBR0, TPIDR_EL0, FP/SIMD) from prev to next. */
+void proc_switch(struct task *prev, struct task *next);
+/* kernel/userinit.c: init (pid 1) exited with this wait status: power off. */
+void kernel_init_exited(int wait_status);

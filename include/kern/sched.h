@@ -66,7 +66,10 @@ struct task {
 	uint64_t nvcsw, nivcsw, nr_migrations;
 	int exit_code;
 	struct list_node all_node; /* lock: tasks_lock */
+	struct list_node dbg_node; /* every task, for sched_dump_tasks */
 	void *perf_ctx; /* owned by perf/ */
+	unsigned int perf_last_cpu; /* for the cpu-migrations event */
+	bool perf_ran;
 	void *proc; /* user process state, kernel/proc.c (NULL for kernel threads) */
 };
 
@@ -104,8 +107,10 @@ struct cpu {
 	struct spinlock timer_lock;
 	struct list_node timers; /* sorted by deadline */
 	struct ktimer tick;
+	struct ktimer *_Atomic running_timer; /* callback in progress (ktimer_cancel waits) */
 	uint32_t gic_cpu_mask; /* GICv2 CPU interface bit */
 	uint64_t gicr_base; /* GICv3 redistributor (virtual address) */
+	struct trapframe *irq_tf; /* the frame the current interrupt interrupted (debugging) */
 } __attribute__((aligned(64)));
 
 extern struct cpu cpus[];
@@ -125,10 +130,15 @@ static inline struct task *current_task(void)
 }
 
 void sched_init_cpu(struct cpu *c, struct task *idle);
+void sched_track_task(struct task *t);
+void sched_untrack_task(struct task *t);
+/* Print every task's scheduling state and kernel backtrace (hang diagnosis). */
+void sched_dump_tasks(void);
 void sched_register_hooks(const struct sched_hooks *h);
 /* Make a kernel thread runnable; NULL when out of memory. */
 struct task *kthread_create(const char *name, void (*fn)(void *), void *arg, int cpu);
 struct task *task_alloc(const char *name);
+int task_next_tid(void);
 void task_free(struct task *t);
 void task_make_runnable(struct task *t, int cpu_hint);
 __attribute__((noreturn)) void thread_exit(void);
@@ -148,7 +158,8 @@ void waitq_init(struct wait_queue *wq);
 void waitq_wake_all(struct wait_queue *wq);
 void waitq_wake_one(struct wait_queue *wq);
 /*
- * The sleep protocol: waitq_prepare (join the queue, state SLEEPING), test the condition,
+ * A struct waiter must start zeroed ({ 0 }): waitq_prepare tells a fresh waiter from one
+ * already queued by its fields.  The sleep protocol: waitq_prepare (join the queue, state SLEEPING), test the condition,
  * waitq_block (schedule away unless already woken; deadline_ns 0 means none; false when the
  * deadline passed), repeat; waitq_finish (leave the queue, state RUNNABLE).
  */
@@ -158,7 +169,7 @@ void waitq_finish(struct wait_queue *wq, struct waiter *w);
 /* Sleep until cond holds, re-checking after every wakeup. */
 #define wait_event(wq, cond)                                                                       \
 	do {                                                                                       \
-		struct waiter __w;                                                                 \
+		struct waiter __w = { 0 };                                                         \
 		for (;;) {                                                                         \
 			waitq_prepare((wq), &__w);                                                 \
 			if (cond)                                                                  \

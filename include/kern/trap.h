@@ -19,6 +19,7 @@ void trap_user_work(struct trapframe *tf);
 bool trap_fixup_uaccess(struct trapframe *tf);
 /* kernel/: handle a fault on a user address from kernel mode; true when now mapped. */
 bool mm_fault_from_kernel(uint64_t far, bool write);
+void mm_debug_pte(uint64_t va);
 
 /* arch/arm64/uaccess.S: copy n bytes where either side may fault; returns bytes NOT copied. */
 size_t arch_copy_user(void *dst, const void *src, size_t n);

@@ -42,3 +42,26 @@ bool perf_pmu_irq(void);
  *   void perf_task_exit(void);                              [proc]  EXIT, POLLHUP
  *   void perf_task_switch(struct task *prev, struct task *next);  [IRQs off]  sched out/in
  */
+
+/* ---- the hooks kernel/ calls (perf/ctx.c), and boot ---- */
+
+struct ksvc_task;
+
+/* [boot] Contexts, the software PMU, the PMUv3 probe.  0 or -errno. */
+int perf_init(void);
+/* [boot, each CPU, IRQs masked] Reset this CPU's PMU. */
+void perf_cpu_init(void);
+/* [IRQs masked] Switch counting from prev to next on this CPU; next_migrated when next last
+ * ran on another CPU (a cpu-migrations event). */
+void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool next_migrated);
+/* [IRQ, each CPU's tick] Multiplexing rotation. */
+void perf_tick(void);
+/* [proc] The current task forked child (a process or a thread): inherit events. */
+void perf_task_fork(struct ksvc_task *parent, struct ksvc_task *child);
+/* [proc] The current task exec'd: enable_on_exec. */
+void perf_task_exec(void);
+/* [proc] The current thread exits: fold inherited counts, POLLHUP for its readers. */
+void perf_task_exit(void);
+/* [any] A software event happened n times on the current task and CPU
+ * (PERF_COUNT_SW_PAGE_FAULTS_MIN / _MAJ count toward PAGE_FAULTS too). */
+void perf_sw_event(uint32_t config, uint64_t n);

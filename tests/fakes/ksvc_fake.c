@@ -297,3 +297,98 @@ void ksvc_fake_close_all(void)
 		if (fake_fds[fd].ops)
 			ksvc_fake_close(fd);
 }
+
+/* ---- wait queues: counted wakeups ---- */
+
+struct wait_queue {
+	int wakeups;
+};
+
+struct wait_queue *ksvc_waitq_alloc(void)
+{
+	return calloc(1, sizeof(struct wait_queue));
+}
+
+void ksvc_waitq_free(struct wait_queue *wq)
+{
+	free(wq);
+}
+
+void ksvc_waitq_wake_all(struct wait_queue *wq)
+{
+	wq->wakeups++;
+	ksvc_fake.waitq_wakeups++;
+}
+
+void ksvc_poll_wait(struct ksvc_poll *pt, struct wait_queue *wq)
+{
+	(void)pt;
+	(void)wq;
+}
+
+/* ---- tasks: a small table; task 0 is "current" unless a test says otherwise ---- */
+
+struct ksvc_task {
+	int tid, tgid;
+	void *perf_slot;
+};
+
+static struct ksvc_task fake_tasks[KSVC_FAKE_MAX_TASKS];
+
+struct ksvc_task *ksvc_task_current(void)
+{
+	struct ksvc_task *t = &fake_tasks[ksvc_fake.current_task];
+
+	t->tid = ksvc_fake.tid;
+	t->tgid = ksvc_fake.tgid;
+	return t;
+}
+
+struct ksvc_task *ksvc_task_find(int tid)
+{
+	for (int i = 0; i < KSVC_FAKE_MAX_TASKS; i++)
+		if (fake_tasks[i].tid == tid && tid > 0)
+			return &fake_tasks[i];
+	return NULL;
+}
+
+struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid)
+{
+	fake_tasks[index].tid = tid;
+	fake_tasks[index].tgid = tgid;
+	return &fake_tasks[index];
+}
+
+int ksvc_task_tid(const struct ksvc_task *t)
+{
+	return t->tid;
+}
+
+int ksvc_task_tgid(const struct ksvc_task *t)
+{
+	return t->tgid;
+}
+
+void **ksvc_task_perf_slot(struct ksvc_task *t)
+{
+	return &t->perf_slot;
+}
+
+int ksvc_task_running_cpu(const struct ksvc_task *t)
+{
+	return t == &fake_tasks[ksvc_fake.current_task] ? (int)ksvc_fake.cpu : -1;
+}
+
+bool ksvc_cpu_online(unsigned int cpu)
+{
+	return cpu < ksvc_fake.nr_cpus;
+}
+
+void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
+{
+	unsigned int saved = ksvc_fake.cpu;
+
+	ksvc_fake.cpu = cpu;
+	fn(arg);
+	ksvc_fake.cpu = saved;
+}

@@ -6,6 +6,7 @@
 
 #define KSVC_FAKE_MAX_BAD 8
 #define KSVC_FAKE_MAX_FDS 256
+#define KSVC_FAKE_MAX_TASKS 8
 
 struct ksvc_fake_state {
 	int tgid, tid;
@@ -22,6 +23,8 @@ struct ksvc_fake_state {
 		size_t len;
 	} bad_user[KSVC_FAKE_MAX_BAD]; /* "user" ranges that fault */
 	char log[65536]; /* everything printk'd */
+	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
+	int current_task; /* index into the fake task table */
 };
 
 extern struct ksvc_fake_state ksvc_fake;
@@ -31,3 +34,5 @@ int ksvc_fake_close(int fd);
 /* The object behind fd, or NULL; *ops receives its ops when ops is not NULL. */
 void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops);
 void ksvc_fake_close_all(void);
+/* Name fake task index with a tid and tgid (ksvc_task_find finds it). */
+struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);

@@ -32,16 +32,14 @@ fi
 icount=
 [ "${ICOUNT:-}" = 1 ] && icount="-icount shift=0"
 
-timeout --foreground "$TIMEOUT" qemu-system-aarch64 -nographic -no-reboot \
+# The console goes to the terminal live and to a log the exit status is read from.
+{ timeout --foreground "$TIMEOUT" qemu-system-aarch64 -nographic -no-reboot \
 	-machine "$MACHINE" -cpu "$CPU" -smp "$SMP" -m "$MEM" $icount \
 	-semihosting-config enable=on,target=native \
-	-kernel "$kernel" -initrd "$w/initrd" -append "$args" < /dev/null > "$w/fifo.log" 2>&1 &
-qpid=$!
-# Show the console live while QEMU runs.
-tail -n +1 -f "$w/fifo.log" --pid=$qpid 2>/dev/null | tr -d '\r'
-wait $qpid
-qrc=$?
-log=$(tr -d '\r' < "$w/fifo.log")
+	-kernel "$kernel" -initrd "$w/initrd" -append "$args" < /dev/null 2>&1
+  echo $? > "$w/qemu.rc"; } | tr -d '\r' | tee "$w/console.log"
+qrc=$(cat "$w/qemu.rc")
+log=$(cat "$w/console.log")
 if [ -n "${OUTDIR:-}" ] && [ -s "$w/out.cpio" ]; then
 	(cd "$OUTDIR" && cpio -idmu --quiet --no-absolute-filenames < "$w/out.cpio")
 fi

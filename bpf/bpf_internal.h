@@ -1,0 +1,242 @@
+/*
+ * bpf_internal.h - types shared by the files of bpf/ only (programs, maps, helpers, verifier,
+ * interpreter).  The rest of the kernel uses include/bpf/bpf.h.
+ *
+ * Lock legend:  (c) set at creation, constant after;  (a) atomic;  (m) map->lock;
+ *               (f) frozen under map->lock, read without it by the verifier.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#include <bpf/bpf.h>
+#include <kern/ksvc.h>
+#include <kern/spinlock.h>
+
+/* Linux's kernel-internal "operation not supported" errno, which bpf(2) hands to userland. */
+#define BPF_ENOTSUPP 524
+
+#define BPF_MAX_INSNS 4096 /* BPF_MAXINSNS: the unprivileged cap */
+#define BPF_MAX_INSNS_PRIV 1000000 /* BPF_COMPLEXITY_LIMIT_INSNS: privileged cap */
+#define BPF_STACK_SIZE 512 /* MAX_BPF_STACK, for all frames of a call chain together */
+#define BPF_MAX_FRAMES 8 /* MAX_CALL_FRAMES */
+#define BPF_MAX_MAPS 64 /* MAX_USED_MAPS */
+
+/* ISA v4 sign-extending loads: newer than the 6.1 uapi header, value from RFC 9669. */
+#ifndef BPF_MEMSX
+#define BPF_MEMSX 0x80
+#endif
+
+_Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is one 64-bit slot");
+
+/* ---- interpreter ---- */
+
+/*
+ * A decoded instruction: the handler's label (computed goto), a pre-computed 64-bit operand
+ * and the original fields.  One per slot, so slots keep their indexes; the second slot of lddw
+ * is never dispatched.  The union holds: jumps and local calls, the target instruction;
+ * helper calls, the function; lddw, the 64-bit value; ALU and ST with BPF_K, imm sign-extended.
+ */
+struct bpf_dinsn {
+	const void *op;
+	union {
+		const struct bpf_dinsn *target;
+		uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+		uint64_t k;
+	};
+	uint8_t dst, src;
+	int16_t off;
+	int32_t imm;
+};
+
+/*
+ * Decode len slots (structurally valid: see bpf_check_structure) for the fast or the counting
+ * interpreter.  frame_size is the stack a bpf-to-bpf call reserves for its caller's frame.
+ */
+void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_dinsn *out,
+		       uint32_t frame_size, bool counting);
+/* The handler index (enum bpf_interp_op in interp_ops.h) of one instruction; BAD if invalid. */
+int bpf_interp_op(const struct bpf_insn *in);
+/*
+ * Run from slot 0 with r1, r2 and r10 = stack_top.  count: NULL for a program decoded for the
+ * fast interpreter; for one decoded with counting, receives the executed instructions.  Below
+ * stack_top there must be frame_size bytes per nested call plus the innermost frame's stack:
+ * verified programs keep all of it within BPF_STACK_SIZE; the verifier-free test path gives
+ * BPF_MAX_FRAMES * BPF_STACK_SIZE.
+ */
+uint64_t bpf_interp_run(const struct bpf_dinsn *prog, uint64_t r1, uint64_t r2, void *stack_top,
+			uint64_t *count);
+
+/* Helper functions take r1..r5 and return r0. */
+typedef uint64_t (*bpf_helper_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+
+/* ---- helpers ---- */
+
+enum bpf_arg {
+	ARG_NONE = 0,
+	ARG_ANY, /* any initialized value */
+	ARG_CONST_MAP, /* CONST_PTR_TO_MAP */
+	ARG_MAP_KEY, /* pointer to key_size readable bytes of the map in the map argument */
+	ARG_MAP_VALUE, /* pointer to value_size readable bytes */
+	ARG_MEM, /* pointer to readable memory whose size is the next argument */
+	ARG_MEM_UNINIT, /* pointer to writable memory whose size is the next argument */
+	ARG_SIZE, /* constant-bounded size of the previous memory argument, may be 0 */
+	ARG_SIZE_NZ, /* like ARG_SIZE but not zero */
+	ARG_CTX, /* the program's context */
+	ARG_CONST_STR, /* read-only map value holding a NUL-terminated string (unused) */
+};
+
+enum bpf_ret {
+	RET_INTEGER = 0,
+	RET_VOID,
+	RET_MAP_VALUE_OR_NULL,
+};
+
+struct bpf_helper {
+	const char *name;
+	bpf_helper_fn fn;
+	uint8_t args[5]; /* enum bpf_arg */
+	uint8_t ret; /* enum bpf_ret */
+	bool gpl_only;
+	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
+};
+
+/* Index table by enum bpf_func_id; NULL name = not provided. */
+extern const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID];
+const struct bpf_helper *bpf_helper_get(int32_t id);
+
+/* trace_printk buffer (helpers.c) */
+void bpf_trace_reset(void);
+
+/* ---- maps ---- */
+
+struct bpf_map;
+
+struct bpf_map_ops {
+	/* Check attributes beyond the common ones; no side effects. */
+	int (*check)(const union bpf_attr *attr);
+	int (*alloc)(struct bpf_map *map);
+	void (*free)(struct bpf_map *map);
+	/* [any] Program-side lookup: this CPU's value, or NULL. */
+	void *(*lookup)(struct bpf_map *map, const void *key);
+	/* [any] value is value_size bytes (per-CPU maps: this CPU only). */
+	int (*update)(struct bpf_map *map, const void *key, const void *value, uint64_t flags);
+	int (*delete)(struct bpf_map *map, const void *key);
+	/* Syscall side. value is sys_value_size() bytes. */
+	int (*sys_lookup)(struct bpf_map *map, const void *key, void *value);
+	int (*sys_update)(struct bpf_map *map, const void *key, const void *value, uint64_t flags);
+	int (*get_next_key)(struct bpf_map *map, const void *key, void *next);
+	/* Called when the last user fd goes (perf event array drops its events). */
+	void (*release_uref)(struct bpf_map *map);
+};
+
+struct bpf_map {
+	const struct bpf_map_ops *ops; /* (c) */
+	_Atomic uint32_t refcnt; /* (a) programs and fds */
+	_Atomic uint32_t usercnt; /* (a) fds only */
+	uint32_t type, key_size, value_size, max_entries, map_flags; /* (c) */
+	uint32_t id; /* (c) */
+	char name[BPF_OBJ_NAME_LEN]; /* (c) */
+	bool frozen; /* (f) */
+	struct spinlock lock;
+	void *priv; /* (c) type-specific storage */
+};
+
+/* Rounded value size of one CPU in a per-CPU map and the syscall value size. */
+uint32_t bpf_map_sys_value_size(const struct bpf_map *map);
+bool bpf_map_is_percpu(uint32_t type);
+const struct bpf_map_ops *bpf_map_ops_of(uint32_t type);
+
+int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out);
+void bpf_map_get(struct bpf_map *map);
+void bpf_map_put(struct bpf_map *map);
+/* fd -> map with a reference: -EBADF / -EINVAL as Linux's bpf_map_get. */
+int bpf_map_get_fd(int fd, struct bpf_map **out);
+int bpf_map_fd_install(struct bpf_map *map);
+/* Linux's object-name rule for map_name/prog_name: 0 or -EINVAL. */
+int bpf_obj_name_check(const char *name);
+/* Smallest live map id above start (BPF_MAP_GET_NEXT_ID), or -ENOENT. */
+int bpf_map_next_id(uint32_t start, uint32_t *next);
+/* True when helper func_id may take this map (check_map_func_compatibility). */
+bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id);
+
+/* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
+extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
+	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops;
+
+/* STACK_TRACE maps: insert a call chain, returning its id or -errno (get_stackid). */
+long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);
+/* PERF_EVENT_ARRAY: the event at index (with no new reference: caller runs with the map held). */
+void *bpf_perf_array_event(struct bpf_map *map, uint32_t index);
+/* Mmapable array: base of the value area. */
+void *bpf_array_base(struct bpf_map *map);
+
+/* Registered perf ops or NULL (helpers.c). */
+const struct bpf_perf_ops *bpf_perf(void);
+
+/* ---- programs ---- */
+
+struct bpf_prog {
+	_Atomic uint32_t refcnt; /* (a) */
+	uint32_t type, expected_attach_type, prog_flags; /* (c) */
+	uint32_t len; /* (c) slots */
+	uint32_t id; /* (c) */
+	uint32_t stack_depth; /* (c) bytes of stack per frame reserved by the interpreter */
+	uint32_t max_ctx_offset; /* (c) highest ctx byte read + 1 */
+	bool gpl; /* (c) */
+	char name[BPF_OBJ_NAME_LEN]; /* (c) */
+	uint8_t tag[8]; /* (c) */
+	uint64_t load_time; /* (c) */
+	uint32_t uid; /* (c) */
+	uint32_t nr_maps; /* (c) */
+	struct bpf_map *maps[BPF_MAX_MAPS]; /* (c) references held */
+	struct bpf_insn *insns; /* (c) after fixups (map pointers in lddw) */
+	struct bpf_insn *orig; /* (c) as loaded, for bpf_prog_info.xlated */
+	struct bpf_dinsn *dinsns; /* (c) decoded for the fast interpreter */
+};
+
+/* prog.c */
+extern const struct ksvc_file_ops bpf_prog_fops;
+extern const struct ksvc_file_ops bpf_map_fops;
+/* BPF_PROG_LOAD with attr already copied in: the new fd or -errno. */
+int bpf_prog_load(const union bpf_attr *attr);
+/* Smallest live program id above start, or -ENOENT. */
+int bpf_prog_next_id(uint32_t start, uint32_t *next);
+
+/* ---- verifier ---- */
+
+struct bpf_verifier_log {
+	char *ubuf; /* user log_buf or NULL */
+	uint32_t size, level;
+	uint32_t len; /* bytes produced so far (excluding the final NUL) */
+	char kbuf[256]; /* one line being formatted */
+	uint32_t klen;
+	bool truncated;
+};
+
+void bpf_log(struct bpf_verifier_log *log, const char *fmt, ...);
+/* Copy what is left and terminate; -ENOSPC when the buffer was too small, -EFAULT. */
+int bpf_log_finish(struct bpf_verifier_log *log);
+
+/*
+ * Structural checks shared by the verifier and the verifier-free test path: jump and call
+ * targets, lddw pairs, known opcodes, registers, known helpers, last insn.  linux_rules adds
+ * what Linux rejects although the ISA defines it: callx, reserved fields, division by a zero
+ * immediate, out-of-range immediate shifts.  0 or -EINVAL / -E2BIG with a log line.
+ */
+int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_rules,
+			struct bpf_verifier_log *log);
+
+/*
+ * Verify prog->insns (after map fds became pointers and maps[] is filled).  Sets stack_depth
+ * and max_ctx_offset.  0 or -errno (EINVAL, EACCES, E2BIG, ...), with the log filled.
+ */
+int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log);
+
+/* Small formatting helpers (no libc in bpf/). */
+int bpf_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
+int bpf_fmt(char *buf, size_t size, const char *fmt, ...);

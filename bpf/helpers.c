@@ -1,0 +1,452 @@
+/*
+ * helpers.c - the eBPF helper functions, as an index table by enum bpf_func_id (<linux/bpf.h>),
+ * each with the argument and return types the verifier checks calls against, and the
+ * trace_printk buffer.
+ *
+ * Provided: map_lookup/update/delete_elem, ktime_get_ns, trace_printk, get_prandom_u32,
+ * get_smp_processor_id, get_current_pid_tgid, get_current_uid_gid, get_current_comm,
+ * probe_read_{user,kernel}{,_str}, and the perf ones that reach perf through the registered
+ * struct bpf_perf_ops (perf_event_output, perf_event_read_value, get_stackid, get_stack,
+ * perf_prog_read_value) or the context (get_attach_cookie).  Return values follow Linux 6.1.
+ * Every helper may run in the PMU interrupt: no allocation, no sleeping.
+ * Not here: tail calls, the other ~200 Linux helpers (the verifier rejects their ids).
+ */
+#include <stdarg.h>
+#include <stdint.h>
+
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/spinlock.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+
+#define P(x) ((void *)(uintptr_t)(x))
+
+static const struct bpf_perf_ops *perf_ops;
+
+void bpf_register_perf_ops(const struct bpf_perf_ops *ops)
+{
+	__atomic_store_n(&perf_ops, ops, __ATOMIC_RELEASE);
+}
+
+const struct bpf_perf_ops *bpf_perf(void)
+{
+	return __atomic_load_n(&perf_ops, __ATOMIC_ACQUIRE);
+}
+
+/* ---- maps ---- */
+
+static uint64_t h_map_lookup(uint64_t map, uint64_t key, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+
+	return (uintptr_t)m->ops->lookup(m, P(key));
+}
+
+static uint64_t h_map_update(uint64_t map, uint64_t key, uint64_t val, uint64_t flags, uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+
+	return (uint64_t)(int64_t)m->ops->update(m, P(key), P(val), flags);
+}
+
+static uint64_t h_map_delete(uint64_t map, uint64_t key, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+
+	return (uint64_t)(int64_t)m->ops->delete(m, P(key));
+}
+
+/* ---- task and time ---- */
+
+static uint64_t h_ktime(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ksvc_clock_ns();
+}
+
+static uint64_t h_prandom(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ksvc_random_u32();
+}
+
+static uint64_t h_cpu(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ksvc_cpu_id();
+}
+
+static uint64_t h_pid_tgid(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)(uint32_t)ksvc_current_tgid() << 32 | (uint32_t)ksvc_current_tid();
+}
+
+static uint64_t h_uid_gid(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)ksvc_current_gid() << 32 | ksvc_current_uid();
+}
+
+static uint64_t h_comm(uint64_t buf, uint64_t size, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	char comm[16];
+	char *dst = P(buf);
+
+	ksvc_current_comm(comm);
+	comm[15] = 0;
+	/* strscpy semantics: always NUL-terminated, zero padding is not promised but harmless */
+	memset(dst, 0, size);
+	memcpy(dst, comm, MIN((uint64_t)strlen(comm), size - 1));
+	return 0;
+}
+
+/* ---- probe_read ---- */
+
+static long probe_read(void *dst, uint64_t size, const void *src, bool user)
+{
+	int err = ksvc_read_nofault(dst, src, size, user);
+
+	if (err)
+		memset(dst, 0, size);
+	return err;
+}
+
+static long probe_read_str(char *dst, uint64_t size, const char *src, bool user)
+{
+	uint64_t i;
+
+	if (!size)
+		return 0;
+	for (i = 0; i < size - 1; i++) {
+		if (ksvc_read_nofault(&dst[i], src + i, 1, user)) {
+			memset(dst, 0, size);
+			return -EFAULT;
+		}
+		if (!dst[i])
+			return (long)i + 1;
+	}
+	dst[i] = 0;
+	return (long)size;
+}
+
+static uint64_t h_read_user(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)probe_read(P(dst), size, P(src), true);
+}
+
+static uint64_t h_read_kernel(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)probe_read(P(dst), size, P(src), false);
+}
+
+static uint64_t h_read_user_str(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)probe_read_str(P(dst), size, P(src), true);
+}
+
+static uint64_t h_read_kernel_str(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4,
+				  uint64_t a5)
+{
+	return (uint64_t)probe_read_str(P(dst), size, P(src), false);
+}
+
+/* ---- trace_printk ---- */
+
+#define TRACE_BUF_SIZE 16384
+
+static struct {
+	struct spinlock lock;
+	char buf[TRACE_BUF_SIZE];
+	uint64_t head, tail; /* (lock) bytes written / read, positions modulo the size */
+} trace = { .lock = SPINLOCK_INIT };
+
+static void trace_put(const char *s, size_t n)
+{
+	unsigned long flags = spin_lock_irqsave(&trace.lock);
+
+	for (size_t i = 0; i < n; i++)
+		trace.buf[trace.head++ % TRACE_BUF_SIZE] = s[i];
+	if (trace.head - trace.tail > TRACE_BUF_SIZE)
+		trace.tail = trace.head - TRACE_BUF_SIZE; /* overwrite the oldest text */
+	spin_unlock_irqrestore(&trace.lock, flags);
+}
+
+size_t bpf_trace_read(char *buf, size_t len)
+{
+	unsigned long flags = spin_lock_irqsave(&trace.lock);
+	size_t n = 0;
+
+	while (n < len && trace.tail < trace.head)
+		buf[n++] = trace.buf[trace.tail++ % TRACE_BUF_SIZE];
+	spin_unlock_irqrestore(&trace.lock, flags);
+	return n;
+}
+
+void bpf_trace_reset(void)
+{
+	unsigned long flags = spin_lock_irqsave(&trace.lock);
+
+	trace.head = trace.tail = 0;
+	spin_unlock_irqrestore(&trace.lock, flags);
+}
+
+/*
+ * Format trace_printk's fmt with up to three u64 arguments: %d %i %u %x %X %c %s %p %%, with
+ * l/ll/z and width; Linux rejects anything else (and more than 3 conversions) with EINVAL.
+ */
+static long trace_format(char *out, size_t size, const char *fmt, const uint64_t *args)
+{
+	size_t len = 0;
+	int used = 0;
+
+	for (const char *p = fmt; *p; p++) {
+		char spec[16];
+		size_t sl = 0;
+		int lng = 0;
+
+		if (*p != '%') {
+			if (len + 1 < size)
+				out[len++] = *p;
+			continue;
+		}
+		spec[sl++] = *p++;
+		if (*p == '%') {
+			if (len + 1 < size)
+				out[len++] = '%';
+			continue;
+		}
+		while ((*p == '0' || *p == '-' || (*p >= '1' && *p <= '9')) && sl < 8)
+			spec[sl++] = *p++;
+		while ((*p == 'l' || *p == 'z') && sl < 12) {
+			lng++;
+			spec[sl++] = *p++;
+		}
+		if (!*p || !__builtin_strchr("diuxXcsp", *p) || used == 3 || lng > 2)
+			return -EINVAL;
+		spec[sl++] = *p;
+		spec[sl] = 0;
+		if (*p == 's') {
+			char str[64];
+
+			if (probe_read_str(str, sizeof(str), P(args[used]), false) < 0)
+				__builtin_memcpy(str, "(fault)", 8);
+			len += (size_t)bpf_fmt(out + len, size - len, spec, str);
+		} else if (*p == 'p') {
+			len += (size_t)bpf_fmt(out + len, size - len, "%p", P(args[used]));
+		} else if (*p == 'c') {
+			len += (size_t)bpf_fmt(out + len, size - len, "%c", (int)args[used]);
+		} else if (lng) {
+			len += (size_t)bpf_fmt(out + len, size - len, spec, (unsigned long long)args[used]);
+		} else {
+			len += (size_t)bpf_fmt(out + len, size - len, spec, (unsigned int)args[used]);
+		}
+		used++;
+		if (len >= size)
+			len = size - 1;
+	}
+	out[len] = 0;
+	return (long)len;
+}
+
+static uint64_t h_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uint64_t a2,
+			       uint64_t a3)
+{
+	const char *f = P(fmt);
+	uint64_t args[3] = { a1, a2, a3 };
+	char msg[256], line[320], comm[16];
+	long n;
+	int ln;
+
+	if (!fmt_size || f[fmt_size - 1])
+		return (uint64_t)-EINVAL;
+	n = trace_format(msg, sizeof(msg), f, args);
+	if (n < 0)
+		return (uint64_t)n;
+	ksvc_current_comm(comm);
+	comm[15] = 0;
+	ln = bpf_fmt(line, sizeof(line), "%16s-%-7d [%03u] bpf_trace_printk: %s", comm,
+		     ksvc_current_tid(), ksvc_cpu_id(), msg);
+	if (ln > (int)sizeof(line) - 1)
+		ln = (int)sizeof(line) - 1;
+	trace_put(line, (size_t)ln);
+	ksvc_printk("bpf_trace_printk: %s", msg);
+	return (uint64_t)n;
+}
+
+/* ---- perf: through struct bpf_perf_ops ---- */
+
+static uint64_t h_perf_output(uint64_t ctx, uint64_t map, uint64_t flags, uint64_t data,
+			      uint64_t size)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	struct bpf_map *m = P(map);
+	uint64_t index = flags & BPF_F_INDEX_MASK;
+	void *ev;
+	int ecpu;
+
+	if (flags & ~BPF_F_INDEX_MASK)
+		return (uint64_t)-EINVAL;
+	if (index == BPF_F_CURRENT_CPU)
+		index = ksvc_cpu_id();
+	if (index >= m->max_entries)
+		return (uint64_t)-E2BIG;
+	ev = bpf_perf_array_event(m, (uint32_t)index);
+	if (!ev || !ops)
+		return (uint64_t)-ENOENT;
+	ecpu = ops->event_cpu(ev);
+	if (ecpu != -1 && (unsigned int)ecpu != ksvc_cpu_id())
+		return (uint64_t)-EOPNOTSUPP;
+	return (uint64_t)ops->event_output(ev, P(ctx), P(data), size);
+}
+
+static uint64_t h_perf_read_value(uint64_t map, uint64_t flags, uint64_t buf, uint64_t size,
+				  uint64_t a5)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	struct bpf_perf_event_value *v = P(buf);
+	struct bpf_map *m = P(map);
+	uint64_t index = flags & BPF_F_INDEX_MASK;
+	void *ev;
+	long err = -EINVAL;
+
+	if (size != sizeof(*v) || (flags & ~BPF_F_INDEX_MASK))
+		goto clear;
+	if (index == BPF_F_CURRENT_CPU)
+		index = ksvc_cpu_id();
+	err = -E2BIG;
+	if (index >= m->max_entries)
+		goto clear;
+	ev = bpf_perf_array_event(m, (uint32_t)index);
+	err = -ENOENT;
+	if (!ev || !ops)
+		goto clear;
+	err = ops->event_read(ev, v);
+	if (!err)
+		return 0;
+clear:
+	memset(v, 0, size);
+	return (uint64_t)err;
+}
+
+static long callchain(void *ctx, uint64_t flags, uint64_t *ips, uint32_t max)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+
+	if (!ops || !ops->callchain)
+		return -EFAULT;
+	return ops->callchain(ctx, flags & BPF_F_USER_STACK, ips, max);
+}
+
+#define STACK_MAX 127 /* PERF_MAX_STACK_DEPTH */
+
+static uint64_t h_get_stackid(uint64_t ctx, uint64_t map, uint64_t flags, uint64_t a4, uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+	uint32_t skip = flags & BPF_F_SKIP_FIELD_MASK, want = m->value_size / 8;
+	uint64_t ips[STACK_MAX + 1];
+	long n;
+
+	if (flags & ~(BPF_F_SKIP_FIELD_MASK | BPF_F_USER_STACK | BPF_F_FAST_STACK_CMP |
+		      BPF_F_REUSE_STACKID))
+		return (uint64_t)-EINVAL;
+	if (want + skip > STACK_MAX)
+		want = STACK_MAX - skip;
+	n = callchain(P(ctx), flags, ips, want + skip);
+	if (n < 0)
+		return (uint64_t)n;
+	if ((uint64_t)n <= skip)
+		return (uint64_t)-EFAULT;
+	return (uint64_t)bpf_stackmap_insert(m, ips + skip, (uint32_t)(n - skip), flags);
+}
+
+static uint64_t h_get_stack(uint64_t ctx, uint64_t buf, uint64_t size, uint64_t flags, uint64_t a5)
+{
+	uint32_t skip = flags & BPF_F_SKIP_FIELD_MASK, want = (uint32_t)(size / 8);
+	uint64_t ips[STACK_MAX + 1];
+	long n, err = -EINVAL;
+
+	if (flags & ~(BPF_F_SKIP_FIELD_MASK | BPF_F_USER_STACK | BPF_F_USER_BUILD_ID))
+		goto clear;
+	if ((flags & BPF_F_USER_BUILD_ID) || size % 8)
+		goto clear;
+	if (want + skip > STACK_MAX)
+		want = STACK_MAX - skip;
+	n = callchain(P(ctx), flags, ips, want + skip);
+	err = n < 0 ? n : -EFAULT;
+	if (n <= (long)skip)
+		goto clear;
+	n -= skip;
+	memcpy(P(buf), ips + skip, (size_t)n * 8);
+	memset((char *)P(buf) + n * 8, 0, size - (size_t)n * 8);
+	return (uint64_t)(n * 8);
+clear:
+	memset(P(buf), 0, size);
+	return (uint64_t)err;
+}
+
+static uint64_t h_prog_read_value(uint64_t ctx, uint64_t buf, uint64_t size, uint64_t a4, uint64_t a5)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	struct bpf_perf_event_data_kern *k = P(ctx);
+	struct bpf_perf_event_value *v = P(buf);
+	long err = -EINVAL;
+
+	if (size == sizeof(*v)) {
+		err = -ENOENT;
+		if (ops && k->event)
+			err = ops->event_read(k->event, v);
+		if (!err)
+			return 0;
+	}
+	memset(v, 0, size);
+	return (uint64_t)err;
+}
+
+static uint64_t h_attach_cookie(uint64_t ctx, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ((struct bpf_perf_event_data_kern *)P(ctx))->cookie;
+}
+
+/* ---- the table ---- */
+
+#define H(id, f, r, gpl, perf, ...)                                                                \
+	[BPF_FUNC_##id] = { .name = #id, .fn = f, .ret = r, .gpl_only = gpl, .perf_only = perf,    \
+			    .args = { __VA_ARGS__ } }
+
+const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
+	H(map_lookup_elem, h_map_lookup, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	  ARG_MAP_KEY),
+	H(map_update_elem, h_map_update, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_KEY,
+	  ARG_MAP_VALUE, ARG_ANY),
+	H(map_delete_elem, h_map_delete, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_KEY),
+	H(ktime_get_ns, h_ktime, RET_INTEGER, false, false, 0),
+	/* the format arguments are not checked: any register, as in Linux */
+	H(trace_printk, h_trace_printk, RET_INTEGER, true, false, ARG_MEM, ARG_SIZE_NZ),
+	H(get_prandom_u32, h_prandom, RET_INTEGER, false, false, 0),
+	H(get_smp_processor_id, h_cpu, RET_INTEGER, false, false, 0),
+	H(get_current_pid_tgid, h_pid_tgid, RET_INTEGER, false, false, 0),
+	H(get_current_uid_gid, h_uid_gid, RET_INTEGER, false, false, 0),
+	H(get_current_comm, h_comm, RET_INTEGER, false, false, ARG_MEM_UNINIT, ARG_SIZE_NZ),
+	H(perf_event_output, h_perf_output, RET_INTEGER, true, true, ARG_CTX, ARG_CONST_MAP,
+	  ARG_ANY, ARG_MEM, ARG_SIZE),
+	H(perf_event_read_value, h_perf_read_value, RET_INTEGER, true, false, ARG_CONST_MAP,
+	  ARG_ANY, ARG_MEM_UNINIT, ARG_SIZE),
+	H(get_stackid, h_get_stackid, RET_INTEGER, true, true, ARG_CTX, ARG_CONST_MAP, ARG_ANY),
+	H(get_stack, h_get_stack, RET_INTEGER, true, true, ARG_CTX, ARG_MEM_UNINIT, ARG_SIZE,
+	  ARG_ANY),
+	H(perf_prog_read_value, h_prog_read_value, RET_INTEGER, true, true, ARG_CTX,
+	  ARG_MEM_UNINIT, ARG_SIZE),
+	H(get_attach_cookie, h_attach_cookie, RET_INTEGER, false, true, ARG_CTX),
+	H(probe_read_user, h_read_user, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	H(probe_read_kernel, h_read_kernel, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	  ARG_ANY),
+	H(probe_read_user_str, h_read_user_str, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	  ARG_ANY),
+	H(probe_read_kernel_str, h_read_kernel_str, RET_INTEGER, true, false, ARG_MEM_UNINIT,
+	  ARG_SIZE, ARG_ANY),
+};
+
+const struct bpf_helper *bpf_helper_get(int32_t id)
+{
+	if (id <= 0 || id >= __BPF_FUNC_MAX_ID || !bpf_helpers[id].fn)
+		return NULL;
+	return &bpf_helpers[id];
+}

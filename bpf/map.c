@@ -1,0 +1,257 @@
+/*
+ * map.c - what every eBPF map type shares: BPF_MAP_CREATE's common attribute checks, ids,
+ * reference counts (programs and fds), the map fd (anon file "bpf-map"), the type -> ops table
+ * and which helpers may take which map type (Linux's check_map_func_compatibility).
+ *
+ * Linux 6.1 semantics: union bpf_attr map_type/key_size/value_size/max_entries/map_flags/
+ * map_name; EINVAL for unknown types and bad sizes/flags, E2BIG for oversize keys and values.
+ * Per-type storage and element semantics live in map_array.c, map_hash.c and map_misc.c.
+ * Not here: BTF, inner maps (map-in-map), RINGBUF, the syscall commands (syscall.c).
+ */
+#include <stdint.h>
+
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/spinlock.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+
+#define MAX_MAPS 1024
+
+static struct spinlock ids_lock = SPINLOCK_INIT;
+static struct bpf_map *map_table[MAX_MAPS]; /* (ids_lock) live maps, for ids */
+static uint32_t next_map_id = 1; /* (ids_lock) */
+
+const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_ARRAY: return &bpf_array_ops;
+	case BPF_MAP_TYPE_PERCPU_ARRAY: return &bpf_percpu_array_ops;
+	case BPF_MAP_TYPE_HASH: return &bpf_hash_ops;
+	case BPF_MAP_TYPE_PERCPU_HASH: return &bpf_percpu_hash_ops;
+	case BPF_MAP_TYPE_LRU_HASH: return &bpf_lru_hash_ops;
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &bpf_perf_array_ops;
+	case BPF_MAP_TYPE_STACK_TRACE: return &bpf_stack_ops;
+	default: return NULL;
+	}
+}
+
+bool bpf_map_is_percpu(uint32_t type)
+{
+	return type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH;
+}
+
+uint32_t bpf_map_sys_value_size(const struct bpf_map *map)
+{
+	if (bpf_map_is_percpu(map->type))
+		return ((map->value_size + 7) & ~7u) * ksvc_nr_cpus();
+	return map->value_size;
+}
+
+/* Linux's bpf_obj_name_cpy: letters, digits, '_' and '.', NUL-terminated in 16 bytes. */
+static int name_check(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < BPF_OBJ_NAME_LEN && name[i]; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.'))
+			return -EINVAL;
+	}
+	return i == BPF_OBJ_NAME_LEN ? -EINVAL : 0;
+}
+
+int bpf_obj_name_check(const char *name)
+{
+	return name_check(name);
+}
+
+int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
+{
+	const struct bpf_map_ops *ops = bpf_map_ops_of(attr->map_type);
+	struct bpf_map *map;
+	int err;
+
+	if (!ops)
+		return -EINVAL;
+	if (name_check(attr->map_name))
+		return -EINVAL;
+	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id ||
+	    attr->inner_map_fd || attr->map_extra || attr->map_ifindex)
+		return -EINVAL;
+	if ((attr->map_flags & BPF_F_RDONLY) && (attr->map_flags & BPF_F_WRONLY))
+		return -EINVAL;
+	if ((attr->map_flags & BPF_F_RDONLY_PROG) && (attr->map_flags & BPF_F_WRONLY_PROG))
+		return -EINVAL;
+	err = ops->check(attr);
+	if (err)
+		return err;
+	map = ksvc_alloc(sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	map->ops = ops;
+	map->type = attr->map_type;
+	map->key_size = attr->key_size;
+	map->value_size = attr->value_size;
+	map->max_entries = attr->max_entries;
+	map->map_flags = attr->map_flags;
+	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
+	spin_init(&map->lock);
+	atomic_store(&map->refcnt, 1);
+	err = ops->alloc(map);
+	if (err) {
+		ksvc_free(map);
+		return err;
+	}
+	{
+		unsigned long flags = spin_lock_irqsave(&ids_lock);
+		uint32_t slot;
+
+		for (slot = 0; slot < MAX_MAPS && map_table[slot]; slot++)
+			;
+		if (slot < MAX_MAPS) {
+			map_table[slot] = map;
+			map->id = next_map_id++;
+		}
+		spin_unlock_irqrestore(&ids_lock, flags);
+		if (slot == MAX_MAPS) {
+			ops->free(map);
+			ksvc_free(map);
+			return -ENOSPC;
+		}
+	}
+	*out = map;
+	return 0;
+}
+
+void bpf_map_get(struct bpf_map *map)
+{
+	atomic_fetch_add(&map->refcnt, 1);
+}
+
+void bpf_map_put(struct bpf_map *map)
+{
+	unsigned long flags;
+
+	if (!map || atomic_fetch_sub(&map->refcnt, 1) != 1)
+		return;
+	flags = spin_lock_irqsave(&ids_lock);
+	for (uint32_t i = 0; i < MAX_MAPS; i++)
+		if (map_table[i] == map)
+			map_table[i] = NULL;
+	spin_unlock_irqrestore(&ids_lock, flags);
+	map->ops->free(map);
+	ksvc_free(map);
+}
+
+/* Smallest live map id above start (BPF_MAP_GET_NEXT_ID), or -ENOENT. */
+int bpf_map_next_id(uint32_t start, uint32_t *next)
+{
+	unsigned long flags = spin_lock_irqsave(&ids_lock);
+	uint32_t best = 0;
+
+	for (uint32_t i = 0; i < MAX_MAPS; i++)
+		if (map_table[i] && map_table[i]->id > start && (!best || map_table[i]->id < best))
+			best = map_table[i]->id;
+	spin_unlock_irqrestore(&ids_lock, flags);
+	if (!best)
+		return -ENOENT;
+	*next = best;
+	return 0;
+}
+
+/* ---- the map file ---- */
+
+static void map_file_get(void *priv)
+{
+	bpf_map_get(priv);
+}
+
+static void map_file_release(void *priv)
+{
+	struct bpf_map *map = priv;
+
+	if (atomic_fetch_sub(&map->usercnt, 1) == 1 && map->ops->release_uref)
+		map->ops->release_uref(map);
+	bpf_map_put(map);
+}
+
+const struct ksvc_file_ops bpf_map_fops = {
+	.name = "bpf-map",
+	.get = map_file_get,
+	.release = map_file_release,
+};
+
+int bpf_map_fd_install(struct bpf_map *map)
+{
+	int fd;
+
+	atomic_fetch_add(&map->usercnt, 1);
+	fd = ksvc_fd_install(&bpf_map_fops, map, true);
+	if (fd < 0)
+		atomic_fetch_sub(&map->usercnt, 1);
+	return fd;
+}
+
+int bpf_map_get_fd(int fd, struct bpf_map **out)
+{
+	void *priv;
+	int err = ksvc_fd_get(fd, &bpf_map_fops, &priv);
+
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EBADF;
+	*out = priv;
+	return 0;
+}
+
+int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable)
+{
+	struct bpf_map *map;
+	int err = bpf_map_get_fd(fd, &map);
+
+	if (err)
+		return err;
+	if (map->type != BPF_MAP_TYPE_ARRAY || !(map->map_flags & BPF_F_MMAPABLE)) {
+		bpf_map_put(map);
+		return -EINVAL;
+	}
+	*kaddr = bpf_array_base(map);
+	*len = ((size_t)map->max_entries * ((map->value_size + 7) & ~7u) + KSVC_PAGE_SIZE - 1) &
+	       ~(size_t)(KSVC_PAGE_SIZE - 1);
+	*writable = !map->frozen && !(map->map_flags & BPF_F_RDONLY);
+	bpf_map_put(map); /* the fd keeps the map alive while fs/ maps it */
+	return 0;
+}
+
+/*
+ * Which helpers may take a map of this type (both directions of Linux's
+ * check_map_func_compatibility for the helpers we have).
+ */
+bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
+{
+	switch (map->type) {
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+		if (func_id != BPF_FUNC_perf_event_read && func_id != BPF_FUNC_perf_event_output &&
+		    func_id != BPF_FUNC_perf_event_read_value)
+			return false;
+		break;
+	case BPF_MAP_TYPE_STACK_TRACE:
+		if (func_id != BPF_FUNC_get_stackid)
+			return false;
+		break;
+	default:
+		break;
+	}
+	switch (func_id) {
+	case BPF_FUNC_perf_event_read:
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_perf_event_read_value:
+		return map->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	case BPF_FUNC_get_stackid:
+		return map->type == BPF_MAP_TYPE_STACK_TRACE;
+	default:
+		return true;
+	}
+}

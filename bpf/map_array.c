@@ -1,0 +1,212 @@
+/*
+ * map_array.c - BPF_MAP_TYPE_ARRAY and BPF_MAP_TYPE_PERCPU_ARRAY.
+ *
+ * Linux 6.1 semantics: u32 keys 0..max_entries-1, every element always exists (zeroed at
+ * creation), update with BPF_NOEXIST fails with EEXIST, delete with EINVAL, get_next_key walks
+ * the indexes.  BPF_F_MMAPABLE arrays (global data: .data/.rodata/.bss) keep their values in
+ * whole pages so fs/ can map them (bpf_map_mmap_area); BPF_MAP_FREEZE is in syscall.c.
+ * Per-CPU arrays keep one copy per CPU; the syscall side sees all copies, each rounded to 8 bytes.
+ * Values are read and written without locks, as in Linux (no BPF_F_LOCK).
+ */
+#include <stdint.h>
+
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+
+struct array {
+	uint32_t elem; /* value size rounded to 8 */
+	uint32_t order; /* mmapable: page order of data, else 0 */
+	bool pages;
+	uint8_t *data; /* percpu: [cpu][index] */
+};
+
+#define ARRAY_MAX_BYTES (64u << 20)
+
+static int array_check(const union bpf_attr *attr)
+{
+	uint32_t ok = BPF_F_NUMA_NODE | BPF_F_MMAPABLE | BPF_F_RDONLY | BPF_F_WRONLY |
+		      BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP;
+	bool percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	uint64_t bytes;
+
+	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size == 0 ||
+	    (attr->map_flags & ~ok) || (percpu && (attr->map_flags & BPF_F_MMAPABLE)) ||
+	    (attr->map_flags & (BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)))
+		return -EINVAL;
+	if (attr->value_size > (1u << 20) || (percpu && attr->value_size > 32768))
+		return -E2BIG;
+	bytes = (uint64_t)attr->max_entries * ((attr->value_size + 7) & ~7u);
+	if (percpu)
+		bytes *= ksvc_nr_cpus();
+	if (bytes > ARRAY_MAX_BYTES)
+		return -ENOMEM;
+	return 0;
+}
+
+static int array_alloc(struct bpf_map *map)
+{
+	struct array *a = ksvc_alloc(sizeof(*a));
+	uint64_t bytes;
+
+	if (!a)
+		return -ENOMEM;
+	a->elem = (map->value_size + 7) & ~7u;
+	bytes = (uint64_t)a->elem * map->max_entries;
+	if (bpf_map_is_percpu(map->type))
+		bytes *= ksvc_nr_cpus();
+	if (map->map_flags & BPF_F_MMAPABLE) {
+		while (((uint64_t)KSVC_PAGE_SIZE << a->order) < bytes)
+			a->order++;
+		a->pages = true;
+		a->data = ksvc_alloc_pages(a->order);
+	} else {
+		a->data = ksvc_alloc((size_t)bytes);
+	}
+	if (!a->data) {
+		ksvc_free(a);
+		return -ENOMEM;
+	}
+	map->priv = a;
+	return 0;
+}
+
+static void array_free(struct bpf_map *map)
+{
+	struct array *a = map->priv;
+
+	if (a->pages)
+		ksvc_free_pages(a->data, a->order);
+	else
+		ksvc_free(a->data);
+	ksvc_free(a);
+}
+
+void *bpf_array_base(struct bpf_map *map)
+{
+	return ((struct array *)map->priv)->data;
+}
+
+static uint8_t *elem(struct bpf_map *map, uint32_t index, unsigned int cpu)
+{
+	struct array *a = map->priv;
+
+	return a->data + ((size_t)cpu * map->max_entries + index) * a->elem;
+}
+
+static void *array_lookup(struct bpf_map *map, const void *key)
+{
+	uint32_t index;
+
+	memcpy(&index, key, 4);
+	if (index >= map->max_entries)
+		return NULL;
+	return elem(map, index, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
+}
+
+static int update_check(struct bpf_map *map, const void *key, uint64_t flags, uint32_t *index)
+{
+	if (flags > BPF_EXIST)
+		return -EINVAL;
+	memcpy(index, key, 4);
+	if (*index >= map->max_entries)
+		return -E2BIG;
+	if (flags == BPF_NOEXIST)
+		return -EEXIST;
+	return 0;
+}
+
+static int array_update(struct bpf_map *map, const void *key, const void *value, uint64_t flags)
+{
+	uint32_t index;
+	int err = update_check(map, key, flags, &index);
+
+	if (err)
+		return err;
+	memcpy(elem(map, index, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0), value,
+	       map->value_size);
+	return 0;
+}
+
+static int array_delete(struct bpf_map *map, const void *key)
+{
+	return -EINVAL;
+}
+
+static int array_sys_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct array *a = map->priv;
+	uint32_t index;
+
+	memcpy(&index, key, 4);
+	if (index >= map->max_entries)
+		return -ENOENT;
+	if (!bpf_map_is_percpu(map->type)) {
+		memcpy(value, elem(map, index, 0), map->value_size);
+		return 0;
+	}
+	for (unsigned int cpu = 0; cpu < ksvc_nr_cpus(); cpu++)
+		memcpy((uint8_t *)value + (size_t)cpu * a->elem, elem(map, index, cpu), a->elem);
+	return 0;
+}
+
+static int array_sys_update(struct bpf_map *map, const void *key, const void *value,
+			    uint64_t flags)
+{
+	struct array *a = map->priv;
+	uint32_t index;
+	int err = update_check(map, key, flags, &index);
+
+	if (err)
+		return err;
+	if (!bpf_map_is_percpu(map->type)) {
+		memcpy(elem(map, index, 0), value, map->value_size);
+		return 0;
+	}
+	for (unsigned int cpu = 0; cpu < ksvc_nr_cpus(); cpu++)
+		memcpy(elem(map, index, cpu), (const uint8_t *)value + (size_t)cpu * a->elem,
+		       map->value_size);
+	return 0;
+}
+
+static int array_next_key(struct bpf_map *map, const void *key, void *next)
+{
+	uint32_t index = 0, n;
+
+	if (key)
+		memcpy(&index, key, 4);
+	if (!key || index >= map->max_entries) {
+		n = 0;
+	} else {
+		if (index == map->max_entries - 1)
+			return -ENOENT;
+		n = index + 1;
+	}
+	memcpy(next, &n, 4);
+	return 0;
+}
+
+const struct bpf_map_ops bpf_array_ops = {
+	.check = array_check,
+	.alloc = array_alloc,
+	.free = array_free,
+	.lookup = array_lookup,
+	.update = array_update,
+	.delete = array_delete,
+	.sys_lookup = array_sys_lookup,
+	.sys_update = array_sys_update,
+	.get_next_key = array_next_key,
+};
+
+const struct bpf_map_ops bpf_percpu_array_ops = {
+	.check = array_check,
+	.alloc = array_alloc,
+	.free = array_free,
+	.lookup = array_lookup,
+	.update = array_update,
+	.delete = array_delete,
+	.sys_lookup = array_sys_lookup,
+	.sys_update = array_sys_update,
+	.get_next_key = array_next_key,
+};

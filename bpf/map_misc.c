@@ -1,0 +1,378 @@
+/*
+ * map_misc.c - BPF_MAP_TYPE_PERF_EVENT_ARRAY and BPF_MAP_TYPE_STACK_TRACE.
+ *
+ * PERF_EVENT_ARRAY (Linux 6.1 fd array): u32 key and u32 value; the syscall stores a perf event
+ * fd, which perf's registered struct bpf_perf_ops turns into an event reference (EBADF for an
+ * fd that is not a perf event, also before perf registers); update flags other than BPF_ANY are
+ * EINVAL, indexes past the end E2BIG, lookup from the syscall ENOTSUPP (524), delete of an empty
+ * slot ENOENT.  When the last map fd closes the events are dropped (Linux releases them with the
+ * file that added them).  Programs reach the events only through bpf_perf_event_output/read.
+ *
+ * STACK_TRACE: u32 stack id -> up to value_size/8 u64 instruction pointers, filled by
+ * bpf_get_stackid (bpf_stackmap_insert); buckets are preallocated so inserts never allocate.
+ * Same id for the same stack; a different stack hashing to a taken id is EEXIST unless
+ * BPF_F_REUSE_STACKID.  The syscall side can look up (zero-padded), delete and iterate; update
+ * is EINVAL.  Not here: BPF_F_STACK_BUILD_ID.
+ */
+#include <stdint.h>
+
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/spinlock.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+
+/* ---- perf event array ---- */
+
+static int perf_array_check(const union bpf_attr *attr)
+{
+	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size != 4 ||
+	    (attr->map_flags & ~(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY |
+				 BPF_F_PRESERVE_ELEMS)))
+		return -EINVAL;
+	if (attr->max_entries > (1u << 20))
+		return -E2BIG;
+	return 0;
+}
+
+static int perf_array_alloc(struct bpf_map *map)
+{
+	map->priv = ksvc_alloc(sizeof(void *) * map->max_entries);
+	return map->priv ? 0 : -ENOMEM;
+}
+
+static void perf_array_clear(struct bpf_map *map)
+{
+	void **ev = map->priv;
+	const struct bpf_perf_ops *ops = bpf_perf();
+
+	for (uint32_t i = 0; i < map->max_entries; i++) {
+		unsigned long flags = spin_lock_irqsave(&map->lock);
+		void *old = ev[i];
+
+		ev[i] = NULL;
+		spin_unlock_irqrestore(&map->lock, flags);
+		if (old && ops)
+			ops->event_put(old);
+	}
+}
+
+static void perf_array_free(struct bpf_map *map)
+{
+	perf_array_clear(map);
+	ksvc_free(map->priv);
+}
+
+void *bpf_perf_array_event(struct bpf_map *map, uint32_t index)
+{
+	void **ev = map->priv;
+
+	if (map->type != BPF_MAP_TYPE_PERF_EVENT_ARRAY || index >= map->max_entries)
+		return NULL;
+	return __atomic_load_n(&ev[index], __ATOMIC_ACQUIRE);
+}
+
+static void *no_lookup(struct bpf_map *map, const void *key)
+{
+	return NULL;
+}
+
+static int no_prog_update(struct bpf_map *map, const void *key, const void *value, uint64_t f)
+{
+	return -EINVAL;
+}
+
+static int perf_array_sys_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	return -BPF_ENOTSUPP;
+}
+
+static int perf_array_sys_update(struct bpf_map *map, const void *key, const void *value,
+				 uint64_t flags)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	void **ev = map->priv, *event, *old;
+	uint32_t index, fd;
+	unsigned long irq;
+	int err;
+
+	if (flags != BPF_ANY)
+		return -EINVAL;
+	memcpy(&index, key, 4);
+	memcpy(&fd, value, 4);
+	if (index >= map->max_entries)
+		return -E2BIG;
+	if (!ops)
+		return -EBADF; /* nothing can be a perf event before perf registers */
+	err = ops->event_get_fd((int)fd, &event);
+	if (err)
+		return err;
+	irq = spin_lock_irqsave(&map->lock);
+	old = ev[index];
+	__atomic_store_n(&ev[index], event, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&map->lock, irq);
+	if (old)
+		ops->event_put(old);
+	return 0;
+}
+
+static int perf_array_delete(struct bpf_map *map, const void *key)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	void **ev = map->priv, *old;
+	unsigned long irq;
+	uint32_t index;
+
+	memcpy(&index, key, 4);
+	if (index >= map->max_entries)
+		return -E2BIG;
+	irq = spin_lock_irqsave(&map->lock);
+	old = ev[index];
+	ev[index] = NULL;
+	spin_unlock_irqrestore(&map->lock, irq);
+	if (!old)
+		return -ENOENT;
+	if (ops)
+		ops->event_put(old);
+	return 0;
+}
+
+static int index_next_key(uint32_t n, const void *key, void *next)
+{
+	uint32_t index = 0, r;
+
+	if (key)
+		memcpy(&index, key, 4);
+	if (!key || index >= n)
+		r = 0;
+	else if (index == n - 1)
+		return -ENOENT;
+	else
+		r = index + 1;
+	memcpy(next, &r, 4);
+	return 0;
+}
+
+static int perf_array_next_key(struct bpf_map *map, const void *key, void *next)
+{
+	return index_next_key(map->max_entries, key, next);
+}
+
+const struct bpf_map_ops bpf_perf_array_ops = {
+	.check = perf_array_check,
+	.alloc = perf_array_alloc,
+	.free = perf_array_free,
+	.lookup = no_lookup,
+	.update = no_prog_update,
+	.delete = perf_array_delete,
+	.sys_lookup = perf_array_sys_lookup,
+	.sys_update = perf_array_sys_update,
+	.get_next_key = perf_array_next_key,
+	.release_uref = perf_array_clear,
+};
+
+/* ---- stack trace ---- */
+
+struct stack_bucket {
+	struct stack_bucket *next_free;
+	uint32_t hash, nr;
+	uint64_t ips[];
+};
+
+struct stackmap {
+	uint32_t nbuckets; /* power of two >= max_entries; ids are < nbuckets */
+	uint32_t bucket_size;
+	struct stack_bucket **buckets; /* (m) */
+	struct stack_bucket *free; /* (m) */
+	uint8_t *pool;
+};
+
+#define PERF_MAX_STACK 127
+
+static int stack_check(const union bpf_attr *attr)
+{
+	if (attr->map_flags & ~(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY))
+		return -EINVAL;
+	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size < 8 ||
+	    attr->value_size % 8 || attr->value_size / 8 > PERF_MAX_STACK)
+		return -EINVAL;
+	if (attr->max_entries > (1u << 20))
+		return -E2BIG;
+	return 0;
+}
+
+static int stack_alloc(struct bpf_map *map)
+{
+	struct stackmap *s = ksvc_alloc(sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->nbuckets = 1;
+	while (s->nbuckets < map->max_entries)
+		s->nbuckets <<= 1;
+	s->bucket_size = (uint32_t)sizeof(struct stack_bucket) + map->value_size;
+	s->buckets = ksvc_alloc(sizeof(*s->buckets) * s->nbuckets);
+	/* one spare per id so a replacing insert always finds a free bucket */
+	s->pool = ksvc_alloc((size_t)s->bucket_size * (map->max_entries + 1));
+	if (!s->buckets || !s->pool) {
+		ksvc_free(s->buckets);
+		ksvc_free(s->pool);
+		ksvc_free(s);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i <= map->max_entries; i++) {
+		struct stack_bucket *b = (void *)(s->pool + (size_t)i * s->bucket_size);
+
+		b->next_free = s->free;
+		s->free = b;
+	}
+	map->priv = s;
+	return 0;
+}
+
+static void stack_free(struct bpf_map *map)
+{
+	struct stackmap *s = map->priv;
+
+	ksvc_free(s->buckets);
+	ksvc_free(s->pool);
+	ksvc_free(s);
+}
+
+static uint32_t ips_hash(const uint64_t *ips, uint32_t nr)
+{
+	uint32_t x = 2166136261u;
+
+	for (uint32_t i = 0; i < nr; i++)
+		for (int b = 0; b < 64; b += 8)
+			x = (x ^ (uint8_t)(ips[i] >> b)) * 16777619u;
+	return x;
+}
+
+long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags)
+{
+	struct stackmap *s = map->priv;
+	uint32_t hash, id;
+	struct stack_bucket *b, *nb;
+	unsigned long irq;
+	long ret;
+
+	if (map->type != BPF_MAP_TYPE_STACK_TRACE)
+		return -EINVAL;
+	if (nr > map->value_size / 8)
+		nr = map->value_size / 8;
+	hash = ips_hash(ips, nr);
+	id = hash & (s->nbuckets - 1);
+	irq = spin_lock_irqsave(&map->lock);
+	b = s->buckets[id];
+	if (b && b->hash == hash && b->nr == nr &&
+	    ((flags & BPF_F_FAST_STACK_CMP) || !memcmp(b->ips, ips, (size_t)nr * 8))) {
+		ret = id;
+		goto out;
+	}
+	if (b && !(flags & BPF_F_REUSE_STACKID)) {
+		ret = -EEXIST;
+		goto out;
+	}
+	nb = s->free;
+	if (!nb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	s->free = nb->next_free;
+	nb->hash = hash;
+	nb->nr = nr;
+	memcpy(nb->ips, ips, (size_t)nr * 8);
+	s->buckets[id] = nb;
+	if (b) {
+		b->next_free = s->free;
+		s->free = b;
+	}
+	ret = id;
+out:
+	spin_unlock_irqrestore(&map->lock, irq);
+	return ret;
+}
+
+static int stack_sys_lookup(struct bpf_map *map, const void *key, void *value)
+{
+	struct stackmap *s = map->priv;
+	struct stack_bucket *b;
+	unsigned long irq;
+	uint32_t id;
+	int err = 0;
+
+	memcpy(&id, key, 4);
+	if (id >= s->nbuckets)
+		return -ENOENT;
+	irq = spin_lock_irqsave(&map->lock);
+	b = s->buckets[id];
+	if (b) {
+		memcpy(value, b->ips, (size_t)b->nr * 8);
+		memset((uint8_t *)value + b->nr * 8, 0, map->value_size - b->nr * 8);
+	} else {
+		err = -ENOENT;
+	}
+	spin_unlock_irqrestore(&map->lock, irq);
+	return err;
+}
+
+static int stack_sys_update(struct bpf_map *map, const void *key, const void *value, uint64_t f)
+{
+	return -EINVAL;
+}
+
+static int stack_delete(struct bpf_map *map, const void *key)
+{
+	struct stackmap *s = map->priv;
+	struct stack_bucket *b;
+	unsigned long irq;
+	uint32_t id;
+
+	memcpy(&id, key, 4);
+	if (id >= s->nbuckets)
+		return -EINVAL;
+	irq = spin_lock_irqsave(&map->lock);
+	b = s->buckets[id];
+	if (b) {
+		s->buckets[id] = NULL;
+		b->next_free = s->free;
+		s->free = b;
+	}
+	spin_unlock_irqrestore(&map->lock, irq);
+	return b ? 0 : -ENOENT;
+}
+
+static int stack_next_key(struct bpf_map *map, const void *key, void *next)
+{
+	struct stackmap *s = map->priv;
+	uint32_t id = 0;
+	unsigned long irq;
+	int err = -ENOENT;
+
+	if (key) {
+		memcpy(&id, key, 4);
+		id = id >= s->nbuckets ? 0 : id + 1;
+	}
+	irq = spin_lock_irqsave(&map->lock);
+	for (; id < s->nbuckets; id++)
+		if (s->buckets[id]) {
+			memcpy(next, &id, 4);
+			err = 0;
+			break;
+		}
+	spin_unlock_irqrestore(&map->lock, irq);
+	return err;
+}
+
+const struct bpf_map_ops bpf_stack_ops = {
+	.check = stack_check,
+	.alloc = stack_alloc,
+	.free = stack_free,
+	.lookup = no_lookup,
+	.update = no_prog_update,
+	.delete = stack_delete,
+	.sys_lookup = stack_sys_lookup,
+	.sys_update = stack_sys_update,
+	.get_next_key = stack_next_key,
+};

@@ -1,0 +1,350 @@
+/*
+ * prog.c - eBPF programs: BPF_PROG_LOAD (decode the attributes, resolve map fds in lddw,
+ * verify, then commit: id, decoded code, fd), references and the program fd (anon file
+ * "bpf-prog"), ids for BPF_PROG_GET_NEXT_ID, and bpf_prog_run for the kernel.
+ *
+ * Linux 6.1 ABI (union bpf_attr's prog_type .. fd_array): E2BIG for 0 or too many insns,
+ * EINVAL for unknown types/flags/names and bad log attributes, EFAULT for bad pointers,
+ * EBADF/EINVAL for lddw map fds that are not maps, ENOSPC when the log was too small.
+ * Program types: BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL (for PROG_TEST_RUN) and
+ * BPF_PROG_TYPE_SOCKET_FILTER (loads; its __sk_buff ctx fields are not readable here).
+ * The tag is FNV-1a-64 of the loaded instructions, not Linux's SHA-1 (nothing checks it).
+ * Not here: BTF, func/line info, attach types, JIT, tail calls.
+ */
+#include <stdint.h>
+
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/spinlock.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+
+#define MAX_PROGS 1024
+
+static struct spinlock ids_lock = SPINLOCK_INIT;
+static struct bpf_prog *prog_table[MAX_PROGS]; /* (ids_lock) */
+static uint32_t next_prog_id = 1; /* (ids_lock) */
+
+static void prog_free(struct bpf_prog *prog)
+{
+	for (uint32_t i = 0; i < prog->nr_maps; i++)
+		bpf_map_put(prog->maps[i]);
+	ksvc_free(prog->insns);
+	ksvc_free(prog->orig);
+	ksvc_free(prog->dinsns);
+	ksvc_free(prog);
+}
+
+void bpf_prog_get(struct bpf_prog *prog)
+{
+	atomic_fetch_add(&prog->refcnt, 1);
+}
+
+void bpf_prog_put(struct bpf_prog *prog)
+{
+	unsigned long flags;
+
+	if (!prog || atomic_fetch_sub(&prog->refcnt, 1) != 1)
+		return;
+	flags = spin_lock_irqsave(&ids_lock);
+	for (uint32_t i = 0; i < MAX_PROGS; i++)
+		if (prog_table[i] == prog)
+			prog_table[i] = NULL;
+	spin_unlock_irqrestore(&ids_lock, flags);
+	prog_free(prog);
+}
+
+uint32_t bpf_prog_type(const struct bpf_prog *prog)
+{
+	return prog->type;
+}
+
+uint32_t bpf_prog_id(const struct bpf_prog *prog)
+{
+	return prog->id;
+}
+
+uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
+{
+	uint64_t stack[BPF_STACK_SIZE / 8] __attribute__((aligned(16)));
+
+	return bpf_interp_run(prog->dinsns, (uintptr_t)ctx, 0, stack + BPF_STACK_SIZE / 8, NULL);
+}
+
+int bpf_prog_next_id(uint32_t start, uint32_t *next)
+{
+	unsigned long flags = spin_lock_irqsave(&ids_lock);
+	uint32_t best = 0;
+
+	for (uint32_t i = 0; i < MAX_PROGS; i++)
+		if (prog_table[i] && prog_table[i]->id > start && (!best || prog_table[i]->id < best))
+			best = prog_table[i]->id;
+	spin_unlock_irqrestore(&ids_lock, flags);
+	if (!best)
+		return -ENOENT;
+	*next = best;
+	return 0;
+}
+
+/* ---- the program file ---- */
+
+static void prog_file_get(void *priv)
+{
+	bpf_prog_get(priv);
+}
+
+static void prog_file_release(void *priv)
+{
+	bpf_prog_put(priv);
+}
+
+const struct ksvc_file_ops bpf_prog_fops = {
+	.name = "bpf-prog",
+	.get = prog_file_get,
+	.release = prog_file_release,
+};
+
+int bpf_prog_get_fd(int fd, struct bpf_prog **out)
+{
+	void *priv;
+	int err = ksvc_fd_get(fd, &bpf_prog_fops, &priv);
+
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EBADF;
+	*out = priv;
+	return 0;
+}
+
+int bpf_prog_get_fd_type(int fd, uint32_t type, struct bpf_prog **out)
+{
+	struct bpf_prog *prog;
+	int err = bpf_prog_get_fd(fd, &prog);
+
+	if (err)
+		return err;
+	if (prog->type != type) {
+		bpf_prog_put(prog);
+		return -EINVAL;
+	}
+	*out = prog;
+	return 0;
+}
+
+/* ---- BPF_PROG_LOAD ---- */
+
+static bool license_gpl(const char *l)
+{
+	static const char *const ok[] = { "GPL", "GPL v2", "GPL and additional rights",
+					  "Dual BSD/GPL", "Dual MIT/GPL", "Dual MPL/GPL" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(l, ok[i]))
+			return true;
+	return false;
+}
+
+static int add_map(struct bpf_prog *prog, struct bpf_map *map, struct bpf_verifier_log *log)
+{
+	for (uint32_t i = 0; i < prog->nr_maps; i++) {
+		if (prog->maps[i] == map) {
+			bpf_map_put(map); /* already held once */
+			return 0;
+		}
+	}
+	if (prog->nr_maps == BPF_MAX_MAPS) {
+		bpf_map_put(map);
+		bpf_log(log, "too many maps\n");
+		return -E2BIG;
+	}
+	prog->maps[prog->nr_maps++] = map;
+	return 0;
+}
+
+/*
+ * lddw with a map source: take the map (the program holds it) and put its address, or its
+ * value's address, in the instruction pair (Linux's resolve_pseudo_ldimm64).
+ */
+static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
+			struct bpf_verifier_log *log)
+{
+	for (uint32_t i = 0; i + 1 < prog->len; i++) {
+		struct bpf_insn *in = &prog->insns[i];
+		struct bpf_map *map;
+		uint64_t addr;
+		int fd = in->imm, err;
+
+		if (in->code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		i++;
+		if (in->src_reg == 0)
+			continue;
+		if (in->src_reg == BPF_PSEUDO_MAP_IDX || in->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
+			const int32_t *ufds = (const int32_t *)(uintptr_t)attr->fd_array;
+
+			if (!ufds) {
+				bpf_log(log, "fd_idx without fd_array is invalid\n");
+				return -EPROTO;
+			}
+			if (ksvc_copy_from_user(&fd, ufds + in->imm, sizeof(fd)))
+				return -EFAULT;
+		} else if (in->src_reg != BPF_PSEUDO_MAP_FD && in->src_reg != BPF_PSEUDO_MAP_VALUE) {
+			bpf_log(log, "unrecognized bpf_ld_imm64 insn\n");
+			return -EINVAL;
+		}
+		err = bpf_map_get_fd(fd, &map);
+		if (err) {
+			bpf_log(log, "fd %d is not pointing to valid bpf_map\n", fd);
+			return err;
+		}
+		if (in->src_reg == BPF_PSEUDO_MAP_FD || in->src_reg == BPF_PSEUDO_MAP_IDX) {
+			if (in[1].imm) {
+				bpf_map_put(map);
+				bpf_log(log, "unrecognized bpf_ld_imm64 insn\n");
+				return -EINVAL;
+			}
+			addr = (uintptr_t)map;
+			in->src_reg = BPF_PSEUDO_MAP_FD;
+		} else {
+			uint32_t off = (uint32_t)in[1].imm;
+
+			if (map->type != BPF_MAP_TYPE_ARRAY || map->max_entries != 1) {
+				bpf_map_put(map);
+				bpf_log(log, "direct value access on map type %u is not supported\n", map->type);
+				return map->type == BPF_MAP_TYPE_ARRAY ? -BPF_ENOTSUPP : -EINVAL;
+			}
+			if (off >= map->value_size) {
+				bpf_map_put(map);
+				bpf_log(log, "invalid access to map value pointer, value_size=%u off=%u\n",
+					map->value_size, off);
+				return -EINVAL;
+			}
+			addr = (uintptr_t)bpf_array_base(map) + off;
+			in->src_reg = BPF_PSEUDO_MAP_VALUE;
+		}
+		err = add_map(prog, map, log);
+		if (err)
+			return err;
+		in[0].imm = (int32_t)(uint32_t)addr;
+		in[1].imm = (int32_t)(uint32_t)(addr >> 32);
+	}
+	return 0;
+}
+
+static void prog_tag(struct bpf_prog *prog)
+{
+	uint64_t x = 14695981039346656037ull;
+	const uint8_t *p = (const uint8_t *)prog->orig;
+
+	for (size_t i = 0; i < (size_t)prog->len * 8; i++)
+		x = (x ^ p[i]) * 1099511628211ull;
+	memcpy(prog->tag, &x, 8);
+}
+
+/* Attribute checks with no side effects (decode). */
+static int load_check(const union bpf_attr *attr)
+{
+	uint32_t flags_ok = BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ |
+			    BPF_F_SLEEPABLE | BPF_F_TEST_RND_HI32;
+
+	if (attr->prog_flags & ~flags_ok)
+		return -EINVAL;
+	if (attr->prog_type != BPF_PROG_TYPE_PERF_EVENT && attr->prog_type != BPF_PROG_TYPE_SYSCALL &&
+	    attr->prog_type != BPF_PROG_TYPE_SOCKET_FILTER)
+		return -EINVAL;
+	if ((attr->prog_flags & BPF_F_SLEEPABLE) && attr->prog_type != BPF_PROG_TYPE_SYSCALL)
+		return -EINVAL;
+	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_MAX_INSNS_PRIV)
+		return -E2BIG;
+	if (bpf_obj_name_check(attr->prog_name))
+		return -EINVAL;
+	if (attr->prog_btf_fd || attr->func_info_cnt || attr->line_info_cnt ||
+	    attr->attach_btf_id || attr->attach_prog_fd || attr->core_relo_cnt)
+		return -EINVAL;
+	if (attr->log_level || attr->log_buf || attr->log_size) {
+		if (attr->log_size < 128 || attr->log_size > (UINT32_MAX >> 2) || !attr->log_level ||
+		    !attr->log_buf || (attr->log_level & ~7u))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int bpf_prog_load(const union bpf_attr *attr)
+{
+	struct bpf_verifier_log log = { .ubuf = (char *)(uintptr_t)attr->log_buf,
+					.size = attr->log_size,
+					.level = attr->log_level };
+	char license[128];
+	struct bpf_prog *prog;
+	size_t bytes;
+	int err, fd;
+
+	err = load_check(attr);
+	if (err)
+		return err;
+	/* like strncpy_from_user: a license longer than the buffer is cut, not an error */
+	if (ksvc_strncpy_from_user(license, (const void *)(uintptr_t)attr->license,
+				   sizeof(license) - 1) == -EFAULT)
+		return -EFAULT;
+	license[sizeof(license) - 1] = 0;
+	bytes = (size_t)attr->insn_cnt * sizeof(struct bpf_insn);
+	prog = ksvc_alloc(sizeof(*prog));
+	if (!prog)
+		return -ENOMEM;
+	atomic_store(&prog->refcnt, 1);
+	prog->type = attr->prog_type;
+	prog->expected_attach_type = attr->expected_attach_type;
+	prog->prog_flags = attr->prog_flags;
+	prog->len = attr->insn_cnt;
+	prog->gpl = license_gpl(license);
+	memcpy(prog->name, attr->prog_name, BPF_OBJ_NAME_LEN);
+	prog->insns = ksvc_alloc(bytes);
+	prog->orig = ksvc_alloc(bytes);
+	prog->dinsns = ksvc_alloc(sizeof(struct bpf_dinsn) * prog->len);
+	err = -ENOMEM;
+	if (!prog->insns || !prog->orig || !prog->dinsns)
+		goto err_free_prog;
+	err = -EFAULT;
+	if (ksvc_copy_from_user(prog->orig, (const void *)(uintptr_t)attr->insns, bytes))
+		goto err_free_prog;
+	memcpy(prog->insns, prog->orig, bytes);
+	err = resolve_maps(prog, attr, &log);
+	if (!err)
+		err = bpf_verify(prog, &log);
+	{
+		int lerr = bpf_log_finish(&log);
+
+		if (lerr)
+			err = lerr;
+	}
+	if (err)
+		goto err_free_prog;
+
+	/* commit */
+	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false);
+	prog_tag(prog);
+	prog->load_time = ksvc_clock_ns();
+	prog->uid = ksvc_current_uid();
+	{
+		unsigned long flags = spin_lock_irqsave(&ids_lock);
+		uint32_t slot;
+
+		for (slot = 0; slot < MAX_PROGS && prog_table[slot]; slot++)
+			;
+		if (slot < MAX_PROGS) {
+			prog_table[slot] = prog;
+			prog->id = next_prog_id++;
+		}
+		spin_unlock_irqrestore(&ids_lock, flags);
+		err = -ENOSPC;
+		if (slot == MAX_PROGS)
+			goto err_free_prog;
+	}
+	fd = ksvc_fd_install(&bpf_prog_fops, prog, true);
+	if (fd < 0)
+		bpf_prog_put(prog);
+	return fd;
+
+err_free_prog:
+	prog_free(prog);
+	return err;
+}

@@ -1,0 +1,682 @@
+/*
+ * verify.c - the eBPF verifier's walk: every path through the program is followed with an
+ * abstract state (register types and value ranges, stack slot contents, call frames), so that
+ * when the walk finishes every memory access, helper call and exit has been proven safe.
+ *
+ * Per instruction class: ALU (scalar range arithmetic, pointer arithmetic rules), conditional
+ * jumps (decided when ranges allow, otherwise both ways with refined ranges; null checks of
+ * map_value_or_null), calls (helpers in verify_mem.c, bpf-to-bpf with new frames), exit.
+ * Memory accesses are checked in verify_mem.c, structure and CFG in verify_cfg.c.
+ *
+ * Termination: states at prune points are kept as checkpoints.  A new state contained in a fully
+ * explored checkpoint is pruned; one contained in a checkpoint still on the current path is an
+ * infinite loop (EINVAL); bounded loops unroll until their counter decides the exit, within
+ * Linux's budget of 1,000,000 processed instructions (E2BIG).
+ * Linux 6.1 is the reference for messages and errnos; this is a smaller verifier: no
+ * precision backtracking or liveness (so some programs Linux accepts hit the budget), no
+ * tnums, no BTF, no packet or socket types, no tail calls.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+#include "interp_ops.h"
+#include "verify.h"
+
+#define MAX_STORED_STATES 8192
+#define MAX_STATES_PER_INSN 1024
+#define EVICT_AFTER 128 /* list length from which failing checkpoints go */
+#define MAX_PENDING 8192
+#define PTR_OFF_MAX (1 << 29)
+
+int verr(struct venv *env, int err, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	bpf_vfmt(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	bpf_log(env->log, "%s", line);
+	return err;
+}
+
+const char *reg_type_name(uint8_t t)
+{
+	static const char *const names[] = {
+		[NOT_INIT] = "?",
+		[SCALAR] = "scalar",
+		[PTR_TO_CTX] = "ctx",
+		[PTR_TO_STACK] = "fp",
+		[CONST_PTR_TO_MAP] = "map_ptr",
+		[PTR_TO_MAP_VALUE] = "map_value",
+		[PTR_TO_MAP_VALUE_OR_NULL] = "map_value_or_null",
+		[PTR_TO_MAP_KEY] = "map_key",
+	};
+	return t < ARRAY_SIZE(names) ? names[t] : "?";
+}
+
+struct frame *cur_frame(struct venv *env)
+{
+	return env->cur->frames[env->cur->curframe];
+}
+
+void mark_unknown(struct reg *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = SCALAR;
+	r->umax = UINT64_MAX;
+	r->smin = INT64_MIN;
+	r->smax = INT64_MAX;
+}
+
+void mark_const(struct reg *r, uint64_t v)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = SCALAR;
+	r->umin = r->umax = v;
+	r->smin = r->smax = (int64_t)v;
+}
+
+bool reg_is_const(const struct reg *r)
+{
+	return r->type == SCALAR && r->umin == r->umax;
+}
+
+bool is_pointer(const struct reg *r)
+{
+	return r->type != SCALAR && r->type != NOT_INIT;
+}
+
+/* Tighten signed and unsigned bounds against each other. */
+void reg_sync(struct reg *r)
+{
+	if ((int64_t)r->umin >= 0 || (int64_t)r->umax < 0) {
+		if ((int64_t)r->umin >= 0 && (int64_t)r->umax < 0)
+			goto s2u; /* crosses the sign boundary */
+		r->smin = MAX(r->smin, (int64_t)r->umin);
+		r->smax = MIN(r->smax, (int64_t)r->umax);
+	}
+s2u:
+	if (r->smin >= 0 || r->smax < 0) {
+		r->umin = MAX(r->umin, (uint64_t)r->smin);
+		r->umax = MIN(r->umax, (uint64_t)r->smax);
+	}
+}
+
+bool reg_bad(const struct reg *r)
+{
+	return r->umin > r->umax || r->smin > r->smax;
+}
+
+/* ---- frames and states ---- */
+
+struct frame *frame_new(void)
+{
+	return ksvc_alloc(sizeof(struct frame));
+}
+
+void frame_free(struct frame *f)
+{
+	if (!f)
+		return;
+	ksvc_free(f->stype);
+	ksvc_free(f->spill);
+	ksvc_free(f);
+}
+
+int frame_grow(struct frame *f, int64_t lo)
+{
+	uint32_t need = (uint32_t)((-lo + 7) & ~7);
+	uint8_t *st;
+	struct reg *sp;
+
+	if (need <= f->depth)
+		return 0;
+	st = ksvc_alloc(need);
+	sp = ksvc_alloc(sizeof(*sp) * (need / 8));
+	if (!st || !sp) {
+		ksvc_free(st);
+		ksvc_free(sp);
+		return -ENOMEM;
+	}
+	if (f->depth) {
+		memcpy(st, f->stype, f->depth);
+		memcpy(sp, f->spill, sizeof(*sp) * (f->depth / 8));
+	}
+	ksvc_free(f->stype);
+	ksvc_free(f->spill);
+	f->stype = st;
+	f->spill = sp;
+	f->depth = need;
+	return 0;
+}
+
+static struct frame *frame_dup(const struct frame *f)
+{
+	struct frame *n = ksvc_alloc(sizeof(*n));
+
+	if (!n)
+		return NULL;
+	*n = *f;
+	n->stype = NULL;
+	n->spill = NULL;
+	n->depth = 0;
+	if (f->depth && frame_grow(n, -(int64_t)f->depth)) {
+		ksvc_free(n);
+		return NULL;
+	}
+	if (f->depth) {
+		memcpy(n->stype, f->stype, f->depth);
+		memcpy(n->spill, f->spill, sizeof(*n->spill) * (f->depth / 8));
+	}
+	return n;
+}
+
+static struct vstate *state_copy(const struct vstate *s)
+{
+	struct vstate *n = ksvc_alloc(sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->curframe = s->curframe;
+	n->parent = s->parent;
+	for (uint32_t i = 0; i <= s->curframe; i++) {
+		n->frames[i] = frame_dup(s->frames[i]);
+		if (!n->frames[i]) {
+			for (uint32_t k = 0; k < i; k++)
+				frame_free(n->frames[k]);
+			ksvc_free(n);
+			return NULL;
+		}
+	}
+	return n;
+}
+
+void state_free(struct vstate *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i <= s->curframe; i++)
+		frame_free(s->frames[i]);
+	ksvc_free(s);
+}
+
+static void branch_done(struct vstate *cp)
+{
+	while (cp) {
+		if (--cp->branches)
+			break;
+		cp = cp->parent;
+	}
+}
+
+struct idmap {
+	uint32_t old[64], cur[64];
+	uint32_t n;
+};
+
+static bool ids_match(struct idmap *m, uint32_t old, uint32_t cur)
+{
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->old[i] == old)
+			return m->cur[i] == cur;
+	if (m->n == 64)
+		return false;
+	m->old[m->n] = old;
+	m->cur[m->n++] = cur;
+	return true;
+}
+
+static bool range_within(const struct reg *old, const struct reg *cur)
+{
+	return cur->umin >= old->umin && cur->umax <= old->umax && cur->smin >= old->smin &&
+	       cur->smax <= old->smax;
+}
+
+/* Is every concrete register value cur may hold also allowed by old? */
+static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *m)
+{
+	if (old->type == NOT_INIT)
+		return true;
+	if (cur->type != old->type)
+		return false;
+	switch (old->type) {
+	case SCALAR:
+		return range_within(old, cur);
+	case PTR_TO_MAP_VALUE_OR_NULL:
+		if (!ids_match(m, old->id, cur->id))
+			return false;
+		/* fall through */
+	default:
+		return old->map == cur->map && old->off == cur->off &&
+		       old->frameno == cur->frameno && range_within(old, cur);
+	}
+}
+
+static bool unknown_scalar(const struct reg *r)
+{
+	return r->type == SCALAR && r->umin == 0 && r->umax == UINT64_MAX &&
+	       r->smin == INT64_MIN && r->smax == INT64_MAX;
+}
+
+static bool stacksafe(const struct frame *old, const struct frame *cur, struct idmap *m)
+{
+	for (uint32_t i = 0; i < old->depth; i++) {
+		uint8_t o = old->stype[i], c = i < cur->depth ? cur->stype[i] : STACK_INVALID;
+
+		if (o == STACK_INVALID)
+			continue;
+		if (c == STACK_INVALID)
+			return false;
+		if (o == STACK_SPILL) {
+			if (i % 8)
+				continue;
+			if (c == STACK_SPILL) {
+				if (!regsafe(&old->spill[i / 8], &cur->spill[i / 8], m))
+					return false;
+			} else if (!unknown_scalar(&old->spill[i / 8])) {
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Does old (explored) allow everything cur may do from insn idx on?  Dead registers don't count. */
+static bool states_subsume(struct venv *env, const struct vstate *old,
+			   const struct vstate *cur, uint32_t idx)
+{
+	struct idmap *m = env->idmap; /* scratch; only the first n pairs are used */
+
+	m->n = 0;
+	if (old->curframe != cur->curframe)
+		return false;
+	for (uint32_t f = 0; f <= old->curframe; f++) {
+		const struct frame *of = old->frames[f], *cf = cur->frames[f];
+		/* callers resume after their call: what is live there (r0-r5 are rewritten) */
+		uint16_t live = f == old->curframe ? env->live[idx] :
+			old->frames[f + 1]->callsite + 1 < env->len ?
+				env->live[old->frames[f + 1]->callsite + 1] : 0xffff;
+
+		if (of->callsite != cf->callsite)
+			return false;
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			if ((live & (1u << r)) && !regsafe(&of->regs[r], &cf->regs[r], m))
+				return false;
+		if (!stacksafe(of, cf, m))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * 1: prune this path, 0: go on, <0: error.  Checkpoints that keep failing to prune are dropped
+ * from the list (Linux's miss heuristic), which keeps long loops linear.
+ */
+static int state_visited(struct venv *env, uint32_t idx)
+{
+	struct vstate *cp, **pp;
+	uint32_t n = 0;
+
+	if (!env->prune[idx])
+		return 0;
+	for (pp = &env->visited[idx]; (cp = *pp);) {
+		bool sub = states_subsume(env, cp, env->cur, idx);
+
+		if (sub && cp->branches)
+			return verr(env, -EINVAL, "infinite loop detected at insn %u\n", idx);
+		if (sub) {
+			cp->hit++;
+			return 1;
+		}
+		if (++cp->miss > cp->hit * 3 + 3 && n >= EVICT_AFTER) {
+			*pp = cp->next;
+			cp->next = env->evicted;
+			env->evicted = cp;
+			continue;
+		}
+		pp = &cp->next;
+		n++;
+	}
+	if (env->nr_stored >= MAX_STORED_STATES || n >= MAX_STATES_PER_INSN)
+		return 0; /* memory bound: go on unpruned (the insn budget still holds) */
+	/* like Linux: a new checkpoint only after 2 jumps and 8 insns since the last one */
+	if (env->jmps_since < 2 || env->insns_since < 8)
+		return 0;
+	env->jmps_since = env->insns_since = 0;
+	cp = state_copy(env->cur);
+	if (!cp)
+		return -ENOMEM;
+	cp->branches = 1;
+	cp->insn = idx;
+	cp->next = env->visited[idx];
+	env->visited[idx] = cp;
+	env->cur->parent = cp;
+	env->nr_stored++;
+	return 0;
+}
+
+int push_branch(struct venv *env, uint32_t insn, struct vstate **out)
+{
+	struct vstate *s;
+
+	if (env->stack_len >= MAX_PENDING)
+		return verr(env, -E2BIG, "The sequence of %u jumps is too complex.\n",
+			    env->stack_len);
+	if (env->stack_len == env->stack_cap) {
+		uint32_t cap = env->stack_cap ? env->stack_cap * 2 : 64;
+		struct pending *n = ksvc_alloc(sizeof(*n) * cap);
+
+		if (!n)
+			return -ENOMEM;
+		if (env->stack)
+			memcpy(n, env->stack, sizeof(*n) * env->stack_len);
+		ksvc_free(env->stack);
+		env->stack = n;
+		env->stack_cap = cap;
+	}
+	s = state_copy(env->cur);
+	if (!s)
+		return -ENOMEM;
+	if (s->parent)
+		s->parent->branches++;
+	env->stack[env->stack_len].st = s;
+	env->stack[env->stack_len++].insn = insn;
+	*out = s;
+	return 0;
+}
+
+/* ---- registers ---- */
+
+int check_reg_read(struct venv *env, uint32_t regno)
+{
+	if (cur_frame(env)->regs[regno].type == NOT_INIT)
+		return verr(env, -EACCES, "R%u !read_ok\n", regno);
+	return 0;
+}
+
+int check_reg_write(struct venv *env, uint32_t regno)
+{
+	if (regno == BPF_REG_10)
+		return verr(env, -EACCES, "frame pointer is read only\n");
+	return 0;
+}
+
+/* ---- calls and exit ---- */
+
+static int64_t check_local_call(struct venv *env, const struct bpf_insn *in, uint32_t idx)
+{
+	struct vstate *st = env->cur;
+	struct frame *caller = cur_frame(env), *callee;
+	uint32_t target = idx + 1 + in->imm;
+
+	if (st->curframe + 1 >= BPF_MAX_FRAMES)
+		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
+			    st->curframe + 2);
+	callee = frame_new();
+	if (!callee)
+		return -ENOMEM;
+	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)
+		callee->regs[r] = caller->regs[r];
+	callee->regs[BPF_REG_10].type = PTR_TO_STACK;
+	callee->regs[BPF_REG_10].frameno = (uint8_t)(st->curframe + 1);
+	callee->callsite = idx;
+	callee->subprog = (uint32_t)subprog_of(env, target);
+	st->frames[++st->curframe] = callee;
+	if (st->curframe + 1 > env->max_frames)
+		env->max_frames = st->curframe + 1;
+	return target;
+}
+
+/* Returns the next instruction, or 1 << 32 when the path ends, or a negative errno. */
+static int64_t check_exit(struct venv *env)
+{
+	struct vstate *st = env->cur;
+	struct frame *callee = cur_frame(env), *caller;
+	uint32_t ret;
+	int err = check_reg_read(env, BPF_REG_0);
+
+	if (err)
+		return err;
+	if (st->curframe == 0)
+		return (int64_t)1 << 32;
+	if (callee->regs[BPF_REG_0].type == PTR_TO_STACK &&
+	    callee->regs[BPF_REG_0].frameno == st->curframe)
+		return verr(env, -EINVAL, "cannot return stack pointer to the caller frame\n");
+	caller = st->frames[st->curframe - 1];
+	caller->regs[BPF_REG_0] = callee->regs[BPF_REG_0];
+	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)
+		memset(&caller->regs[r], 0, sizeof(struct reg));
+	ret = callee->callsite + 1;
+	frame_free(callee);
+	st->frames[st->curframe--] = NULL;
+	return ret;
+}
+
+/* ---- the walk ---- */
+
+/* One instruction; returns the next index, 1 << 32 at a path's end, -EAGAIN if impossible. */
+static int64_t do_insn(struct venv *env, uint32_t idx)
+{
+	const struct bpf_insn *in = &env->insns[idx];
+	struct frame *f = cur_frame(env);
+	uint8_t cls = BPF_CLASS(in->code);
+	int op = bpf_interp_op(in);
+	int err = 0;
+
+	env->idx = idx;
+	if (env->log && (env->log->level & 2))
+		bpf_log(env->log, "%u: (%02x) dst=r%u src=r%u off=%d imm=%d\n", idx, in->code,
+			in->dst_reg, in->src_reg, in->off, in->imm);
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		err = check_alu(env, in);
+		return err ? (int64_t)err : (int64_t)idx + 1;
+	case BPF_LDX:
+		err = check_reg_read(env, in->src_reg);
+		if (!err)
+			err = check_reg_write(env, in->dst_reg);
+		if (!err)
+			err = check_mem_access(env, in->src_reg, in->off, insn_size(in->code), false,
+					       in->dst_reg, BPF_MODE(in->code) == BPF_MEMSX);
+		return err ? (int64_t)err : (int64_t)idx + 1;
+	case BPF_ST:
+	case BPF_STX:
+		if (BPF_MODE(in->code) == BPF_ATOMIC) {
+			err = check_atomic(env, in);
+			return err ? (int64_t)err : (int64_t)idx + 1;
+		}
+		err = check_reg_read(env, in->dst_reg);
+		if (!err && cls == BPF_STX)
+			err = check_reg_read(env, in->src_reg);
+		if (!err)
+			err = check_mem_access(env, in->dst_reg, in->off, insn_size(in->code), true,
+					       cls == BPF_STX ? in->src_reg : VALUE_IMM, false);
+		return err ? (int64_t)err : (int64_t)idx + 1;
+	case BPF_LD: {
+		struct reg *d = &f->regs[in->dst_reg];
+
+		err = check_reg_write(env, in->dst_reg);
+		if (err)
+			return err;
+		if (in->src_reg == BPF_PSEUDO_MAP_FD) {
+			memset(d, 0, sizeof(*d));
+			d->type = CONST_PTR_TO_MAP;
+			d->map = (struct bpf_map *)(uintptr_t)((uint32_t)in[0].imm |
+							       (uint64_t)(uint32_t)in[1].imm << 32);
+		} else if (in->src_reg == BPF_PSEUDO_MAP_VALUE) {
+			/* the loader put the value's address in the pair: find its map again */
+			uint64_t addr = (uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
+
+			memset(d, 0, sizeof(*d));
+			d->type = PTR_TO_MAP_VALUE;
+			for (uint32_t i = 0; i < env->prog->nr_maps; i++) {
+				struct bpf_map *m = env->prog->maps[i];
+				uint64_t base;
+
+				if (m->type != BPF_MAP_TYPE_ARRAY)
+					continue;
+				base = (uintptr_t)bpf_array_base(m);
+				if (addr >= base && addr < base + m->value_size) {
+					d->map = m;
+					d->off = (int32_t)(addr - base);
+				}
+			}
+			if (!d->map)
+				return verr(env, -EINVAL, "invalid map value address\n");
+		} else {
+			mark_const(d, (uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32);
+		}
+		return idx + 2;
+	}
+	case BPF_JMP:
+	case BPF_JMP32:
+		switch (op) {
+		case BPF_OP_JA:
+			return idx + 1 + in->off;
+		case BPF_OP_JA32:
+			return idx + 1 + in->imm;
+		case BPF_OP_CALL:
+			err = check_helper_call(env, in);
+			return err ? (int64_t)err : (int64_t)idx + 1;
+		case BPF_OP_CALL_LOCAL:
+			return check_local_call(env, in, idx);
+		case BPF_OP_EXIT:
+			return check_exit(env);
+		default:
+			return check_cond_jmp(env, in, idx);
+		}
+	}
+	return verr(env, -EINVAL, "unknown opcode %02x\n", in->code);
+}
+
+static void init_state(struct venv *env, struct vstate *st)
+{
+	struct frame *f = st->frames[0];
+
+	f->regs[BPF_REG_1].type = PTR_TO_CTX;
+	f->regs[BPF_REG_10].type = PTR_TO_STACK;
+	(void)env;
+}
+
+static int do_check(struct venv *env)
+{
+	int64_t next;
+	uint32_t idx = 0;
+	int err;
+
+	for (;;) {
+		if (++env->processed > BPF_MAX_INSNS_PRIV)
+			return verr(env, -E2BIG, "BPF program is too large. Processed %u insn\n",
+				    env->processed);
+		env->insns_since++;
+		if (BPF_CLASS(env->insns[idx].code) == BPF_JMP ||
+		    BPF_CLASS(env->insns[idx].code) == BPF_JMP32)
+			env->jmps_since++;
+		err = state_visited(env, idx);
+		if (err < 0)
+			return err;
+		next = err ? (int64_t)1 << 32 : do_insn(env, idx);
+		if (next < 0 && next != -EAGAIN) {
+			if (env->log)
+				bpf_log(env->log, "verification failed at insn %u\n", idx);
+			return (int)next;
+		}
+		if (next >= 0 && next < env->len) {
+			idx = (uint32_t)next;
+			continue;
+		}
+		/* this path is done: take the next pending one */
+		branch_done(env->cur->parent);
+		state_free(env->cur);
+		env->cur = NULL;
+		if (!env->stack_len)
+			return 0;
+		env->stack_len--;
+		env->cur = env->stack[env->stack_len].st;
+		idx = env->stack[env->stack_len].insn;
+	}
+}
+
+static void env_free(struct venv *env)
+{
+	state_free(env->cur);
+	for (uint32_t i = 0; i < env->stack_len; i++)
+		state_free(env->stack[i].st);
+	ksvc_free(env->stack);
+	if (env->visited) {
+		for (uint32_t i = 0; i < env->len; i++) {
+			struct vstate *s = env->visited[i], *n;
+
+			for (; s; s = n) {
+				n = s->next;
+				state_free(s);
+			}
+		}
+	}
+	ksvc_free(env->visited);
+	for (struct vstate *s = env->evicted, *n; s; s = n) {
+		n = s->next;
+		state_free(s);
+	}
+	ksvc_free(env->prune);
+	ksvc_free(env->live);
+	ksvc_free(env->idmap);
+}
+
+int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
+{
+	struct venv env = { .prog = prog, .insns = prog->insns, .len = prog->len, .log = log };
+	uint32_t depth = 0;
+	int err;
+
+	err = bpf_check_structure(prog->insns, prog->len, true, log);
+	if (err)
+		return err;
+	env.prune = ksvc_alloc(prog->len);
+	env.idmap = ksvc_alloc(sizeof(*env.idmap));
+	env.visited = ksvc_alloc(sizeof(*env.visited) * prog->len);
+	env.cur = ksvc_alloc(sizeof(*env.cur));
+	if (env.cur)
+		env.cur->frames[0] = frame_new();
+	if (!env.prune || !env.visited || !env.cur || !env.cur->frames[0] || !env.idmap) {
+		if (env.cur && !env.cur->frames[0]) {
+			ksvc_free(env.cur);
+			env.cur = NULL;
+		}
+		err = -ENOMEM;
+		goto out;
+	}
+	env.max_frames = 1;
+	err = check_subprogs_and_cfg(&env);
+	if (!err)
+		err = compute_liveness(&env);
+	if (err)
+		goto out;
+	init_state(&env, env.cur);
+	err = do_check(&env);
+	if (err)
+		goto out;
+	for (uint32_t s = 0; s < env.nr_subprogs; s++)
+		depth = MAX(depth, env.subprog_depth[s]);
+	depth = (depth + 15) & ~15u;
+	if (env.nr_subprogs > 1 && depth * env.max_frames > BPF_STACK_SIZE) {
+		err = verr(&env, -EACCES, "combined stack size of %u calls is %u. Too large\n",
+			   env.max_frames, depth * env.max_frames);
+		goto out;
+	}
+	prog->stack_depth = env.nr_subprogs > 1 ? depth : BPF_STACK_SIZE;
+	prog->max_ctx_offset = env.max_ctx_off;
+	bpf_log(log, "processed %u insns (limit %u) max_states_per_insn 0 total_states %u "
+		     "peak_states %u mark_read 0\n",
+		env.processed, BPF_MAX_INSNS_PRIV, env.nr_stored, env.nr_stored);
+out:
+	env_free(&env);
+	return err;
+}

@@ -1,0 +1,159 @@
+/*
+ * verify.h - verifier state shared by verify.c (the walk, ALU, branches, calls),
+ * verify_mem.c (memory accesses, helper arguments) and verify_cfg.c (structure, CFG).
+ * Included only by bpf/verify*.c.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#include "bpf_internal.h"
+
+enum reg_type {
+	NOT_INIT = 0,
+	SCALAR,
+	PTR_TO_CTX,
+	PTR_TO_STACK,
+	CONST_PTR_TO_MAP,
+	PTR_TO_MAP_VALUE,
+	PTR_TO_MAP_VALUE_OR_NULL,
+	PTR_TO_MAP_KEY,
+};
+
+/*
+ * A register: its type and, for scalars, the value's bounds; for pointers a fixed offset plus
+ * a variable part whose bounds are the same four fields.  Constants have umin == umax.
+ */
+struct reg {
+	uint8_t type;
+	uint8_t frameno; /* PTR_TO_STACK: whose frame */
+	uint32_t id; /* PTR_TO_MAP_VALUE_OR_NULL: copies share an id for the null check */
+	int32_t off;
+	struct bpf_map *map;
+	uint64_t umin, umax;
+	int64_t smin, smax;
+};
+
+enum slot_type { STACK_INVALID = 0, STACK_MISC, STACK_ZERO, STACK_SPILL };
+
+/* One call frame: registers, and the stack below its fp tracked per byte as deep as used. */
+struct frame {
+	struct reg regs[MAX_BPF_REG];
+	uint32_t callsite; /* insn index of the call that made this frame */
+	uint32_t subprog;
+	uint32_t depth; /* bytes tracked below fp, a multiple of 8 */
+	uint8_t *stype; /* stype[i]: the byte at fp-1-i (enum slot_type) */
+	struct reg *spill; /* spill[s]: the register spilled to the 8-byte slot fp-8-8s */
+};
+
+static inline uint8_t stack_type(const struct frame *f, int64_t o)
+{
+	uint64_t i = (uint64_t)(-o - 1);
+
+	return i < f->depth ? f->stype[i] : STACK_INVALID;
+}
+
+static inline struct reg *stack_spill(const struct frame *f, int64_t o)
+{
+	return &f->spill[(-o - 1) / 8];
+}
+
+struct vstate {
+	struct frame *frames[BPF_MAX_FRAMES];
+	uint32_t curframe;
+	struct vstate *parent; /* last checkpoint on this path */
+	uint32_t branches; /* checkpoints: live paths below this one */
+	uint32_t insn; /* checkpoints: where */
+	struct vstate *next; /* checkpoint list of one insn, or the evicted list */
+	uint32_t hit, miss; /* checkpoints: pruning successes and failures */
+};
+
+#define MAX_SUBPROGS 64
+
+struct idmap; /* verify.c */
+
+struct venv {
+	struct bpf_prog *prog;
+	const struct bpf_insn *insns;
+	uint32_t len;
+	struct bpf_verifier_log *log;
+	struct vstate *cur;
+	uint32_t idx; /* instruction being checked */
+	uint32_t processed;
+	uint32_t next_id;
+	uint32_t nr_subprogs;
+	uint32_t subprog_start[MAX_SUBPROGS + 1];
+	uint32_t subprog_depth[MAX_SUBPROGS];
+	uint32_t max_frames;
+	uint8_t *prune; /* per insn: a prune point */
+	uint16_t *live; /* per insn: registers that may still be read */
+	struct vstate **visited; /* per insn: checkpoint list */
+	struct vstate *evicted; /* checkpoints dropped from their list, freed at the end */
+	struct idmap *idmap; /* scratch for comparing states */
+	uint32_t nr_stored;
+	uint32_t jmps_since, insns_since; /* since the last checkpoint */
+	/* pending branches */
+	struct pending {
+		struct vstate *st;
+		uint32_t insn;
+	} *stack;
+	uint32_t stack_len, stack_cap;
+	bool pruned_or_done;
+	uint32_t max_ctx_off;
+};
+
+/* verify.c */
+struct frame *cur_frame(struct venv *env);
+struct frame *frame_new(void);
+void frame_free(struct frame *f);
+/* Track the stack of f down to fp+lo (lo < 0): 0 or -ENOMEM. */
+int frame_grow(struct frame *f, int64_t lo);
+void mark_unknown(struct reg *r);
+void mark_const(struct reg *r, uint64_t v);
+void reg_sync(struct reg *r);
+bool reg_is_const(const struct reg *r);
+bool is_pointer(const struct reg *r);
+const char *reg_type_name(uint8_t t);
+int verr(struct venv *env, int err, const char *fmt, ...);
+
+/* value_regno of check_mem_access for stores that are not a register */
+#define VALUE_IMM (-1) /* BPF_ST: the insn's imm */
+#define VALUE_UNKNOWN (-2) /* atomics: some scalar */
+#define VALUE_NONE (-3) /* loads whose result is handled by the caller */
+
+static inline uint32_t insn_size(uint8_t code)
+{
+	switch (BPF_SIZE(code)) {
+	case BPF_B: return 1;
+	case BPF_H: return 2;
+	case BPF_W: return 4;
+	default: return 8;
+	}
+}
+
+/* verify_mem.c */
+int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t size, bool write,
+		     int32_t value_regno, bool sign_ext);
+int check_atomic(struct venv *env, const struct bpf_insn *in);
+int check_helper_call(struct venv *env, const struct bpf_insn *in);
+
+/* verify.c */
+bool reg_bad(const struct reg *r);
+void state_free(struct vstate *s);
+/* Queue the current state to be explored from insn later; *out is the queued copy. */
+int push_branch(struct venv *env, uint32_t insn, struct vstate **out);
+int check_reg_read(struct venv *env, uint32_t regno);
+int check_reg_write(struct venv *env, uint32_t regno);
+
+/* verify_alu.c */
+int check_alu(struct venv *env, const struct bpf_insn *in);
+
+/* verify_jmp.c: next insn index, or -EAGAIN when the fall-through is impossible */
+int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx);
+
+/* verify_cfg.c */
+int check_subprogs_and_cfg(struct venv *env);
+int subprog_of(const struct venv *env, uint32_t insn);
+int compute_liveness(struct venv *env);

@@ -1,0 +1,411 @@
+/*
+ * verify_mem.c - the verifier's memory rules: loads and stores through ctx, stack and map value
+ * pointers, atomics, and helper calls checked against each helper's argument types.
+ *
+ * Stack: 512 bytes per frame, tracked per byte (invalid / misc / spilled register); a read needs
+ * every byte written first; an aligned 8-byte store of a register spills its state, and an
+ * aligned 8-byte load brings it back.  Map values: the access, including the pointer's variable
+ * offset, must fall inside value_size; BPF_F_RDONLY_PROG / WRONLY_PROG maps refuse writes /
+ * reads.  Ctx of BPF_PROG_TYPE_PERF_EVENT: struct bpf_perf_event_data, read-only, regs words
+ * 8 bytes wide, sample_period and addr also narrower.  Messages and errnos as Linux 6.1 (EACCES).
+ */
+#include <stdint.h>
+
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+#include "verify.h"
+
+_Static_assert(offsetof(struct bpf_perf_event_data, regs) == 0, "regs first");
+_Static_assert(offsetof(struct bpf_perf_event_data, sample_period) ==
+		       sizeof(bpf_user_pt_regs_t), "sample_period follows regs");
+_Static_assert(offsetof(struct bpf_perf_event_data, addr) ==
+		       offsetof(struct bpf_perf_event_data, sample_period) + 8, "addr last");
+
+static void set_loaded(struct reg *d, uint32_t size, bool sign_ext)
+{
+	mark_unknown(d);
+	if (size == 8)
+		return;
+	if (sign_ext) {
+		d->smin = -((int64_t)1 << (size * 8 - 1));
+		d->smax = ((int64_t)1 << (size * 8 - 1)) - 1;
+	} else {
+		d->umax = ((uint64_t)1 << (size * 8)) - 1;
+	}
+	reg_sync(d);
+}
+
+/* Byte range [*lo, *hi) a pointer access may touch, relative to the object's start. */
+static void access_range(const struct reg *p, int32_t off, uint32_t size, int64_t *lo, int64_t *hi)
+{
+	*lo = (int64_t)p->off + p->smin + off;
+	*hi = (int64_t)p->off + p->smax + off + size;
+}
+
+static bool var_off(const struct reg *p)
+{
+	return p->smin != 0 || p->smax != 0;
+}
+
+/* ---- stack ---- */
+
+/* The frame a stack pointer points into: always live (see the spill rule in stack_access). */
+static struct frame *stack_frame(struct venv *env, const struct reg *p)
+{
+	return env->cur->frames[p->frameno];
+}
+
+static void note_depth(struct venv *env, struct frame *f, int64_t lo)
+{
+	uint32_t d = (uint32_t)-lo;
+
+	if (f->subprog < MAX_SUBPROGS && d > env->subprog_depth[f->subprog])
+		env->subprog_depth[f->subprog] = d;
+}
+
+/* Mark [lo, hi) written with plain data: spills it touches are destroyed. */
+static int stack_mark_misc(struct frame *f, int64_t lo, int64_t hi)
+{
+	int err = frame_grow(f, lo);
+
+	if (err)
+		return err;
+	for (int64_t o = lo; o < hi; o++) {
+		uint32_t i = (uint32_t)(-o - 1);
+
+		if (f->stype[i] == STACK_SPILL) {
+			uint32_t s = i & ~7u;
+
+			for (int k = 0; k < 8; k++)
+				f->stype[s + k] = STACK_MISC;
+		}
+		f->stype[i] = STACK_MISC;
+	}
+	return 0;
+}
+
+static bool stack_initialized(const struct frame *f, int64_t lo, int64_t hi)
+{
+	for (int64_t o = lo; o < hi; o++)
+		if (stack_type(f, o) == STACK_INVALID)
+			return false;
+	return true;
+}
+
+static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, int32_t off,
+			uint32_t size, bool write, int32_t value_regno, bool sign_ext)
+{
+	struct frame *f = stack_frame(env, p), *cf = cur_frame(env);
+	int64_t lo, hi;
+
+	access_range(p, off, size, &lo, &hi);
+	if (lo < -(int64_t)BPF_STACK_SIZE || hi > 0)
+		return verr(env, -EACCES, "invalid %s stack R%u off=%lld size=%u\n",
+			    var_off(p) ? "variable-offset" : "", regno, (long long)lo, size);
+	note_depth(env, f, lo);
+	if (write) {
+		if (var_off(p)) {
+			if (!stack_initialized(f, lo, hi))
+				return verr(env, -EACCES,
+					    "uninit stack in range of var-offset write prohibited\n");
+			return stack_mark_misc(f, lo, hi);
+		}
+		if (size == 8 && !(lo % 8) &&
+		    (value_regno >= 0 || value_regno == VALUE_IMM)) {
+			struct reg v;
+
+			if (value_regno >= 0)
+				v = cf->regs[value_regno];
+			else
+				mark_const(&v, (uint64_t)(int64_t)env->insns[env->idx].imm);
+			/* the callee's frame dies on return: its address must not outlive it */
+			if (v.type == PTR_TO_STACK && v.frameno > p->frameno)
+				return verr(env, -EINVAL, "cannot spill pointers to stack into stack "
+							  "frame of the caller\n");
+			if (frame_grow(f, lo))
+				return -ENOMEM;
+			for (int64_t o = lo; o < hi; o++)
+				f->stype[-o - 1] = STACK_SPILL;
+			*stack_spill(f, lo) = v;
+			return 0;
+		}
+		return stack_mark_misc(f, lo, hi);
+	}
+	if (!stack_initialized(f, lo, hi))
+		return verr(env, -EACCES, "invalid read from stack R%u off %lld+%d size %u\n", regno,
+			    (long long)(lo - off), off, size);
+	if (value_regno < 0)
+		return 0;
+	if (!var_off(p) && stack_type(f, lo) == STACK_SPILL) {
+		const struct reg *sp = stack_spill(f, lo);
+
+		if (size == 8 && !(lo % 8)) {
+			cf->regs[value_regno] = *sp;
+			return 0;
+		}
+		if (is_pointer(sp))
+			return verr(env, -EACCES, "invalid size of register fill\n");
+	}
+	set_loaded(&cf->regs[value_regno], size, sign_ext);
+	return 0;
+}
+
+/* ---- map values ---- */
+
+static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p, int64_t lo,
+			   int64_t hi, bool write)
+{
+	const struct bpf_map *m = p->map;
+
+	if (p->smin < 0)
+		return verr(env, -EACCES, "R%u min value is negative, either use unsigned index "
+					  "or do a if (index >=0) check.\n", regno);
+	if (lo < 0 || hi > m->value_size)
+		return verr(env, -EACCES, "invalid access to map value, value_size=%u off=%lld size=%lld\n",
+			    m->value_size, (long long)lo, (long long)(hi - lo));
+	if (write && (m->map_flags & BPF_F_RDONLY_PROG))
+		return verr(env, -EACCES, "write into map forbidden, value_size=%u off=%lld size=%lld\n",
+			    m->value_size, (long long)lo, (long long)(hi - lo));
+	if (!write && (m->map_flags & BPF_F_WRONLY_PROG))
+		return verr(env, -EACCES, "read from map forbidden, value_size=%u off=%lld size=%lld\n",
+			    m->value_size, (long long)lo, (long long)(hi - lo));
+	return 0;
+}
+
+/* ---- ctx ---- */
+
+static int ctx_access(struct venv *env, uint32_t regno, const struct reg *p, int32_t off,
+		      uint32_t size, bool write)
+{
+	int64_t o = (int64_t)p->off + off;
+	const int64_t regs_end = offsetof(struct bpf_perf_event_data, sample_period);
+	bool ok = false;
+
+	if (var_off(p))
+		return verr(env, -EACCES, "variable ctx access var_off=(%lld; %lld) disallowed\n",
+			    (long long)p->smin, (long long)p->smax);
+	if (env->prog->type == BPF_PROG_TYPE_PERF_EVENT && !write && o >= 0 &&
+	    o + size <= (int64_t)sizeof(struct bpf_perf_event_data) && o % size == 0) {
+		if (o < regs_end)
+			ok = size == 8;
+		else
+			ok = true; /* sample_period, addr: narrow loads allowed */
+	}
+	/* BPF_PROG_TYPE_SYSCALL: ctx is the caller's buffer; PROG_TEST_RUN checks its size */
+	if (env->prog->type == BPF_PROG_TYPE_SYSCALL && o >= 0 && o + size < 65535 && o % size == 0)
+		ok = true;
+	if (!ok)
+		return verr(env, -EACCES, "invalid bpf_context access off=%lld size=%u\n",
+			    (long long)o, size);
+	if ((uint32_t)(o + size) > env->max_ctx_off)
+		env->max_ctx_off = (uint32_t)(o + size);
+	return 0;
+}
+
+int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t size, bool write,
+		     int32_t value_regno, bool sign_ext)
+{
+	struct frame *f = cur_frame(env);
+	struct reg *p = &f->regs[regno];
+	int64_t lo, hi;
+	int err;
+
+	switch (p->type) {
+	case PTR_TO_STACK:
+		return stack_access(env, regno, p, off, size, write, value_regno, sign_ext);
+	case PTR_TO_MAP_VALUE:
+		access_range(p, off, size, &lo, &hi);
+		err = map_value_range(env, regno, p, lo, hi, write);
+		break;
+	case PTR_TO_CTX:
+		err = ctx_access(env, regno, p, off, size, write);
+		break;
+	case NOT_INIT:
+		return verr(env, -EACCES, "R%u !read_ok\n", regno);
+	default:
+		return verr(env, -EACCES, "R%u invalid mem access '%s'\n", regno,
+			    reg_type_name(p->type));
+	}
+	if (err)
+		return err;
+	if (!write && value_regno >= 0)
+		set_loaded(&f->regs[value_regno], size, sign_ext);
+	return 0;
+}
+
+int check_atomic(struct venv *env, const struct bpf_insn *in)
+{
+	struct frame *f = cur_frame(env);
+	uint32_t size = insn_size(in->code);
+	struct reg *p = &f->regs[in->dst_reg];
+	int64_t lo, hi;
+	int err;
+
+	if (f->regs[in->dst_reg].type == NOT_INIT || f->regs[in->src_reg].type == NOT_INIT)
+		return verr(env, -EACCES, "R%u !read_ok\n",
+			    f->regs[in->dst_reg].type == NOT_INIT ? in->dst_reg : in->src_reg);
+	if (in->imm == BPF_CMPXCHG && f->regs[BPF_REG_0].type == NOT_INIT)
+		return verr(env, -EACCES, "R0 !read_ok\n");
+	if (is_pointer(&f->regs[in->src_reg]))
+		return verr(env, -EACCES, "R%u leaks addr into mem\n", in->src_reg);
+	if (in->imm == BPF_CMPXCHG && is_pointer(&f->regs[BPF_REG_0]))
+		return verr(env, -EACCES, "R0 leaks addr into mem\n");
+	if (p->type != PTR_TO_STACK && p->type != PTR_TO_MAP_VALUE)
+		return verr(env, -EACCES, "BPF_ATOMIC stores into R%u %s is not allowed\n",
+			    in->dst_reg, reg_type_name(p->type));
+	access_range(p, in->off, size, &lo, &hi);
+	if (var_off(p) || lo % size)
+		return verr(env, -EACCES, "misaligned access off %lld size %u\n", (long long)lo, size);
+	if (in->src_reg == BPF_REG_10 && (in->imm & BPF_FETCH))
+		return verr(env, -EACCES, "frame pointer is read only\n");
+	err = check_mem_access(env, in->dst_reg, in->off, size, false, VALUE_NONE, false);
+	if (!err)
+		err = check_mem_access(env, in->dst_reg, in->off, size, true, VALUE_UNKNOWN, false);
+	if (err)
+		return err;
+	if (in->imm & BPF_FETCH) {
+		struct reg *r = &f->regs[in->imm == BPF_CMPXCHG ? BPF_REG_0 : in->src_reg];
+
+		mark_unknown(r);
+		if (size == 4) {
+			r->umax = UINT32_MAX;
+			reg_sync(r);
+		}
+	}
+	return 0;
+}
+
+/* ---- helper calls ---- */
+
+/* Memory argument regno: size bytes (at most) readable, or writable (and then initialized). */
+static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write)
+{
+	struct frame *f = cur_frame(env);
+	struct reg *p = &f->regs[regno];
+	int64_t lo, hi;
+
+	if (size == 0)
+		return 0;
+	switch (p->type) {
+	case PTR_TO_STACK: {
+		struct frame *sf = stack_frame(env, p);
+
+		access_range(p, 0, (uint32_t)size, &lo, &hi);
+		if (lo < -(int64_t)BPF_STACK_SIZE || hi > 0)
+			return verr(env, -EACCES, "invalid indirect access to stack R%u off=%lld size=%llu\n",
+				    regno, (long long)lo, (unsigned long long)size);
+		note_depth(env, sf, lo);
+		if (write)
+			return stack_mark_misc(sf, lo, hi);
+		if (!stack_initialized(sf, lo, hi))
+			return verr(env, -EACCES, "invalid indirect read from stack R%u off %lld+0 size %llu\n",
+				    regno, (long long)lo, (unsigned long long)size);
+		return 0;
+	}
+	case PTR_TO_MAP_VALUE:
+		access_range(p, 0, (uint32_t)size, &lo, &hi);
+		return map_value_range(env, regno, p, lo, hi, write);
+	case NOT_INIT:
+		return verr(env, -EACCES, "R%u !read_ok\n", regno);
+	default:
+		return verr(env, -EACCES, "R%u type=%s expected=fp, map_value\n", regno,
+			    reg_type_name(p->type));
+	}
+}
+
+static int helper_size(struct venv *env, uint32_t regno, bool zero_ok, uint64_t *size)
+{
+	const struct reg *r = &cur_frame(env)->regs[regno];
+
+	if (r->type != SCALAR)
+		return verr(env, -EACCES, "R%u type=%s expected=scalar\n", regno,
+			    reg_type_name(r->type));
+	if (r->smin < 0)
+		return verr(env, -EACCES, "R%u min value is negative, either use unsigned or 'var &= const'\n",
+			    regno);
+	if (r->umax >= (1u << 29))
+		return verr(env, -EACCES, "R%u unbounded memory access, use 'var &= const' or "
+					  "'if (var < const)'\n", regno);
+	if (r->umin == 0 && !zero_ok)
+		return verr(env, -EACCES, "R%u invalid zero-sized read\n", regno);
+	*size = r->umax;
+	return 0;
+}
+
+int check_helper_call(struct venv *env, const struct bpf_insn *in)
+{
+	const struct bpf_helper *h = bpf_helper_get(in->imm);
+	struct frame *f = cur_frame(env);
+	struct bpf_map *map = NULL;
+	int err;
+
+	if (!h)
+		return verr(env, -EINVAL, "invalid func unknown#%d\n", in->imm);
+	if (h->perf_only && env->prog->type != BPF_PROG_TYPE_PERF_EVENT)
+		return verr(env, -EINVAL, "unknown func %s#%d\n", h->name, in->imm);
+	if (h->gpl_only && !env->prog->gpl)
+		return verr(env, -EINVAL, "cannot call GPL-restricted function from non-GPL compatible program\n");
+	for (uint32_t i = 0; i < 5 && h->args[i]; i++) {
+		uint32_t regno = BPF_REG_1 + i;
+		struct reg *r = &f->regs[regno];
+		uint64_t size = 0;
+
+		if (r->type == NOT_INIT)
+			return verr(env, -EACCES, "R%u !read_ok\n", regno);
+		switch (h->args[i]) {
+		case ARG_CONST_MAP:
+			if (r->type != CONST_PTR_TO_MAP)
+				return verr(env, -EACCES, "R%u type=%s expected=map_ptr\n", regno,
+					    reg_type_name(r->type));
+			map = r->map;
+			if (!bpf_map_func_ok(map, in->imm))
+				return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n",
+					    map->type, h->name, in->imm);
+			break;
+		case ARG_MAP_KEY:
+		case ARG_MAP_VALUE:
+			if (!map)
+				return verr(env, -EACCES, "invalid map_ptr to access map->%s\n",
+					    h->args[i] == ARG_MAP_KEY ? "key" : "value");
+			if (r->type != PTR_TO_STACK && r->type != PTR_TO_MAP_VALUE)
+				return verr(env, -EACCES, "R%u type=%s expected=fp, map_value\n",
+					    regno, reg_type_name(r->type));
+			err = helper_mem(env, regno,
+					 h->args[i] == ARG_MAP_KEY ? map->key_size : map->value_size,
+					 false);
+			if (err)
+				return err;
+			break;
+		case ARG_MEM:
+		case ARG_MEM_UNINIT:
+			err = helper_size(env, regno + 1, h->args[i + 1] == ARG_SIZE, &size);
+			if (!err)
+				err = helper_mem(env, regno, size, h->args[i] == ARG_MEM_UNINIT);
+			if (err)
+				return err;
+			i++; /* the size argument is done */
+			break;
+		case ARG_CTX:
+			if (r->type != PTR_TO_CTX || r->off || var_off(r))
+				return verr(env, -EACCES, "R%u type=%s expected=ctx\n", regno,
+					    reg_type_name(r->type));
+			break;
+		default:
+			break;
+		}
+	}
+	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)
+		memset(&f->regs[r], 0, sizeof(struct reg));
+	mark_unknown(&f->regs[BPF_REG_0]);
+	if (h->ret == RET_MAP_VALUE_OR_NULL) {
+		struct reg *r0 = &f->regs[BPF_REG_0];
+
+		memset(r0, 0, sizeof(*r0));
+		r0->type = PTR_TO_MAP_VALUE_OR_NULL;
+		r0->map = map;
+		r0->id = ++env->next_id;
+	}
+	return 0;
+}

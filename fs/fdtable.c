@@ -1,0 +1,499 @@
+/*
+ * fdtable.c - per-process descriptor tables and the descriptor syscalls: dup, dup3, fcntl
+ * (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD/SETFD, F_GETFL/SETFL, F_GETPIPE_SZ/SETPIPE_SZ), close,
+ * close_range; and the kernel seam for anonymous objects (ksvc_fd_install / ksvc_fd_get):
+ * an anon file wrapping (struct ksvc_file_ops, priv) for bpf maps and programs and perf
+ * events, whose poll goes to ksvc_file_ops.poll.
+ *
+ * What it does not do: /proc/self/fd, file locks (F_SETLK and friends are EINVAL), F_SETOWN.
+ *
+ * A table is a fixed array of FILES_MAX (1024, RLIMIT_NOFILE's hard ceiling) file pointers
+ * and close-on-exec bits under one spinlock; files are put outside it (release may sleep).
+ * ABI: fcntl commands and FD_CLOEXEC from <asm-generic/fcntl.h>; errno as Linux 6.1.
+ */
+#include <stdatomic.h>
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/mm.h>
+#include <kern/proc.h>
+#include <kern/string.h>
+#include <kern/syscall.h>
+#include <asm-generic/poll.h>
+#include <linux/close_range.h>
+#include <linux/fcntl.h>
+#include <linux/stat.h>
+#include "fs_internal.h"
+
+#define RLIMIT_NOFILE_IDX 7 /* RLIMIT_NOFILE in <asm-generic/resource.h> */
+#define PIPE_SIZE 65536
+
+struct files {
+	_Atomic int refs;
+	struct spinlock lock; /* covers fd[] and cloexec[] */
+	struct file *fd[FILES_MAX];
+	uint64_t cloexec[FILES_MAX / 64];
+};
+
+static struct files *files_cur(void)
+{
+	struct proc *p = current_task()->proc;
+
+	return p ? p->files : NULL;
+}
+
+/* The descriptor limit of the current process (RLIMIT_NOFILE soft limit, at most 1024). */
+int fd_limit(void)
+{
+	struct proc *p = current_task()->proc;
+	uint64_t cur = p ? p->rlim[RLIMIT_NOFILE_IDX].cur : FILES_MAX;
+
+	return cur && cur < FILES_MAX ? (int)cur : FILES_MAX;
+}
+
+static void cloexec_set_locked(struct files *fs, int fd, bool on)
+{
+	if (on)
+		fs->cloexec[fd / 64] |= 1ull << (fd % 64);
+	else
+		fs->cloexec[fd / 64] &= ~(1ull << (fd % 64));
+}
+
+static bool cloexec_get_locked(struct files *fs, int fd)
+{
+	return fs->cloexec[fd / 64] >> (fd % 64) & 1;
+}
+
+struct files *files_new(void)
+{
+	struct files *fs = kmalloc(sizeof(*fs));
+	struct file *con;
+
+	if (!fs)
+		return NULL;
+	atomic_store(&fs->refs, 1);
+	spin_init(&fs->lock);
+	con = dev_console_open();
+	if (!con) {
+		kfree(fs);
+		return NULL;
+	}
+	for (int i = 0; i < 3; i++) {
+		file_get(con);
+		fs->fd[i] = con;
+	}
+	file_put(con);
+	return fs;
+}
+
+struct files *files_dup(struct files *src)
+{
+	struct files *fs = kmalloc(sizeof(*fs));
+	unsigned long fl;
+
+	if (!fs)
+		return NULL;
+	atomic_store(&fs->refs, 1);
+	spin_init(&fs->lock);
+	fl = spin_lock_irqsave(&src->lock);
+	for (int i = 0; i < FILES_MAX; i++) {
+		fs->fd[i] = src->fd[i];
+		if (fs->fd[i])
+			file_get(fs->fd[i]);
+	}
+	memcpy(fs->cloexec, src->cloexec, sizeof(fs->cloexec));
+	spin_unlock_irqrestore(&src->lock, fl);
+	return fs;
+}
+
+void files_get(struct files *fs)
+{
+	atomic_fetch_add(&fs->refs, 1);
+}
+
+void files_put(struct files *fs)
+{
+	if (!fs || atomic_fetch_sub(&fs->refs, 1) != 1)
+		return;
+	for (int i = 0; i < FILES_MAX; i++)
+		if (fs->fd[i])
+			file_put(fs->fd[i]);
+	kfree(fs);
+}
+
+/* Detach fd (under the lock), returning its file for the caller to put, or NULL. */
+static struct file *fd_detach_locked(struct files *fs, int fd)
+{
+	struct file *f = fs->fd[fd];
+
+	fs->fd[fd] = NULL;
+	cloexec_set_locked(fs, fd, false);
+	return f;
+}
+
+void files_close_on_exec(struct files *fs)
+{
+	for (int w = 0; w < FILES_MAX / 64; w++) {
+		struct file *closing[64];
+		int n = 0;
+		unsigned long fl = spin_lock_irqsave(&fs->lock);
+		uint64_t bits = fs->cloexec[w];
+
+		for (int b = 0; bits; b++, bits >>= 1) {
+			struct file *f = (bits & 1) ? fd_detach_locked(fs, w * 64 + b) : NULL;
+
+			if (f)
+				closing[n++] = f;
+		}
+		spin_unlock_irqrestore(&fs->lock, fl);
+		while (n)
+			file_put(closing[--n]); /* release may sleep: outside the lock */
+	}
+}
+
+int fd_get(int fd, struct file **out)
+{
+	struct files *fs = files_cur();
+	struct file *f = NULL;
+	unsigned long fl;
+
+	if (!fs || fd < 0 || fd >= FILES_MAX)
+		return -EBADF;
+	fl = spin_lock_irqsave(&fs->lock);
+	f = fs->fd[fd];
+	if (f)
+		file_get(f);
+	spin_unlock_irqrestore(&fs->lock, fl);
+	*out = f;
+	return f ? 0 : -EBADF;
+}
+
+struct file *fd_get_file(int fd)
+{
+	struct file *f;
+
+	return fd_get(fd, &f) ? NULL : f;
+}
+
+int fd_install_min(struct file *f, int min, bool cloexec)
+{
+	struct files *fs = files_cur();
+	int limit = fd_limit(), fd = -EMFILE;
+	unsigned long fl;
+
+	if (!fs)
+		return -EBADF;
+	fl = spin_lock_irqsave(&fs->lock);
+	for (int i = min; i < limit; i++) {
+		if (!fs->fd[i]) {
+			fs->fd[i] = f;
+			cloexec_set_locked(fs, i, cloexec);
+			fd = i;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return fd;
+}
+
+/* ---- syscalls ---- */
+
+static long sys_close(uint64_t fd_)
+{
+	struct files *fs = files_cur();
+	int fd = (int)fd_;
+	struct file *f = NULL;
+	unsigned long fl;
+
+	if (!fs || fd < 0 || fd >= FILES_MAX)
+		return -EBADF;
+	fl = spin_lock_irqsave(&fs->lock);
+	f = fd_detach_locked(fs, fd);
+	spin_unlock_irqrestore(&fs->lock, fl);
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return 0;
+}
+SYSCALL(__NR_close, sys_close);
+
+/* close_range: CLOSE_RANGE_UNSHARE first gives the process a private copy of a shared table
+ * (CLONE_FILES), CLOSE_RANGE_CLOEXEC marks instead of closing. */
+static long sys_close_range(uint64_t first, uint64_t last, uint64_t flags)
+{
+	struct proc *p = current_task()->proc;
+	struct files *fs = files_cur();
+
+	if (flags & ~(uint64_t)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
+		return -EINVAL;
+	if ((unsigned int)first > (unsigned int)last)
+		return -EINVAL;
+	if (!fs)
+		return 0;
+	if ((flags & CLOSE_RANGE_UNSHARE) && atomic_load(&fs->refs) > 1) {
+		struct files *copy = files_dup(fs);
+
+		if (!copy)
+			return -ENOMEM;
+		p->files = copy; /* only this thread group's threads read it, each its own */
+		files_put(fs);
+		fs = copy;
+	}
+	last = MIN((unsigned int)last, (unsigned int)FILES_MAX - 1);
+	for (unsigned int fd = (unsigned int)first; fd <= (unsigned int)last && fd < FILES_MAX; fd++) {
+		struct file *f = NULL;
+		unsigned long fl = spin_lock_irqsave(&fs->lock);
+
+		if (fs->fd[fd]) {
+			if (flags & CLOSE_RANGE_CLOEXEC)
+				cloexec_set_locked(fs, (int)fd, true);
+			else
+				f = fd_detach_locked(fs, (int)fd);
+		}
+		spin_unlock_irqrestore(&fs->lock, fl);
+		if (f)
+			file_put(f);
+	}
+	return 0;
+}
+SYSCALL(__NR_close_range, sys_close_range);
+
+static long sys_dup(uint64_t fd)
+{
+	struct file *f;
+	int err = fd_get((int)fd, &f), nfd;
+
+	if (err)
+		return err;
+	nfd = fd_install(f, false);
+	if (nfd < 0)
+		file_put(f);
+	return nfd;
+}
+SYSCALL(__NR_dup, sys_dup);
+
+static long sys_dup3(uint64_t oldfd_, uint64_t newfd_, uint64_t flags)
+{
+	struct files *fs = files_cur();
+	int oldfd = (int)oldfd_, newfd = (int)newfd_;
+	struct file *f, *old;
+	unsigned long fl;
+
+	if (flags & ~(uint64_t)O_CLOEXEC)
+		return -EINVAL;
+	if (oldfd == newfd)
+		return fd_get(oldfd, &f) ?: -EINVAL;
+	if (!fs || newfd < 0 || newfd >= fd_limit() || oldfd < 0 || oldfd >= FILES_MAX)
+		return -EBADF;
+	fl = spin_lock_irqsave(&fs->lock);
+	f = fs->fd[oldfd];
+	if (!f) {
+		spin_unlock_irqrestore(&fs->lock, fl);
+		return -EBADF;
+	}
+	file_get(f);
+	old = fs->fd[newfd];
+	fs->fd[newfd] = f;
+	cloexec_set_locked(fs, newfd, flags & O_CLOEXEC);
+	spin_unlock_irqrestore(&fs->lock, fl);
+	if (old)
+		file_put(old);
+	return newfd;
+}
+SYSCALL(__NR_dup3, sys_dup3);
+
+static long sys_fcntl(uint64_t fd_, uint64_t cmd, uint64_t arg)
+{
+	struct files *fs = files_cur();
+	int fd = (int)fd_;
+	struct file *f;
+	unsigned long fl;
+	long ret;
+	int err = fd_get(fd, &f);
+
+	if (err)
+		return err;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if ((int64_t)arg < 0 || arg >= (uint64_t)fd_limit()) {
+			ret = -EINVAL;
+			break;
+		}
+		ret = fd_install_min(f, (int)arg, cmd == F_DUPFD_CLOEXEC);
+		if (ret >= 0)
+			return ret; /* the table holds our reference now */
+		break;
+	case F_GETFD:
+		fl = spin_lock_irqsave(&fs->lock);
+		ret = cloexec_get_locked(fs, fd) ? FD_CLOEXEC : 0;
+		spin_unlock_irqrestore(&fs->lock, fl);
+		break;
+	case F_SETFD:
+		fl = spin_lock_irqsave(&fs->lock);
+		if (fs->fd[fd] == f)
+			cloexec_set_locked(fs, fd, arg & FD_CLOEXEC);
+		spin_unlock_irqrestore(&fs->lock, fl);
+		ret = 0;
+		break;
+	case F_GETFL:
+		ret = atomic_load(&f->flags);
+		break;
+	case F_SETFL: {
+		const unsigned int changeable = O_APPEND | O_NONBLOCK | FASYNC | O_DIRECT | O_NOATIME;
+		unsigned int old = atomic_load(&f->flags);
+
+		while (!atomic_compare_exchange_weak(&f->flags, &old,
+						     (old & ~changeable) | ((unsigned int)arg & changeable)))
+			;
+		ret = 0;
+		break;
+	}
+	case F_GETPIPE_SZ:
+		ret = file_is_pipe(f) ? PIPE_SIZE : -EBADF;
+		break;
+	case F_SETPIPE_SZ:
+		ret = file_is_pipe(f) ? PIPE_SIZE : -EBADF; /* fixed size, as if rounded */
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	file_put(f);
+	return ret;
+}
+SYSCALL(__NR_fcntl, sys_fcntl);
+
+/* ---- anonymous files for the ksvc seam ---- */
+
+struct anon_file {
+	const struct ksvc_file_ops *kops;
+	void *priv;
+};
+
+static long anon_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+{
+	struct anon_file *a = f->priv;
+
+	return a->kops->read ? a->kops->read(a->priv, ubuf, n) : -EINVAL;
+}
+
+static long anon_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct anon_file *a = f->priv;
+
+	return a->kops->ioctl ? a->kops->ioctl(a->priv, cmd, arg) : -ENOTTY;
+}
+
+static unsigned int anon_poll(struct file *f, struct ksvc_poll *pt)
+{
+	struct anon_file *a = f->priv;
+
+	return a->kops->poll ? a->kops->poll(a->priv, pt) : POLLIN | POLLRDNORM;
+}
+
+static void anon_release(struct file *f)
+{
+	struct anon_file *a = f->priv;
+
+	if (a->kops->release)
+		a->kops->release(a->priv);
+	kfree(a);
+}
+
+static const struct file_ops anon_fops = {
+	.read = anon_read,
+	.ioctl = anon_ioctl,
+	.poll = anon_poll,
+	.release = anon_release,
+};
+
+/* The anon object behind f when it is one of kops, else NULL (for mmap of perf fds etc). */
+void *file_anon_priv(struct file *f, const struct ksvc_file_ops *kops);
+void *file_anon_priv(struct file *f, const struct ksvc_file_ops *kops)
+{
+	struct anon_file *a = f->priv;
+
+	return f->ops == &anon_fops && a->kops == kops ? a->priv : NULL;
+}
+
+int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
+{
+	struct anon_file *a = kmalloc(sizeof(*a));
+	struct file *f;
+	int fd;
+
+	if (!a)
+		return -ENOMEM;
+	a->kops = ops;
+	a->priv = priv;
+	f = file_alloc(&anon_fops, NULL, O_RDWR, a);
+	if (!f) {
+		kfree(a);
+		return -ENOMEM;
+	}
+	fd = fd_install(f, cloexec);
+	if (fd < 0) {
+		/* The caller keeps its reference to priv: free the wrapper without release. */
+		kfree(a);
+		kfree(f);
+	}
+	return fd;
+}
+
+int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv)
+{
+	struct files *fs = files_cur();
+	struct anon_file *a;
+	struct file *f;
+	unsigned long fl;
+	int err = 0;
+
+	if (!fs || fd < 0 || fd >= FILES_MAX)
+		return -EBADF;
+	fl = spin_lock_irqsave(&fs->lock);
+	f = fs->fd[fd];
+	if (!f) {
+		err = -EBADF;
+	} else if (f->ops != &anon_fops || (a = f->priv)->kops != ops) {
+		err = -EINVAL;
+	} else {
+		if (ops->get)
+			ops->get(a->priv);
+		*priv = a->priv;
+	}
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return err;
+}
+
+int fd_set_cloexec(int fd, bool on)
+{
+	struct files *fs = files_cur();
+	unsigned long fl;
+	int err = -EBADF;
+
+	if (!fs || fd < 0 || fd >= FILES_MAX)
+		return -EBADF;
+	fl = spin_lock_irqsave(&fs->lock);
+	if (fs->fd[fd]) {
+		cloexec_set_locked(fs, fd, on);
+		err = 0;
+	}
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return err;
+}
+
+void fd_uninstall(int fd, struct file *f)
+{
+	struct files *fs = files_cur();
+	struct file *got = NULL;
+	unsigned long fl;
+
+	if (!fs || fd < 0 || fd >= FILES_MAX)
+		return;
+	fl = spin_lock_irqsave(&fs->lock);
+	if (fs->fd[fd] == f)
+		got = fd_detach_locked(fs, fd);
+	spin_unlock_irqrestore(&fs->lock, fl);
+	if (got)
+		file_put(got);
+}

@@ -1,0 +1,153 @@
+/*
+ * fs_internal.h - what the fs/ files share: the inode, the ramfs directory entry, the fs-wide
+ * sleeping lock, the path walker and the helpers the syscall files use.  Included only by fs/.
+ *
+ * Lock legend:
+ *   (V)  vfs_lock, the one sleeping lock over the whole tree: directory entries, inode
+ *        metadata (size, mode, nlink, times, pages[]), inode frees.  Never held across a user
+ *        copy (a page fault may come back into fs/ through file_page_pfn) or a blocking wait.
+ *   (a)  atomic.
+ *   (c)  constant after creation.
+ * Lock order: pipe->mutex -> mm->lock (a user copy faults) -> vfs_lock (the fault reads a
+ * file) -> wait queue and proc locks -> files->lock (spinlock, innermost).  Nothing takes
+ * mm->lock or a pipe mutex while holding vfs_lock.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <kern/list.h>
+#include <kern/sched.h>
+#include <kern/spinlock.h>
+#include <fs/vfs.h>
+
+#define VFS_PATH_MAX 4096
+#define VFS_NAME_MAX 255
+#define VFS_SYMLOOP_MAX 40
+#define VFS_DEV 0x10u /* st_dev of the one ramfs: makedev(0, 16) */
+#define FILES_MAX 1024 /* RLIMIT_NOFILE hard ceiling */
+
+/* ---- a small sleeping mutex (no owner tracking, not recursive) ---- */
+struct fs_mutex {
+	struct spinlock lock;
+	bool held; /* (lock) */
+	struct wait_queue wq;
+};
+void fs_mutex_init(struct fs_mutex *m);
+void fs_mutex_lock(struct fs_mutex *m);
+void fs_mutex_unlock(struct fs_mutex *m);
+
+extern struct fs_mutex vfs_lock;
+
+struct pipe;
+
+struct inode {
+	_Atomic int refs; /* (a); the last put happens under vfs_lock */
+	uint32_t mode; /* (V) S_IFMT | permissions */
+	uint32_t nlink; /* (V) directory entries naming it (+1 "." and per subdir for dirs) */
+	uint64_t ino; /* (c) */
+	uint64_t size; /* (V) bytes; symlinks: strlen(target) */
+	uint64_t atime_ns, mtime_ns, ctime_ns; /* (V) */
+	uint32_t uid, gid; /* (V) 0 unless chown'd */
+	uint32_t rdev; /* (c) character devices: makedev encoding (major << 8 | minor) */
+	/* directories */
+	struct list_node dirents; /* (V) struct ramfs_dirent, insertion order */
+	struct inode *parent; /* (V) no reference; NULL once removed; root: itself */
+	/* regular files: page i holds bytes [i*4096, (i+1)*4096), NULL is a hole */
+	void **pages; /* (V) */
+	uint64_t pages_cap; /* (V) entries in pages[] */
+	char *target; /* (c) symlinks: NUL-terminated */
+	const struct file_ops *fops; /* (c) character devices and pipes */
+	struct pipe *pipe; /* (c) pipes */
+};
+
+struct ramfs_dirent {
+	struct list_node node; /* (V) */
+	struct inode *inode; /* counted in inode->nlink, no reference */
+	uint16_t len;
+	char name[]; /* NUL-terminated */
+};
+
+/* ---- ramfs.c: inodes and the tree, all (V) unless said ---- */
+struct inode *ramfs_inode_new(uint32_t mode); /* refs 1, nlink 0 */
+void inode_put_locked(struct inode *ino);
+struct ramfs_dirent *ramfs_lookup_locked(struct inode *dir, const char *name, size_t len);
+int ramfs_link_locked(struct inode *dir, const char *name, size_t len, struct inode *ino);
+void ramfs_unlink_locked(struct inode *dir, struct ramfs_dirent *de);
+bool ramfs_dir_empty_locked(struct inode *dir);
+int ramfs_truncate_locked(struct inode *ino, uint64_t size);
+/* The page holding byte off, allocated when create; a page reference is taken (put with
+ * ramfs_page_put), so the caller may copy to or from it after dropping vfs_lock. */
+int ramfs_page_get_locked(struct inode *ino, uint64_t off, bool create, void **page);
+void ramfs_page_put(void *page);
+uint64_t vfs_now_ns(void);
+/* Regular file body I/O with user (user true) or kernel buffers; [sleep], takes vfs_lock. */
+long ramfs_read(struct inode *ino, void *buf, size_t n, uint64_t off, bool user);
+long ramfs_write(struct inode *ino, const void *buf, size_t n, uint64_t *off, bool append,
+		 bool user);
+
+/* ---- namei.c: path walk, under vfs_lock ---- */
+/* Resolve path from base (absolute paths start at the root); follow a final symlink when
+ * follow.  *out gets no reference (valid while vfs_lock is held). */
+int vfs_walk_locked(struct inode *base, const char *path, bool follow, struct inode **out);
+/* Resolve all but the last component: *dir and the last name (pointer into path, *len
+ * bytes; len 0 for "/" ), *trailing when the path ends in "/". */
+int vfs_walk_parent_locked(struct inode *base, const char *path, struct inode **dir,
+			   const char **last, size_t *len, bool *trailing);
+/* The starting directory for dirfd (AT_FDCWD: cwd) and path, with a reference. */
+int vfs_base_get(int dirfd, const char *path, struct inode **out);
+/* Copy a user path into a new kmalloc'd PATH_MAX buffer (kfree it): 0 or -errno. */
+int vfs_path_from_user(const void *upath, char **out);
+int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
+	       struct file **out);
+/* A user path resolved from dirfd: the inode with a reference.  "" is ENOENT. */
+int vfs_lookup_at(int dirfd, const char *kpath, bool follow, struct inode **out);
+/* For syscalls that change a directory: copy the user path, resolve its parent and hold
+ * vfs_lock until vfs_parent_end.  last/len name the final component (len 0 for "/"). */
+struct vfs_parent {
+	char *kpath;
+	struct inode *base, *dir;
+	const char *last;
+	size_t len;
+	bool trailing;
+};
+int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp);
+void vfs_parent_end(struct vfs_parent *pp);
+bool vfs_name_is_dots(const char *name, size_t len); /* "", "." or ".." */
+void vfs_set_root(struct inode *root);
+/* The file operations a (non-anon) inode gets at open. */
+const struct file_ops *vfs_inode_fops(struct inode *ino);
+
+/* ---- file.c ---- */
+extern const struct file_ops ramfs_file_ops, ramfs_dir_ops;
+bool file_readable(const struct file *f);
+bool file_writable(const struct file *f);
+
+/* ---- fdtable.c ---- */
+/* fd_get_file, but -EBADF as an error pointer value is awkward: this returns 0 or -EBADF. */
+int fd_get(int fd, struct file **out);
+/* Undo an fd_install whose syscall then failed: close fd if it still holds f. */
+void fd_uninstall(int fd, struct file *f);
+int fd_set_cloexec(int fd, bool on);
+/* The soft RLIMIT_NOFILE of the current process, at most FILES_MAX. */
+int fd_limit(void);
+
+/* ---- dev.c ---- */
+void dev_init(struct inode *devdir);
+extern const struct file_ops console_fops;
+struct file *dev_console_open(void);
+/* The driver of a character device number (major << 8 | minor), or NULL (ENXIO at open). */
+const struct file_ops *dev_fops_for(uint32_t rdev);
+long dev_write_kernel(struct file *f, const void *kbuf, size_t n); /* O_RDWR on /dev/console, NULL when out of memory */
+
+/* ---- pipe.c ---- */
+unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt);
+bool file_is_pipe(struct file *f);
+long pipe_write_kernel(struct file *f, const void *kbuf, size_t n); /* [sleep] */
+#define SIGPIPE_NR 13
+
+/* ---- poll.c ---- */
+/* Ask the poll loop to re-poll after ns even without a wakeup (the console has no IRQ). */
+void poll_set_interval(struct ksvc_poll *pt, uint64_t ns);

@@ -1,0 +1,396 @@
+/*
+ * namei.c - path resolution and open: the walk from a starting directory through ".", "..",
+ * symlinks and trailing slashes, with Linux's errors; openat's create/exclusive/truncate rules.
+ *
+ * What it does: resolves kernel path strings under vfs_lock (no inode can be freed while it
+ * is held, so the walk takes no references until its result); at most 40 symlinks per
+ * resolution (ELOOP), names up to NAME_MAX 255 (ENAMETOOLONG), paths up to PATH_MAX 4096
+ * including the NUL.  "/.." is "/".  A path with a trailing "/" must name a directory (or a
+ * symlink to one).  Relative paths start at dirfd or the process's cwd (root when none).
+ *
+ * What it does not do: mount points, permission checks beyond mode bits (root does
+ * everything but exec of a file with no x bit), O_PATH/O_TMPFILE, FIFOs by name.
+ *
+ * ABI: openat(2) flags from <asm-generic/fcntl.h> via <linux/fcntl.h>; errno as Linux 6.1.
+ */
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/mm.h>
+#include <kern/proc.h>
+#include <kern/string.h>
+#include <linux/fcntl.h>
+#include <linux/stat.h>
+#include "fs_internal.h"
+
+static struct inode *root_inode;
+
+struct inode *vfs_root(void)
+{
+	return root_inode;
+}
+
+void vfs_set_root(struct inode *root)
+{
+	root_inode = root;
+	root->parent = root;
+}
+
+static int walk_rec(struct inode *base, const char *p, const char *end, bool follow, int *links,
+		    struct inode **out);
+
+/* One component [c, c + len) of dir: the inode it names, following a symlink when follow. */
+static int walk_step(struct inode *dir, const char *c, size_t len, bool follow, int *links,
+		     struct inode **out)
+{
+	struct ramfs_dirent *de;
+	struct inode *ino;
+
+	if (!S_ISDIR(dir->mode))
+		return -ENOTDIR;
+	if (len > VFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (len == 1 && c[0] == '.') {
+		*out = dir;
+		return 0;
+	}
+	if (len == 2 && c[0] == '.' && c[1] == '.') {
+		if (!dir->parent)
+			return -ENOENT; /* a removed directory */
+		*out = dir->parent;
+		return 0;
+	}
+	de = ramfs_lookup_locked(dir, c, len);
+	if (!de)
+		return -ENOENT;
+	ino = de->inode;
+	if (S_ISLNK(ino->mode) && follow) {
+		if (++*links > VFS_SYMLOOP_MAX)
+			return -ELOOP;
+		return walk_rec(dir, ino->target, ino->target + strlen(ino->target), true, links,
+				out);
+	}
+	*out = ino;
+	return 0;
+}
+
+static int walk_rec(struct inode *base, const char *p, const char *end, bool follow, int *links,
+		    struct inode **out)
+{
+	struct inode *cur = base;
+
+	if (p == end)
+		return -ENOENT;
+	if (*p == '/')
+		cur = root_inode;
+	for (;;) {
+		const char *c, *q;
+		bool last, trailing;
+		int err;
+
+		while (p < end && *p == '/')
+			p++;
+		if (p == end)
+			break;
+		c = p;
+		while (p < end && *p != '/')
+			p++;
+		q = p;
+		while (q < end && *q == '/')
+			q++;
+		last = q == end;
+		trailing = last && p != end;
+		err = walk_step(cur, c, (size_t)(p - c), !last || follow || trailing, links, &cur);
+		if (err)
+			return err;
+		if (trailing && !S_ISDIR(cur->mode))
+			return -ENOTDIR;
+	}
+	*out = cur;
+	return 0;
+}
+
+int vfs_walk_locked(struct inode *base, const char *path, bool follow, struct inode **out)
+{
+	int links = 0;
+	size_t len = strnlen(path, VFS_PATH_MAX);
+
+	if (len >= VFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	return walk_rec(base, path, path + len, follow, &links, out);
+}
+
+int vfs_walk_parent_locked(struct inode *base, const char *path, struct inode **dir,
+			   const char **last, size_t *len, bool *trailing)
+{
+	size_t n = strnlen(path, VFS_PATH_MAX);
+	const char *end = path + n, *name;
+	int links = 0;
+
+	if (n == 0)
+		return -ENOENT;
+	if (n >= VFS_PATH_MAX)
+		return -ENAMETOOLONG;
+	while (end > path && end[-1] == '/')
+		end--;
+	*trailing = end != path + n;
+	name = end;
+	while (name > path && name[-1] != '/')
+		name--;
+	*last = name;
+	*len = (size_t)(end - name);
+	if (*len > VFS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (end == path) { /* "/" or "///" */
+		*dir = root_inode;
+		return 0;
+	}
+	if (name == path) {
+		*dir = base;
+		if (!S_ISDIR(base->mode))
+			return -ENOTDIR;
+		return 0;
+	}
+	/* The prefix up to and including the slash before name resolves as a directory. */
+	return walk_rec(base, path, name, true, &links, dir) ?: (S_ISDIR((*dir)->mode) ? 0 : -ENOTDIR);
+}
+
+int vfs_base_get(int dirfd, const char *path, struct inode **out)
+{
+	struct proc *p = current_task()->proc;
+	struct file *f;
+	int err;
+
+	if (path[0] == '/' || (dirfd == AT_FDCWD && !p)) {
+		inode_get(root_inode);
+		*out = root_inode;
+		return 0;
+	}
+	if (dirfd == AT_FDCWD) {
+		unsigned long fl = spin_lock_irqsave(&p->lock);
+		struct inode *cwd = p->cwd ? p->cwd : root_inode;
+
+		inode_get(cwd);
+		spin_unlock_irqrestore(&p->lock, fl);
+		*out = cwd;
+		return 0;
+	}
+	err = fd_get(dirfd, &f);
+	if (err)
+		return err;
+	if (!f->inode || (!S_ISDIR(f->inode->mode) && path[0])) {
+		file_put(f);
+		return -ENOTDIR;
+	}
+	inode_get(f->inode);
+	*out = f->inode;
+	file_put(f);
+	return 0;
+}
+
+int vfs_path_from_user(const void *upath, char **out)
+{
+	char *buf = kmalloc(VFS_PATH_MAX);
+	long n;
+
+	if (!buf)
+		return -ENOMEM;
+	n = ksvc_strncpy_from_user(buf, upath, VFS_PATH_MAX);
+	if (n < 0) {
+		kfree(buf);
+		return (int)n;
+	}
+	*out = buf;
+	return 0;
+}
+
+const struct file_ops *vfs_inode_fops(struct inode *ino)
+{
+	if (S_ISREG(ino->mode))
+		return &ramfs_file_ops;
+	if (S_ISDIR(ino->mode))
+		return &ramfs_dir_ops;
+	return ino->fops;
+}
+
+static bool is_dots(const char *name, size_t len)
+{
+	return len == 0 || (len == 1 && name[0] == '.') ||
+	       (len == 2 && name[0] == '.' && name[1] == '.');
+}
+
+/*
+ * O_CREAT: find or create the last component; *out gets a reference.  A final symlink is
+ * followed, and a dangling one creates its target, as Linux does (links counts them).
+ */
+static int open_create_locked(struct inode *base, const char *path, int flags, uint32_t mode,
+			      int links, struct inode **out)
+{
+	struct inode *dir, *ino;
+	struct ramfs_dirent *de;
+	const char *last;
+	size_t len;
+	bool trailing;
+	int err;
+
+	err = vfs_walk_parent_locked(base, path, &dir, &last, &len, &trailing);
+	if (err)
+		return err;
+	if (trailing || is_dots(last, len))
+		return -EISDIR; /* Linux: O_CREAT with a trailing slash is EISDIR */
+	de = ramfs_lookup_locked(dir, last, len);
+	if (de) {
+		if (flags & O_EXCL)
+			return -EEXIST;
+		ino = de->inode;
+		if (S_ISLNK(ino->mode)) {
+			if (flags & O_NOFOLLOW)
+				return -ELOOP;
+			if (++links > VFS_SYMLOOP_MAX)
+				return -ELOOP;
+			return open_create_locked(dir, ino->target, flags, mode, links, out);
+		}
+		if (S_ISDIR(ino->mode))
+			return -EISDIR;
+		inode_get(ino);
+		*out = ino;
+		return 0;
+	}
+	if (dir->nlink == 0)
+		return -ENOENT;
+	ino = ramfs_inode_new(S_IFREG | (mode & 07777));
+	if (!ino)
+		return -ENOMEM;
+	err = ramfs_link_locked(dir, last, len, ino);
+	if (err) {
+		inode_put_locked(ino);
+		return err;
+	}
+	*out = ino;
+	return 0;
+}
+
+int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
+	       struct file **out)
+{
+	unsigned int acc = (unsigned int)flags & O_ACCMODE;
+	struct inode *ino;
+	struct file *f;
+	int err;
+
+	fs_mutex_lock(&vfs_lock);
+	if (flags & O_CREAT) {
+		err = open_create_locked(base, path, flags, mode, 0, &ino);
+	} else {
+		err = vfs_walk_locked(base, path, !(flags & O_NOFOLLOW), &ino);
+		if (!err && S_ISLNK(ino->mode))
+			err = -ELOOP;
+		if (!err)
+			inode_get(ino);
+	}
+	if (err)
+		goto out_unlock;
+	err = -ENOTDIR;
+	if ((flags & O_DIRECTORY) && !S_ISDIR(ino->mode))
+		goto out_put;
+	err = -EISDIR;
+	if (S_ISDIR(ino->mode) && (acc != O_RDONLY || (flags & O_TRUNC)))
+		goto out_put;
+	err = -ENXIO;
+	if (!S_ISREG(ino->mode) && !S_ISDIR(ino->mode) && !vfs_inode_fops(ino))
+		goto out_put;
+	/* Linux truncates even with O_RDONLY (O_TRUNC asks for write permission, root has it). */
+	if ((flags & O_TRUNC) && S_ISREG(ino->mode))
+		ramfs_truncate_locked(ino, 0);
+	fs_mutex_unlock(&vfs_lock);
+	if (S_ISREG(ino->mode) || S_ISDIR(ino->mode))
+		flags |= O_LARGEFILE; /* Linux forces it on 64-bit; F_GETFL shows it */
+	f = file_alloc(vfs_inode_fops(ino), ino, (unsigned int)flags &
+		       ~(unsigned int)(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC), NULL);
+	inode_put(ino);
+	if (!f)
+		return -ENOMEM;
+	*out = f;
+	return 0;
+
+out_put:
+	inode_put_locked(ino);
+out_unlock:
+	fs_mutex_unlock(&vfs_lock);
+	return err;
+}
+
+int vfs_open_kernel(int dirfd, const char *kpath, int flags, struct file **out)
+{
+	struct inode *base;
+	int err;
+
+	if (!kpath[0])
+		return -ENOENT;
+	err = vfs_base_get(dirfd, kpath, &base);
+	if (err)
+		return err;
+	err = vfs_openat(base, kpath, flags, 0644, out);
+	inode_put(base);
+	return err;
+}
+
+/* ---- helpers for the path syscalls ---- */
+
+int vfs_lookup_at(int dirfd, const char *kpath, bool follow, struct inode **out)
+{
+	struct inode *base, *ino;
+	int err;
+
+	if (!kpath[0])
+		return -ENOENT;
+	err = vfs_base_get(dirfd, kpath, &base);
+	if (err)
+		return err;
+	fs_mutex_lock(&vfs_lock);
+	err = vfs_walk_locked(base, kpath, follow, &ino);
+	if (!err)
+		inode_get(ino);
+	fs_mutex_unlock(&vfs_lock);
+	inode_put(base);
+	if (!err)
+		*out = ino;
+	return err;
+}
+
+int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
+{
+	int err = vfs_path_from_user(upath, &pp->kpath);
+
+	if (err)
+		return err;
+	if (!pp->kpath[0]) {
+		err = -ENOENT;
+		goto err_free;
+	}
+	err = vfs_base_get(dirfd, pp->kpath, &pp->base);
+	if (err)
+		goto err_free;
+	fs_mutex_lock(&vfs_lock);
+	err = vfs_walk_parent_locked(pp->base, pp->kpath, &pp->dir, &pp->last, &pp->len,
+				     &pp->trailing);
+	if (!err)
+		return 0;
+	fs_mutex_unlock(&vfs_lock);
+	inode_put(pp->base);
+err_free:
+	kfree(pp->kpath);
+	return err;
+}
+
+void vfs_parent_end(struct vfs_parent *pp)
+{
+	fs_mutex_unlock(&vfs_lock);
+	inode_put(pp->base);
+	kfree(pp->kpath);
+}
+
+bool vfs_name_is_dots(const char *name, size_t len)
+{
+	return is_dots(name, len);
+}

@@ -1,0 +1,339 @@
+/*
+ * pipe.c - anonymous pipes: pipe2 and the pipe file type.
+ *
+ * What it does: a 64 KiB ring per pipe (F_GETPIPE_SZ reports 65536); reads return what is
+ * there (at least one byte, blocking while the pipe is empty and has a writer), 0 at EOF;
+ * writes of at most PIPE_BUF (4096) bytes are atomic, longer ones may be split and block until
+ * everything is written (or return the partial count when O_NONBLOCK); EAGAIN when nothing
+ * could be moved without blocking; a write with no reader raises SIGPIPE on the writing
+ * thread and fails with EPIPE.  Blocking waits end with -ERESTARTSYS when a signal is pending
+ * (kern/signal_proc.h: -EINTR for the caller unless the handler has SA_RESTART).
+ * Poll: the read end is POLLIN with data and POLLHUP without writers, the write end POLLOUT
+ * with room and POLLERR without readers, as Linux's pipe_poll.
+ *
+ * Locking: pipe->mutex (sleeping) serializes the data copies, which touch user memory; the
+ * counters are read without it by poll and by sleepers re-testing their condition after
+ * waitq_prepare, so no wakeup is lost.  Readers wait on rwait, writers on wwait.
+ *
+ * What it does not do: named FIFOs, F_SETPIPE_SZ resizing, splice, O_DIRECT packet mode.
+ *
+ * ABI: pipe2(int fds[2], flags) with O_CLOEXEC | O_NONBLOCK (| O_DIRECT accepted), EINVAL
+ * for other flags; the ends are O_RDONLY / O_WRONLY for F_GETFL; lseek and pread: ESPIPE.
+ */
+#include <stdatomic.h>
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/mm.h>
+#include <kern/proc.h>
+#include <kern/signal.h>
+#include <kern/signal_proc.h>
+#include <kern/string.h>
+#include <kern/syscall.h>
+#include <asm-generic/poll.h>
+#include <linux/fcntl.h>
+#include <linux/stat.h>
+#include "fs_internal.h"
+
+#define PIPE_SIZE 65536u
+#define PIPE_BUF_ATOMIC 4096u
+
+struct pipe {
+	struct fs_mutex mutex; /* serializes readers and writers */
+	char *buf; /* PIPE_SIZE bytes */
+	_Atomic uint64_t head, tail; /* bytes ever written / read; used = head - tail (mutex) */
+	_Atomic int readers, writers; /* open read / write ends (files, not fds) */
+	_Atomic int refs; /* the two end files */
+	struct wait_queue rwait, wwait;
+};
+
+static uint64_t pipe_used(struct pipe *p)
+{
+	return atomic_load(&p->head) - atomic_load(&p->tail);
+}
+
+static bool pipe_is_reader(struct file *f)
+{
+	return (atomic_load(&f->flags) & O_ACCMODE) == O_RDONLY;
+}
+
+static bool pipe_nonblock(struct file *f)
+{
+	return atomic_load(&f->flags) & O_NONBLOCK;
+}
+
+/* Sleep on wq until cond(p) or a signal: 0, or -ERESTARTSYS. */
+static int pipe_wait(struct pipe *p, struct wait_queue *wq, bool (*cond)(struct pipe *, size_t),
+		     size_t arg)
+{
+	struct waiter w = { 0 };
+	int err = 0;
+
+	for (;;) {
+		waitq_prepare(wq, &w);
+		if (cond(p, arg))
+			break;
+		if (signal_pending(current_task())) {
+			err = -ERESTARTSYS;
+			break;
+		}
+		waitq_block(&w, 0);
+	}
+	waitq_finish(wq, &w);
+	return err;
+}
+
+static bool can_read(struct pipe *p, size_t unused)
+{
+	return pipe_used(p) || !atomic_load(&p->writers);
+}
+
+static bool can_write(struct pipe *p, size_t want)
+{
+	return PIPE_SIZE - pipe_used(p) >= want || !atomic_load(&p->readers);
+}
+
+static const struct file_ops pipe_fops;
+
+static long pipe_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+{
+	struct pipe *p = f->priv;
+	long ret;
+
+	if (n == 0)
+		return 0;
+	fs_mutex_lock(&p->mutex);
+	for (;;) {
+		uint64_t used = pipe_used(p), tail = atomic_load(&p->tail);
+
+		if (used) {
+			size_t k = (size_t)MIN((uint64_t)n, used);
+			size_t at = tail % PIPE_SIZE, first = MIN(k, PIPE_SIZE - at);
+
+			if (ksvc_copy_to_user(ubuf, p->buf + at, first) ||
+			    (k > first && ksvc_copy_to_user((char *)ubuf + first, p->buf, k - first))) {
+				ret = -EFAULT;
+				break;
+			}
+			atomic_store(&p->tail, tail + k);
+			ret = (long)k;
+			waitq_wake_all(&p->wwait);
+			break;
+		}
+		if (!atomic_load(&p->writers)) {
+			ret = 0;
+			break;
+		}
+		if (pipe_nonblock(f)) {
+			ret = -EAGAIN;
+			break;
+		}
+		fs_mutex_unlock(&p->mutex);
+		ret = pipe_wait(p, &p->rwait, can_read, 0);
+		if (ret)
+			return ret;
+		fs_mutex_lock(&p->mutex);
+	}
+	fs_mutex_unlock(&p->mutex);
+	return ret;
+}
+
+static long pipe_epipe(void)
+{
+	struct uthread *ut = current_uthread();
+
+	if (ut)
+		signal_send_thread(ut, SIGPIPE_NR, NULL);
+	return -EPIPE;
+}
+
+static int pipe_copy_in(char *dst, const void *src, size_t n, bool user)
+{
+	if (user)
+		return ksvc_copy_from_user(dst, src, n);
+	memcpy(dst, src, n);
+	return 0;
+}
+
+/* Write from a user (user) or kernel buffer. */
+static long pipe_write_common(struct file *f, const void *ubuf, size_t n, bool user)
+{
+	struct pipe *p = f->priv;
+	size_t done = 0;
+	long err = 0;
+
+	if (!atomic_load(&p->readers))
+		return pipe_epipe();
+	if (n == 0)
+		return 0;
+	fs_mutex_lock(&p->mutex);
+	while (done < n) {
+		size_t left = n - done, room, k, at, first;
+		uint64_t head = atomic_load(&p->head);
+
+		if (!atomic_load(&p->readers)) {
+			err = pipe_epipe();
+			break;
+		}
+		room = PIPE_SIZE - (size_t)pipe_used(p);
+		/* PIPE_BUF atomicity: a small write goes in whole or waits. */
+		if (room && (n > PIPE_BUF_ATOMIC || room >= left)) {
+			k = MIN(room, left);
+			at = head % PIPE_SIZE;
+			first = MIN(k, PIPE_SIZE - at);
+			if (pipe_copy_in(p->buf + at, (const char *)ubuf + done, first, user) ||
+			    (k > first &&
+			     pipe_copy_in(p->buf, (const char *)ubuf + done + first, k - first, user))) {
+				err = -EFAULT;
+				break;
+			}
+			atomic_store(&p->head, head + k);
+			done += k;
+			waitq_wake_all(&p->rwait);
+			continue;
+		}
+		if (pipe_nonblock(f)) {
+			err = -EAGAIN;
+			break;
+		}
+		fs_mutex_unlock(&p->mutex);
+		err = pipe_wait(p, &p->wwait, can_write, n > PIPE_BUF_ATOMIC ? 1 : left);
+		fs_mutex_lock(&p->mutex);
+		if (err)
+			break;
+	}
+	fs_mutex_unlock(&p->mutex);
+	return done ? (long)done : err;
+}
+
+static long pipe_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos)
+{
+	return pipe_write_common(f, ubuf, n, true);
+}
+
+long pipe_write_kernel(struct file *f, const void *kbuf, size_t n)
+{
+	return pipe_write_common(f, kbuf, n, false);
+}
+
+bool file_is_pipe(struct file *f)
+{
+	return f->ops == &pipe_fops;
+}
+
+unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt)
+{
+	struct pipe *p = f->priv;
+	unsigned int mask = 0;
+
+	if (pipe_is_reader(f)) {
+		ksvc_poll_wait(pt, &p->rwait);
+		if (pipe_used(p))
+			mask |= POLLIN | POLLRDNORM;
+		if (!atomic_load(&p->writers))
+			mask |= POLLHUP;
+	} else {
+		ksvc_poll_wait(pt, &p->wwait);
+		if (pipe_used(p) < PIPE_SIZE)
+			mask |= POLLOUT | POLLWRNORM;
+		if (!atomic_load(&p->readers))
+			mask |= POLLERR;
+	}
+	return mask;
+}
+
+static void pipe_release(struct file *f)
+{
+	struct pipe *p = f->priv;
+
+	if (pipe_is_reader(f))
+		atomic_fetch_sub(&p->readers, 1);
+	else
+		atomic_fetch_sub(&p->writers, 1);
+	waitq_wake_all(&p->rwait);
+	waitq_wake_all(&p->wwait);
+	/* The other end may be releasing on another CPU: the last one out frees. */
+	if (atomic_fetch_sub(&p->refs, 1) == 1) {
+		kfree(p->buf);
+		kfree(p);
+	}
+}
+
+static const struct file_ops pipe_fops = {
+	.read = pipe_read,
+	.write = pipe_write,
+	.poll = pipe_poll,
+	.release = pipe_release,
+};
+
+/* Both ends of a new pipe: 0 or -ENOMEM. */
+static int pipe_create(unsigned int flags, struct file **rd, struct file **wr)
+{
+	struct pipe *p = kmalloc(sizeof(*p));
+	struct inode *ino;
+
+	if (!p)
+		return -ENOMEM;
+	p->buf = kmalloc(PIPE_SIZE);
+	ino = ramfs_inode_new(S_IFIFO | 0600);
+	if (!p->buf || !ino)
+		goto err_free;
+	ino->pipe = p;
+	ino->fops = &pipe_fops;
+	fs_mutex_init(&p->mutex);
+	waitq_init(&p->rwait);
+	waitq_init(&p->wwait);
+	atomic_store(&p->readers, 1);
+	atomic_store(&p->writers, 1);
+	atomic_store(&p->refs, 2);
+	*rd = file_alloc(&pipe_fops, ino, O_RDONLY | (flags & O_NONBLOCK), p);
+	*wr = file_alloc(&pipe_fops, ino, O_WRONLY | (flags & O_NONBLOCK), p);
+	inode_put(ino);
+	if (*rd && *wr)
+		return 0;
+	/* Release nothing through the ops: free by hand. */
+	if (*rd)
+		(*rd)->ops = NULL, file_put(*rd);
+	if (*wr)
+		(*wr)->ops = NULL, file_put(*wr);
+	kfree(p->buf);
+	kfree(p);
+	return -ENOMEM;
+err_free:
+	if (ino)
+		inode_put(ino);
+	kfree(p->buf);
+	kfree(p);
+	return -ENOMEM;
+}
+
+static long sys_pipe2(uint64_t ufds, uint64_t flags)
+{
+	struct file *rd, *wr;
+	int fds[2], err;
+
+	if (flags & ~(uint64_t)(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+		return -EINVAL;
+	err = pipe_create((unsigned int)flags, &rd, &wr);
+	if (err)
+		return err;
+	fds[0] = fd_install(rd, flags & O_CLOEXEC);
+	if (fds[0] < 0) {
+		file_put(rd);
+		file_put(wr);
+		return fds[0];
+	}
+	fds[1] = fd_install(wr, flags & O_CLOEXEC);
+	if (fds[1] < 0) {
+		fd_uninstall(fds[0], rd);
+		file_put(wr);
+		return fds[1];
+	}
+	if (ksvc_copy_to_user((void *)ufds, fds, sizeof(fds))) {
+		fd_uninstall(fds[0], rd);
+		fd_uninstall(fds[1], wr);
+		return -EFAULT;
+	}
+	return 0;
+}
+SYSCALL(__NR_pipe2, sys_pipe2);

@@ -1,0 +1,97 @@
+/*
+ * bpf.h - what the rest of the kernel may call in the eBPF runtime (bpf/).
+ *
+ * The syscall table calls bpf_sys for bpf(2) (aarch64 nr 280, Linux 6.1 ABI, union bpf_attr
+ * from <linux/bpf.h>).  The perf module (next issue) attaches BPF_PROG_TYPE_PERF_EVENT programs
+ * to its events: it takes a program by fd, checks its type and runs it from the overflow IRQ
+ * with bpf_prog_run, which never allocates and never sleeps.  perf also registers
+ * struct bpf_perf_ops so that BPF_MAP_TYPE_PERF_EVENT_ARRAY can hold perf event files and the
+ * perf helpers (perf_event_output, get_stackid, get_stack, perf_prog_read_value,
+ * get_attach_cookie) reach perf without bpf/ including perf internals.
+ *
+ * Not here: the internals (bpf/bpf_internal.h), tail calls, BTF, JIT.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+
+struct bpf_prog;
+struct bpf_map;
+
+/* [sleep] bpf(2): cmd, user pointer to union bpf_attr, its size.  0/fd/id or -errno. */
+long bpf_sys(int cmd, const void *uattr, unsigned int size);
+
+/*
+ * [proc] The program behind fd with one more reference: -EBADF when fd is not open, -EINVAL
+ * when it is not a bpf program (Linux's bpf_prog_get).
+ */
+int bpf_prog_get_fd(int fd, struct bpf_prog **out);
+/*
+ * [proc] Like bpf_prog_get_fd, and -EINVAL unless the program has this enum bpf_prog_type
+ * (Linux's bpf_prog_get_type, as PERF_EVENT_IOC_SET_BPF uses it).
+ */
+int bpf_prog_get_fd_type(int fd, uint32_t type, struct bpf_prog **out);
+/* [any] Take / drop a reference; the last put frees the program and drops its maps. */
+void bpf_prog_get(struct bpf_prog *prog);
+void bpf_prog_put(struct bpf_prog *prog);
+/* [any] enum bpf_prog_type of a loaded program. */
+uint32_t bpf_prog_type(const struct bpf_prog *prog);
+/* [any] The program's id (what BPF_PROG_GET_NEXT_ID and bpf_prog_info report). */
+uint32_t bpf_prog_id(const struct bpf_prog *prog);
+
+/*
+ * [any] Run a verified program with r1 = ctx; returns r0.  For BPF_PROG_TYPE_PERF_EVENT ctx is a
+ * struct bpf_perf_event_data_kern (below).  Uses only the C stack (about 1 KiB): no allocation,
+ * no sleeping, safe from the PMU overflow interrupt with interrupts masked.
+ */
+uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx);
+
+/*
+ * The context a PERF_EVENT program sees.  It starts with the user-visible
+ * struct bpf_perf_event_data (regs, sample_period, addr): programs read those fields directly
+ * (the verifier allows only them, read-only).  event and cookie are for the helpers.
+ */
+struct bpf_perf_event_data_kern {
+	struct bpf_perf_event_data data;
+	void *event; /* the perf event that fired (opaque to bpf/) */
+	uint64_t cookie; /* bpf_get_attach_cookie() */
+};
+
+/*
+ * Hooks perf registers.  Every function may be called from the overflow IRQ path ([any]),
+ * except event_get_fd and event_put which run in process context.
+ */
+struct bpf_perf_ops {
+	/* The perf event behind fd with a reference: 0, -EBADF (not open or not a perf event). */
+	int (*event_get_fd)(int fd, void **event);
+	void (*event_put)(void *event);
+	/* CPU the event is bound to, or -1 for a task event. */
+	int (*event_cpu)(void *event);
+	/* bpf_perf_event_output: write a PERF_RECORD_SAMPLE with raw data to event's ring. */
+	long (*event_output)(void *event, void *ctx, const void *data, uint64_t size);
+	/* bpf_perf_event_read_value / bpf_perf_prog_read_value: counter, enabled, running. */
+	long (*event_read)(void *event, struct bpf_perf_event_value *value);
+	/*
+	 * Kernel (user == false) or user call chain of the context's registers into ips: the number
+	 * of entries written (at most max), or -errno.
+	 */
+	long (*callchain)(void *ctx, bool user, uint64_t *ips, uint32_t max);
+};
+
+/* [sleep] perf registers its ops once at init; NULL unregisters (tests). */
+void bpf_register_perf_ops(const struct bpf_perf_ops *ops);
+
+/*
+ * [proc] For mmap(2) of a BPF_F_MMAPABLE array map fd (global data): the page-aligned value
+ * area and its length, and whether the map may be mapped writable (not frozen, not
+ * BPF_F_RDONLY).  -EBADF/-EINVAL for an fd that is not a map, -EINVAL when not mmapable.
+ * The fs/ mmap path wires this up (ksvc_file_ops has no mmap yet).
+ */
+int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable);
+
+/* [proc] The trace_printk buffer: copies up to len bytes not yet read; returns the count. */
+size_t bpf_trace_read(char *buf, size_t len);

@@ -1,0 +1,7 @@
+/* clock.h - the wall clock (kernel/sys_time.c): CLOCK_REALTIME in ns since the Unix epoch. */
+#pragma once
+
+#include <stdint.h>
+
+/* [any] CLOCK_REALTIME now, in nanoseconds since 1970-01-01T00:00:00Z. */
+uint64_t clock_realtime_ns(void);

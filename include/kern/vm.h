@@ -1,0 +1,94 @@
+/*
+ * vm.h - user address spaces (kernel/vm.c): VMAs, demand paging, copy-on-write, and the
+ * mmap/munmap/mprotect/brk/madvise system calls.
+ *
+ * An mm has a 4-level page table (TTBR0, tagged with its ASID) and a sorted list of VMAs.
+ * Pages are filled on first touch: anonymous ones zeroed, private file ones read from the
+ * file (bytes past file_end zero), shared file ones taken from the file (file_page_pfn), and
+ * special ones (perf rings) from vm_ops->fault.  fork shares private pages read-only with a
+ * copy-on-write mark; the first write copies unless the page has one user left.
+ * Lock: mm->lock (a sleeping mutex) covers the VMA list, brk and the page table.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <kern/list.h>
+#include <kern/sched.h>
+#include <arch/pgtable.h>
+
+struct file;
+struct vm_area;
+
+struct vm_ops {
+	/* The pfn to map at addr (page aligned); 0 or -EFAULT (SIGBUS). */
+	int (*fault)(struct vm_area *vma, uint64_t addr, uint64_t *pfn);
+	/* The VMA goes away (munmap, exit); also called for each piece of a split VMA. */
+	void (*close)(struct vm_area *vma);
+	/* A VMA is duplicated by fork or split; take a reference on priv. */
+	void (*open)(struct vm_area *vma);
+};
+
+#define VMA_READ 0x1
+#define VMA_WRITE 0x2
+#define VMA_EXEC 0x4
+#define VMA_SHARED 0x8
+#define VMA_STACK 0x10
+#define VMA_SPECIAL 0x20 /* vm_ops pages: never copied, never COW */
+#define VMA_BUS_PAST_EOF 0x40 /* mmap of a file: pages wholly past file_end raise SIGBUS */
+
+struct vm_area {
+	struct list_node node;
+	uint64_t start, end;
+	uint32_t flags; /* VMA_* */
+	struct file *file; /* file-backed: a reference */
+	uint64_t pgoff; /* file page of start */
+	uint64_t file_end; /* private file mapping: addresses >= this read as zero */
+	const struct vm_ops *ops;
+	void *priv;
+};
+
+struct kmutex {
+	struct spinlock lock;
+	struct task *owner;
+	struct wait_queue wq;
+};
+
+void kmutex_init(struct kmutex *m);
+void kmutex_lock(struct kmutex *m);
+void kmutex_unlock(struct kmutex *m);
+
+struct mm {
+	struct kmutex lock;
+	_Atomic int refs;
+	pte_t *pgd;
+	uint16_t asid;
+	struct list_node vmas; /* sorted by start */
+	uint64_t start_brk, brk;
+	uint64_t mmap_base;
+	uint64_t stack_top;
+	uint64_t sigtramp; /* the signal return trampoline page ([sigpage]) */
+	uint64_t start_code, end_code, start_data, end_data, arg_start, arg_end, env_start, env_end;
+};
+
+struct mm *mm_new(void);
+struct mm *mm_dup(struct mm *src); /* fork: copy-on-write */
+void mm_get(struct mm *mm);
+void mm_put(struct mm *mm);
+/* Switch TTBR0 to mm (NULL: the empty table kernel threads use). */
+void mm_activate(struct mm *mm);
+
+/* Map [start, start+len) (page aligned) with VMA_* flags: 0 or -errno.  Replaces what is
+ * there (MAP_FIXED semantics).  file may be NULL; a reference is taken when mapped. */
+int vm_map_fixed(struct mm *mm, uint64_t start, uint64_t len, uint32_t flags, struct file *file,
+		 uint64_t pgoff, uint64_t file_end, const struct vm_ops *ops, void *priv);
+/* Copy into user memory of mm (the current one) as exec builds the stack. */
+int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n);
+/* Handle a fault at addr: 0 when mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR),
+ * -EIO (SIGBUS), -ENOMEM.  Counts the fault on the current thread. */
+int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec);
+/* Find the VMA containing addr (mm->lock held) or NULL. */
+struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
+void vm_init(void);
+/* Map the signal return trampoline below the stack (exec); mm->lock held. */
+int vm_map_sigtramp(struct mm *mm);

@@ -1,0 +1,417 @@
+/*
+ * exec.c - execve(2) of static aarch64 ELF programs (ET_EXEC and static-PIE) and "#!" scripts.
+ *
+ * Before the point of no return: copy the arguments in (Linux's limits: E2BIG), open the file
+ * (ENOENT, EACCES), read and validate it (kernel/elf.c: ENOEXEC, EIO).  After it: a new
+ * address space with each PT_LOAD as a private file mapping (bytes past p_filesz zero), an
+ * 8 MiB stack at the top of user space with argv/envp/auxv laid out as Linux's
+ * create_elf_tables (kernel/exec_stack.c), close-on-exec fds closed, caught signals reset, the
+ * comm set to the file's basename.  Programs with PT_INTERP (dynamically linked) get ENOEXEC:
+ * no dynamic loader support yet.
+ */
+#include <linux/fcntl.h>
+#include <linux/binfmts.h>
+#include <linux/resource.h>
+#include <asm/hwcap.h>
+#include <arch/memlayout.h>
+#include <arch/trapframe.h>
+#include <fs/vfs.h>
+#include <kern/elf.h>
+#include <kern/errno.h>
+#include <kern/exec_stack.h>
+#include <kern/mm.h>
+#include <kern/printk.h>
+#include <kern/proc.h>
+#include <kern/signal.h>
+#include <kern/string.h>
+#include <kern/syscall.h>
+#include <kern/vm.h>
+#include <perf/perf.h>
+
+#define ARG_BUF_ORDER 6 /* 256 KiB of argument and environment strings */
+#define MAX_ARGS 16384
+#define STACK_SIZE (8ull << 20)
+#define MAX_EXEC_FILE (16ull << 20)
+
+struct exec_args {
+	char *buf; /* strings, packed */
+	size_t used;
+	const char **argv, **envp;
+	size_t argc, envc;
+};
+
+static void args_free(struct exec_args *a)
+{
+	if (a->buf)
+		free_pages(a->buf, ARG_BUF_ORDER);
+	kfree(a->argv);
+	kfree(a->envp);
+}
+
+static int args_add(struct exec_args *a, const char ***vec, size_t *n, const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	if (*n >= MAX_ARGS || a->used + len > (PAGE_SIZE << ARG_BUF_ORDER))
+		return -E2BIG;
+	memcpy(a->buf + a->used, s, len);
+	(*vec)[(*n)++] = a->buf + a->used;
+	a->used += len;
+	return 0;
+}
+
+/* Copy a NULL-terminated user array of strings. */
+static int copy_user_strings(struct exec_args *a, const char ***vec, size_t *n, uint64_t uvec)
+{
+	if (!uvec)
+		return 0;
+	for (;;) {
+		uint64_t up;
+
+		if (ksvc_copy_from_user(&up, (void *)(uvec + *n * 8), 8))
+			return -EFAULT;
+		if (!up)
+			return 0;
+		if (*n >= MAX_ARGS)
+			return -E2BIG;
+		size_t room = (PAGE_SIZE << ARG_BUF_ORDER) - a->used;
+		long len = ksvc_strncpy_from_user(a->buf + a->used, (void *)up,
+						  room < MAX_ARG_STRLEN ? room : MAX_ARG_STRLEN);
+
+		if (len == -ENAMETOOLONG)
+			return -E2BIG;
+		if (len < 0)
+			return (int)len;
+		(*vec)[(*n)++] = a->buf + a->used;
+		a->used += (size_t)len + 1;
+	}
+}
+
+static int args_init(struct exec_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->buf = alloc_pages(ARG_BUF_ORDER);
+	a->argv = kmalloc(MAX_ARGS * sizeof(char *));
+	a->envp = kmalloc(MAX_ARGS * sizeof(char *));
+	if (!a->buf || !a->argv || !a->envp) {
+		args_free(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int read_file(struct file *f, void **out, size_t *size)
+{
+	uint64_t sz = file_size(f);
+	unsigned int order = 0;
+
+	if (sz > MAX_EXEC_FILE)
+		return -ENOMEM;
+	while ((PAGE_SIZE << order) < sz)
+		order++;
+	char *buf = alloc_pages(order);
+
+	if (!buf)
+		return -ENOMEM;
+	long got = file_pread_kernel(f, buf, sz, 0);
+
+	if (got < 0 || (uint64_t)got != sz) {
+		free_pages(buf, order);
+		return got < 0 ? (int)got : -EIO;
+	}
+	*out = buf;
+	*size = sz;
+	return 0;
+}
+
+static void free_file_buf(void *buf, size_t size)
+{
+	unsigned int order = 0;
+
+	while ((PAGE_SIZE << order) < size)
+		order++;
+	free_pages(buf, order);
+}
+
+/* "#!interp [arg]": rewrite the arguments to run the interpreter on the script. */
+static int script_args(struct exec_args *a, const char *buf, size_t size, const char *path,
+		       char *interp, size_t interp_size)
+{
+	size_t end = 2;
+	char line[BINPRM_BUF_SIZE + 1];
+
+	while (end < size && end < BINPRM_BUF_SIZE && buf[end] != '\n')
+		end++;
+	memcpy(line, buf + 2, end - 2);
+	line[end - 2] = 0;
+	char *p = line;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char *name = p;
+
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	char *arg = NULL;
+
+	if (*p) {
+		*p++ = 0;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p) {
+			arg = p;
+			char *e = p + strlen(p);
+
+			while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+				*--e = 0;
+		}
+	}
+	if (!*name || strlen(name) >= interp_size)
+		return -ENOEXEC;
+	memcpy(interp, name, strlen(name) + 1);
+	/* new argv: interp [arg] path argv[1..] */
+	size_t old = a->argc;
+	const char **v = kmalloc(MAX_ARGS * sizeof(char *));
+	size_t n = 0;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	err = args_add(a, &v, &n, name);
+	if (!err && arg)
+		err = args_add(a, &v, &n, arg);
+	if (!err)
+		err = args_add(a, &v, &n, path);
+	for (size_t i = 1; !err && i < old; i++) {
+		if (n >= MAX_ARGS)
+			err = -E2BIG;
+		else
+			v[n++] = a->argv[i];
+	}
+	if (err) {
+		kfree(v);
+		return err;
+	}
+	kfree(a->argv);
+	a->argv = v;
+	a->argc = n;
+	return 0;
+}
+
+static void set_comm(struct task *t, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	memset(t->comm, 0, TASK_COMM_LEN);
+	for (int i = 0; i < TASK_COMM_LEN - 1 && base[i]; i++)
+		t->comm[i] = base[i];
+}
+
+/* Build the new image; past the point of no return an error kills the process. */
+static int load_image(struct proc *p, struct file *f, const struct elf_plan *plan,
+		      struct exec_args *a, const char *path)
+{
+	struct mm *mm = mm_new(), *old = p->mm;
+	struct elf_segment seg;
+	int err = 0;
+
+	if (!mm)
+		return -ENOMEM;
+	kmutex_lock(&mm->lock);
+	for (unsigned int i = 0; i < plan->nr_segs && !err; i++) {
+		if (elf_plan_segment(plan, i, &seg) || seg.end <= seg.start)
+			continue;
+		uint32_t fl = (seg.prot & 1 ? VMA_READ : 0) | (seg.prot & 2 ? VMA_WRITE : 0) |
+			      (seg.prot & 4 ? VMA_EXEC : 0);
+		uint64_t page_off = seg.file_offset - (seg.copy_to - seg.start);
+
+		err = vm_map_fixed(mm, seg.start, seg.end - seg.start, fl, seg.file_len ? f : NULL,
+				   page_off >> PAGE_SHIFT, seg.copy_to + seg.file_len, NULL, NULL);
+	}
+	mm->start_brk = mm->brk = plan->brk_start;
+	mm->start_code = plan->start_code;
+	mm->end_code = plan->end_code;
+	mm->start_data = plan->start_data;
+	mm->end_data = plan->end_data;
+	mm->stack_top = USER_VA_END;
+	mm->mmap_base = ELF_PLAN_MMAP_BASE(USER_VA_END);
+	if (!err)
+		err = vm_map_fixed(mm, mm->stack_top - STACK_SIZE, STACK_SIZE,
+				   VMA_READ | VMA_WRITE | VMA_STACK, NULL, 0, 0, NULL, NULL);
+	if (!err)
+		err = vm_map_sigtramp(mm);
+	kmutex_unlock(&mm->lock);
+	if (err) {
+		mm_put(mm);
+		return err;
+	}
+	p->mm = mm;
+	mm_activate(mm);
+	mm_put(old);
+
+	struct exec_stack_args sa = {
+		.argv = a->argv,
+		.argc = a->argc,
+		.envp = a->envp,
+		.envc = a->envc,
+		.filename = path,
+		.platform = "aarch64",
+		.stack_rlimit = p->rlim[RLIMIT_STACK].cur,
+		.minsigstksz = 5120,
+		.hwcap = HWCAP_FP | HWCAP_ASIMD | HWCAP_EVTSTRM | HWCAP_CPUID,
+		.phdr = plan->phdr_addr,
+		.phent = plan->phent,
+		.phnum = plan->phnum,
+		.entry = plan->entry,
+	};
+	for (int i = 0; i < 16; i += 4) {
+		uint32_t r = ksvc_random_u32();
+
+		memcpy(sa.random + i, &r, 4);
+	}
+	long need = exec_stack_size(&sa);
+
+	if (need < 0)
+		return (int)need;
+	size_t bufsz = ((size_t)need + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	unsigned int order = 0;
+
+	while ((PAGE_SIZE << order) < bufsz)
+		order++;
+	uint8_t *img = alloc_pages(order);
+	struct exec_stack_layout lay;
+
+	if (!img)
+		return -ENOMEM;
+	err = exec_stack_build(&sa, img, PAGE_SIZE << order, mm->stack_top, &lay);
+	if (!err)
+		err = ksvc_copy_to_user((void *)(mm->stack_top - lay.used),
+					img + (PAGE_SIZE << order) - lay.used, lay.used);
+	free_pages(img, order);
+	if (err)
+		return err;
+	mm->arg_start = lay.arg_start;
+	mm->arg_end = lay.arg_end;
+	mm->env_start = lay.env_start;
+	mm->env_end = lay.env_end;
+
+	struct uthread *ut = current_uthread();
+	struct trapframe *tf = ut->tf;
+
+	memset(tf, 0, sizeof(*tf));
+	tf->sp = lay.sp;
+	tf->pc = plan->entry;
+	tf->pstate = 0; /* EL0t, interrupts unmasked */
+	memset(&ut->fp, 0, sizeof(ut->fp));
+	ut->tpidr_el0 = 0;
+	__asm__ volatile("msr tpidr_el0, xzr");
+	fpsimd_load_zero();
+	set_comm(&ut->task, path);
+	files_close_on_exec(p->files);
+	signal_exec_reset(p);
+	perf_task_exec();
+	proc_vfork_release(ut);
+	return 0;
+}
+
+static int do_execve(const char *path, struct exec_args *a)
+{
+	struct proc *p = current_proc();
+	char interp[BINPRM_BUF_SIZE];
+	int err;
+
+	for (int depth = 0;; depth++) {
+		struct file *f;
+		void *buf = NULL;
+		size_t size = 0;
+
+		err = vfs_open_kernel(AT_FDCWD, path, O_RDONLY, &f);
+		if (err)
+			return err;
+		if (!file_is_regular(f) || !file_may_exec(f)) {
+			file_put(f);
+			return -EACCES;
+		}
+		err = read_file(f, &buf, &size);
+		if (err) {
+			file_put(f);
+			return err;
+		}
+		if (size >= 2 && ((char *)buf)[0] == '#' && ((char *)buf)[1] == '!') {
+			err = depth < 4 ? script_args(a, buf, size, path, interp, sizeof(interp))
+					: -ELOOP;
+			free_file_buf(buf, size);
+			file_put(f);
+			if (err)
+				return err;
+			path = interp;
+			continue;
+		}
+		struct elf_plan plan;
+
+		err = elf_plan(buf, size, USER_VA_END, &plan);
+		if (!err && plan.interp)
+			err = -ENOEXEC; /* dynamically linked: no loader yet */
+		if (err && !elf_plan_err_is_fatal(err)) {
+			free_file_buf(buf, size);
+			file_put(f);
+			return err;
+		}
+		if (!err)
+			err = load_image(p, f, &plan, a, path);
+		free_file_buf(buf, size);
+		file_put(f);
+		if (err) {
+			/* past the point of no return: die as Linux does */
+			signal_force_fault(11, 0x80, 0);
+			return err;
+		}
+		return 0;
+	}
+}
+
+static long sys_execve(uint64_t upath, uint64_t uargv, uint64_t uenvp)
+{
+	struct exec_args a;
+	char *path = kmalloc(4096);
+	long err;
+
+	if (!path)
+		return -ENOMEM;
+	err = ksvc_strncpy_from_user(path, (void *)upath, 4096);
+	if (err < 0) {
+		kfree(path);
+		return err;
+	}
+	if (!path[0]) {
+		kfree(path);
+		return -ENOENT;
+	}
+	err = args_init(&a);
+	if (!err)
+		err = copy_user_strings(&a, &a.argv, &a.argc, uargv);
+	if (!err)
+		err = copy_user_strings(&a, &a.envp, &a.envc, uenvp);
+	if (!err)
+		err = do_execve(path, &a);
+	args_free(&a);
+	kfree(path);
+	return err;
+}
+SYSCALL(__NR_execve, sys_execve);
+
+int exec_kernel_path(const char *path, char *const argv[], char *const envp[])
+{
+	struct exec_args a;
+	int err = args_init(&a);
+
+	for (size_t i = 0; !err && argv && argv[i]; i++)
+		err = args_add(&a, &a.argv, &a.argc, argv[i]);
+	for (size_t i = 0; !err && envp && envp[i]; i++)
+		err = args_add(&a, &a.envp, &a.envc, envp[i]);
+	if (!err)
+		err = do_execve(path, &a);
+	args_free(&a);
+	return err;
+}

@@ -1,0 +1,617 @@
+/*
+ * proc.c - user processes and threads: clone (fork and threads), exit, exit_group, wait4,
+ * reparenting to init, and freeing dead threads.
+ *
+ * Linux semantics: the process id is the thread-group leader's tid; a process becomes a zombie
+ * when its last thread exits, its parent gets SIGCHLD and reaps it with wait4; orphans go to
+ * init (pid 1).  CLONE_CHILD_CLEARTID writes 0 to the tid word and wakes its futex at thread
+ * exit.  A dead thread's kernel stack is freed by the reaper thread once no CPU is on it.
+ * Not implemented: CLONE_VFORK's suspension of the parent (the child runs, the parent too,
+ * which is legal for programs that only exec or _exit), namespaces, ptrace.
+ */
+#include <linux/sched.h>
+#include <linux/wait.h>
+#include <linux/resource.h>
+#include <asm/signal.h>
+#include <arch/memlayout.h>
+#include <arch/trapframe.h>
+#include <fs/vfs.h>
+#include <kern/assert.h>
+#include <kern/errno.h>
+#include <kern/futex.h>
+#include <kern/mm.h>
+#include <kern/printk.h>
+#include <kern/proc.h>
+#include <kern/signal.h>
+#include <kern/signal_proc.h>
+#include <kern/string.h>
+#include <kern/syscall.h>
+#include <kern/vm.h>
+#include <perf/perf.h>
+
+struct spinlock proc_tree_lock = SPINLOCK_INIT;
+static struct list_node all_procs = LIST_INIT(all_procs);
+static struct list_node all_threads = LIST_INIT(all_threads); /* uthread.task.all_node */
+struct proc *init_proc;
+
+extern void user_thread_start(void);
+
+static inline uint64_t read_tpidr_el0(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, tpidr_el0" : "=r"(v));
+	return v;
+}
+
+static inline void write_tpidr_el0(uint64_t v)
+{
+	__asm__ volatile("msr tpidr_el0, %0" ::"r"(v));
+}
+
+/* ---- lookup ---- */
+
+struct uthread *proc_find_thread_locked(int tid)
+{
+	struct list_node *n;
+
+	list_for_each(n, &all_threads) {
+		struct uthread *t = (struct uthread *)list_entry(n, struct task, all_node);
+
+		if (t->task.tid == tid && t->task.state != TASK_ZOMBIE)
+			return t;
+	}
+	return NULL;
+}
+
+struct proc *proc_find_locked(int tgid)
+{
+	struct list_node *n;
+
+	list_for_each(n, &all_procs) {
+		struct proc *p = list_entry(n, struct proc, all_node);
+
+		if (p->tgid == tgid && !p->zombie)
+			return p;
+	}
+	return NULL;
+}
+
+/* ---- creation ---- */
+
+static struct uthread *uthread_alloc(const char *comm)
+{
+	struct uthread *ut = kmalloc(sizeof(*ut));
+
+	if (!ut)
+		return NULL;
+	struct task *t = &ut->task;
+
+	t->kstack = alloc_pages(2);
+	if (!t->kstack) {
+		kfree(ut);
+		return NULL;
+	}
+	spin_init(&t->lock);
+	t->tid = task_next_tid();
+	memcpy(t->comm, comm, TASK_COMM_LEN);
+	t->comm[TASK_COMM_LEN - 1] = 0;
+	t->affinity = ~0ull;
+	t->state = TASK_RUNNABLE;
+	list_init(&t->rq_node);
+	list_init(&t->all_node);
+	list_init(&ut->thread_node);
+	list_init(&ut->sigpending);
+	ut->tf = (struct trapframe *)((char *)t->kstack + KSTACK_SIZE - sizeof(struct trapframe));
+	sched_track_task(t);
+	t->ctx.sp = (uint64_t)ut->tf;
+	t->ctx.lr = (uint64_t)user_thread_start;
+	return ut;
+}
+
+static void uthread_free(struct uthread *ut)
+{
+	sched_untrack_task(&ut->task);
+	free_pages(ut->task.kstack, 2);
+	kfree(ut);
+}
+
+static struct proc *proc_alloc(void)
+{
+	struct proc *p = kmalloc(sizeof(*p));
+
+	if (!p)
+		return NULL;
+	spin_init(&p->lock);
+	list_init(&p->children);
+	list_init(&p->sibling);
+	list_init(&p->threads);
+	list_init(&p->all_node);
+	waitq_init(&p->child_wait);
+	p->exit_signal = SIGCHLD;
+	p->umask = 022;
+	for (int i = 0; i < PROC_RLIM_NLIMITS; i++)
+		p->rlim[i].cur = p->rlim[i].max = RLIM_INFINITY;
+	p->rlim[RLIMIT_STACK].cur = 8ull << 20;
+	p->rlim[RLIMIT_NOFILE].cur = 1024;
+	p->rlim[RLIMIT_NOFILE].max = 4096;
+	p->rlim[RLIMIT_CORE].cur = 0;
+	return p;
+}
+
+static void proc_link_thread(struct proc *p, struct uthread *ut)
+{
+	ut->task.proc = p;
+	unsigned long f = spin_lock_irqsave(&p->lock);
+
+	list_add_tail(&p->threads, &ut->thread_node);
+	p->nr_threads++;
+	spin_unlock_irqrestore(&p->lock, f);
+	f = spin_lock_irqsave(&proc_tree_lock);
+	list_add_tail(&all_threads, &ut->task.all_node);
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+}
+
+/* The first user process: an empty mm, console fds, root cwd; exec fills it. */
+struct uthread *proc_create_init(void)
+{
+	struct proc *p = proc_alloc();
+	struct uthread *ut = uthread_alloc("init");
+
+	if (!p || !ut)
+		kpanic("no memory for init");
+	p->tgid = ut->task.tid;
+	p->mm = mm_new();
+	p->files = files_new();
+	p->sighand = sighand_alloc();
+	p->cwd = vfs_root();
+	if (!p->mm || !p->files || !p->sighand)
+		kpanic("no memory for init");
+	inode_get(p->cwd);
+	p->pgid = p->sid = p->tgid;
+	uthread_signal_init(ut, NULL);
+	proc_link_thread(p, ut);
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+
+	list_add_tail(&all_procs, &p->all_node);
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	init_proc = p;
+	return ut;
+}
+
+#define CLONE_SUPPORTED                                                                            \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
+	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID |           \
+	 CLONE_VFORK | CLONE_PARENT | CLONE_DETACHED | CLONE_IO | CLONE_PTRACE | CLONE_UNTRACED)
+
+static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
+{
+	struct uthread *parent = current_uthread();
+	struct proc *pp = parent->task.proc;
+	int exit_signal = (int)(flags & 0xff);
+
+	flags &= ~0xffull;
+	if (flags & ~(uint64_t)CLONE_SUPPORTED)
+		return -EINVAL;
+	if ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
+		return -EINVAL;
+	if (exit_signal >= KSIG_MAX + 1)
+		return -EINVAL;
+	struct uthread *ut = uthread_alloc(parent->task.comm);
+
+	if (!ut)
+		return -ENOMEM;
+	struct proc *p = pp;
+
+	if (!(flags & CLONE_THREAD)) {
+		p = proc_alloc();
+		if (!p) {
+			uthread_free(ut);
+			return -ENOMEM;
+		}
+		p->tgid = ut->task.tid;
+		p->exit_signal = exit_signal;
+		p->umask = pp->umask;
+		p->pgid = pp->pgid;
+		p->sid = pp->sid;
+		memcpy(p->rlim, pp->rlim, sizeof(p->rlim));
+		if (flags & CLONE_VM) {
+			mm_get(pp->mm);
+			p->mm = pp->mm;
+		} else {
+			p->mm = mm_dup(pp->mm);
+		}
+		if (flags & CLONE_FILES) {
+			files_get(pp->files);
+			p->files = pp->files;
+		} else {
+			p->files = files_dup(pp->files);
+		}
+		if (flags & CLONE_SIGHAND) {
+			sighand_get(pp->sighand);
+			p->sighand = pp->sighand;
+		} else {
+			p->sighand = sighand_dup(pp->sighand);
+		}
+		p->cwd = pp->cwd;
+		inode_get(p->cwd);
+		if (!p->mm || !p->files || !p->sighand) {
+			/* unwind what was made */
+			if (p->mm)
+				mm_put(p->mm);
+			if (p->files)
+				files_put(p->files);
+			if (p->sighand)
+				sighand_put(p->sighand);
+			inode_put(p->cwd);
+			kfree(p);
+			uthread_free(ut);
+			return -ENOMEM;
+		}
+	}
+	/* Registers: the parent's, with x0 = 0 in the child. */
+	*ut->tf = *parent->tf;
+	ut->tf->x[0] = 0;
+	if (newsp)
+		ut->tf->sp = newsp;
+	fpsimd_save(&parent->fp);
+	ut->fp = parent->fp;
+	/* The parent runs: its TLS register is live, its saved copy stale. */
+	ut->tpidr_el0 = (flags & CLONE_SETTLS) ? tls : read_tpidr_el0();
+	ut->task.affinity = parent->task.affinity;
+	uthread_signal_init(ut, parent);
+	if (flags & CLONE_CHILD_CLEARTID)
+		ut->clear_child_tid = ctid;
+	int tid = ut->task.tid;
+
+	if (flags & CLONE_PARENT_SETTID)
+		ksvc_copy_to_user((void *)ptid, &tid, sizeof(tid));
+	proc_link_thread(p, ut);
+	if (p != pp) {
+		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+		struct proc *par = (flags & CLONE_PARENT) && pp->parent ? pp->parent : pp;
+
+		p->parent = par;
+		list_add_tail(&par->children, &p->sibling);
+		list_add_tail(&all_procs, &p->all_node);
+		spin_unlock_irqrestore(&proc_tree_lock, f);
+	}
+	if (flags & CLONE_CHILD_SETTID) {
+		/* The child's address space: for a thread it is ours; for a fork, write it
+		 * after the child runs would be Linux; writing into the COW copy is the same. */
+		if (flags & CLONE_VM)
+			ksvc_copy_to_user((void *)ctid, &tid, sizeof(tid));
+		else
+			ut->set_child_tid = ctid;
+	}
+	perf_task_fork((struct ksvc_task *)&parent->task, (struct ksvc_task *)&ut->task);
+	struct vfork_done vd;
+
+	if (flags & CLONE_VFORK) {
+		waitq_init(&vd.wq);
+		vd.done = false;
+		ut->vfork = &vd;
+	}
+	task_make_runnable(&ut->task, -1);
+	if (flags & CLONE_VFORK) {
+		wait_event(&vd.wq, READ_ONCE(vd.done));
+		unsigned long f = spin_lock_irqsave(&vd.wq.lock); /* the child is out of vd */
+
+		spin_unlock_irqrestore(&vd.wq.lock, f);
+	}
+	return tid;
+}
+
+static long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
+{
+	return do_clone(flags, newsp, ptid, tls, ctid);
+}
+SYSCALL(__NR_clone, sys_clone);
+
+void proc_vfork_release(struct uthread *ut)
+{
+	struct vfork_done *vd = ut->vfork;
+
+	if (!vd)
+		return;
+	ut->vfork = NULL;
+	/* vd lives on the parent's stack: flag and wakeup under its lock, and the parent takes
+	 * that lock once more before returning, so nothing here touches vd after it is gone. */
+	unsigned long f = spin_lock_irqsave(&vd->wq.lock);
+	struct list_node *n;
+
+	WRITE_ONCE(vd->done, true);
+	list_for_each(n, &vd->wq.waiters)
+		wake_up_task(list_entry(n, struct waiter, node)->task);
+	spin_unlock_irqrestore(&vd->wq.lock, f);
+}
+
+/* ---- exit ---- */
+
+static struct list_node dead_threads = LIST_INIT(dead_threads);
+static struct spinlock dead_lock = SPINLOCK_INIT;
+static struct wait_queue reaper_wq = { SPINLOCK_INIT, LIST_INIT(reaper_wq.waiters) };
+
+static void reaper(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		wait_event(&reaper_wq, !list_empty(&dead_threads));
+		unsigned long f = spin_lock_irqsave(&dead_lock);
+		struct list_node *n = list_pop_head(&dead_threads);
+
+		spin_unlock_irqrestore(&dead_lock, f);
+		if (!n)
+			continue;
+		struct uthread *ut = (struct uthread *)list_entry(n, struct task, all_node);
+
+		while (atomic_load_explicit(&ut->task.on_cpu, memory_order_acquire))
+			arch_cpu_relax();
+		uthread_free(ut);
+	}
+}
+
+void proc_start_reaper(void)
+{
+	if (!kthread_create("reaper", reaper, NULL, -1))
+		kpanic("no reaper");
+}
+
+/* Give p's children to init; proc_tree_lock held. */
+static void reparent_children_locked(struct proc *p)
+{
+	struct list_node *n, *tmp;
+
+	list_for_each_safe(n, tmp, &p->children) {
+		struct proc *c = list_entry(n, struct proc, sibling);
+
+		list_del(&c->sibling);
+		c->parent = init_proc;
+		list_add_tail(&init_proc->children, &c->sibling);
+		if (c->zombie)
+			waitq_wake_all(&init_proc->child_wait);
+	}
+}
+
+/* The last thread of p is gone: release the process's resources, become a zombie. */
+static void proc_finish(struct proc *p)
+{
+	struct mm *mm = p->mm;
+
+	mm_activate(NULL);
+	p->mm = NULL;
+	mm_put(mm);
+	files_put(p->files);
+	p->files = NULL;
+	inode_put(p->cwd);
+	p->cwd = NULL;
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+
+	if (p == init_proc) {
+		spin_unlock_irqrestore(&proc_tree_lock, f);
+		kernel_init_exited(p->exit_status);
+		return;
+	}
+	reparent_children_locked(p);
+	/* As Linux's exit_notify: zombie and the parent's notification under the tree lock,
+	 * so the parent cannot reap (and free) p before the notification is made. */
+	bool autoreap = signal_parent_autoreaps(p);
+
+	signal_notify_parent_exit(p);
+	if (autoreap) {
+		/* SIGCHLD ignored (or SA_NOCLDWAIT): no zombie, nothing for wait4 */
+		list_del(&p->sibling);
+		list_del(&p->all_node);
+		spin_unlock_irqrestore(&proc_tree_lock, f);
+		signal_proc_release(p);
+		sighand_put(p->sighand);
+		kfree(p);
+		return;
+	}
+	p->zombie = true;
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+}
+
+void proc_exit_thread(int status)
+{
+	struct uthread *ut = current_uthread();
+	struct proc *p = ut->task.proc;
+	bool last;
+
+	if (ut->clear_child_tid) {
+		int zero = 0;
+
+		if (ksvc_copy_to_user((void *)ut->clear_child_tid, &zero, sizeof(zero)) == 0)
+			futex_wake_address(ut->clear_child_tid, 1);
+	}
+	perf_task_exit();
+	proc_vfork_release(ut);
+	unsigned long f = spin_lock_irqsave(&p->lock);
+
+	list_del(&ut->thread_node);
+	p->nr_threads--;
+	last = p->nr_threads == 0;
+	if (!p->exiting || last)
+		p->exit_status = p->exiting ? p->exit_status : status;
+	p->min_flt += ut->min_flt;
+	p->maj_flt += ut->maj_flt;
+	p->utime_ns += ut->task.runtime_ns;
+	spin_unlock_irqrestore(&p->lock, f);
+	uthread_signal_release(ut);
+	if (last)
+		proc_finish(p);
+	f = spin_lock_irqsave(&proc_tree_lock);
+	list_del(&ut->task.all_node);
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	/* The reaper frees our stack once we are off the CPU. */
+	f = spin_lock_irqsave(&dead_lock);
+	list_add_tail(&dead_threads, &ut->task.all_node);
+	spin_unlock_irqrestore(&dead_lock, f);
+	waitq_wake_all(&reaper_wq);
+	thread_exit();
+}
+
+void proc_exit_group(int status)
+{
+	struct uthread *ut = current_uthread();
+	struct proc *p = ut->task.proc;
+	unsigned long f = spin_lock_irqsave(&p->lock);
+
+	if (!p->exiting) {
+		p->exiting = true;
+		p->exit_status = status;
+	}
+	spin_unlock_irqrestore(&p->lock, f);
+	signal_wake_group(p); /* each thread sees p->exiting on its way out */
+	proc_exit_thread(status);
+}
+
+bool proc_exiting(void)
+{
+	struct proc *p = current_proc();
+
+	return p && READ_ONCE(p->exiting);
+}
+
+static long sys_exit(uint64_t code)
+{
+	proc_exit_thread((int)((code & 0xff) << 8));
+}
+SYSCALL(__NR_exit, sys_exit);
+
+static long sys_exit_group(uint64_t code)
+{
+	proc_exit_group((int)((code & 0xff) << 8));
+}
+SYSCALL(__NR_exit_group, sys_exit_group);
+
+/* ---- wait4 ---- */
+
+static bool wait_matches(const struct proc *me, const struct proc *c, int pid)
+{
+	if (pid > 0)
+		return c->tgid == pid;
+	if (pid == 0)
+		return c->pgid == me->pgid;
+	if (pid < -1)
+		return c->pgid == -pid;
+	return true;
+}
+
+static void fill_rusage(struct rusage *ru, const struct proc *c)
+{
+	uint64_t ut = c->utime_ns + c->cutime_ns;
+
+	memset(ru, 0, sizeof(*ru));
+	ru->ru_utime.tv_sec = (long)(ut / 1000000000ull);
+	ru->ru_utime.tv_usec = (long)(ut % 1000000000ull / 1000);
+	ru->ru_minflt = (long)(c->min_flt + c->cmin_flt);
+	ru->ru_majflt = (long)(c->maj_flt + c->cmaj_flt);
+}
+
+static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_t urusage)
+{
+	struct proc *me = current_proc();
+	int pid = (int)upid;
+
+	if (options & ~(uint64_t)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE |
+				  __WALL))
+		return -EINVAL;
+	for (;;) {
+		struct waiter w = { 0 };
+		bool any = false;
+		struct proc *found = NULL;
+		int ev_status = 0, ev_pid = 0;
+
+		waitq_prepare(&me->child_wait, &w);
+		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+		struct list_node *n;
+
+		list_for_each(n, &me->children) {
+			struct proc *c = list_entry(n, struct proc, sibling);
+
+			if (!wait_matches(me, c, pid))
+				continue;
+			any = true;
+			if (c->zombie) {
+				found = c;
+				list_del(&c->sibling);
+				list_del(&c->all_node);
+				break;
+			}
+			if ((options & (WUNTRACED | WCONTINUED)) &&
+			    signal_child_wait_event(c, (int)options, &ev_status)) {
+				ev_pid = c->tgid;
+				break;
+			}
+		}
+		spin_unlock_irqrestore(&proc_tree_lock, f);
+		if (ev_pid) {
+			waitq_finish(&me->child_wait, &w);
+			if (ustatus && ksvc_copy_to_user((void *)ustatus, &ev_status, 4))
+				return -EFAULT;
+			return ev_pid;
+		}
+		if (found || !any || (options & WNOHANG) || signal_pending(current_task())) {
+			waitq_finish(&me->child_wait, &w);
+			if (found) {
+				int status = found->exit_status, tgid = found->tgid;
+				struct rusage ru;
+				long err = 0;
+
+				me->cmin_flt += found->min_flt + found->cmin_flt;
+				me->cmaj_flt += found->maj_flt + found->cmaj_flt;
+				me->cutime_ns += found->utime_ns + found->cutime_ns;
+				fill_rusage(&ru, found);
+				signal_proc_release(found);
+				sighand_put(found->sighand);
+				kfree(found);
+				if (ustatus)
+					err = ksvc_copy_to_user((void *)ustatus, &status, 4);
+				if (!err && urusage)
+					err = ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru));
+				return err ? err : tgid;
+			}
+			if (!any)
+				return -ECHILD;
+			if (options & WNOHANG)
+				return 0;
+			return -ERESTARTSYS;
+		}
+		waitq_block(&w, 0);
+		waitq_finish(&me->child_wait, &w);
+	}
+}
+SYSCALL(__NR_wait4, sys_wait4);
+
+static long sys_set_tid_address(uint64_t addr)
+{
+	current_uthread()->clear_child_tid = addr;
+	return current_task()->tid;
+}
+SYSCALL(__NR_set_tid_address, sys_set_tid_address);
+
+/* ---- context switch of user state ---- */
+
+void proc_switch(struct task *prev, struct task *next)
+{
+	struct proc *pp = prev->proc, *np = next->proc;
+
+	if (pp) {
+		struct uthread *u = (struct uthread *)prev;
+
+		u->tpidr_el0 = read_tpidr_el0();
+		fpsimd_save(&u->fp);
+	}
+	if (np) {
+		struct uthread *u = (struct uthread *)next;
+
+		mm_activate(np->mm); /* always: TTBR0 is cheap to write, a stale one is not */
+		write_tpidr_el0(u->tpidr_el0);
+		fpsimd_restore(&u->fp);
+	} else if (pp) {
+		mm_activate(NULL);
+	}
+}

@@ -1,0 +1,58 @@
+/*
+ * syscall.c - the system-call table and dispatcher.  The table is [__NR_x] = sys_x, filled at
+ * boot from the SYSCALL() entries every module puts in the .syscalls section.  aarch64 ABI:
+ * number in x8, arguments in x0-x5, result in x0.  Unknown numbers give -ENOSYS, logged once.
+ */
+#include <arch/trapframe.h>
+#include <kern/assert.h>
+#include <kern/errno.h>
+#include <kern/printk.h>
+#include <kern/proc.h>
+#include <kern/syscall.h>
+#include <kern/signal_proc.h>
+
+extern const struct syscall_entry __syscalls_start[], __syscalls_end[];
+static syscall_fn table[NR_SYSCALLS];
+static const char *names[NR_SYSCALLS];
+static uint64_t logged[NR_SYSCALLS / 64 + 1];
+
+void syscall_init(void)
+{
+	for (const struct syscall_entry *e = __syscalls_start; e < __syscalls_end; e++) {
+		kassert(e->nr < NR_SYSCALLS);
+		if (table[e->nr])
+			kpanic("syscall %u registered twice (%s, %s)", e->nr, names[e->nr], e->name);
+		table[e->nr] = e->fn;
+		names[e->nr] = e->name;
+	}
+}
+
+void syscall_dispatch(struct trapframe *tf)
+{
+	uint64_t nr = tf->x[8];
+	long ret;
+
+	if (nr < NR_SYSCALLS && table[nr]) {
+		/* rt_sigreturn rewrites the saved FP/SIMD state: make the copy current first. */
+		bool fp_sync = nr == __NR_rt_sigreturn;
+		struct uthread *ut = current_uthread();
+
+		if (fp_sync)
+			fpsimd_save(&ut->fp);
+		signal_syscall_enter(tf);
+		ret = table[nr](tf->x[0], tf->x[1], tf->x[2], tf->x[3], tf->x[4], tf->x[5]);
+		if (fp_sync)
+			fpsimd_restore(&ut->fp);
+		if (nr == __NR_rt_sigreturn)
+			return; /* the frame it restored holds x0 */
+	} else {
+		if (nr >= NR_SYSCALLS || !(logged[nr / 64] & (1ull << (nr % 64)))) {
+			if (nr < NR_SYSCALLS)
+				logged[nr / 64] |= 1ull << (nr % 64);
+			printk("perfkernel: unknown syscall %lu from %s (pid %d): ENOSYS\n", nr,
+			       current_task()->comm, proc_tgid(current_task()));
+		}
+		ret = -ENOSYS;
+	}
+	tf->x[0] = (uint64_t)ret;
+}

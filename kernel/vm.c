@@ -1,0 +1,874 @@
+/*
+ * vm.c - user address spaces: page tables per mm with ASIDs, VMAs, demand paging,
+ * copy-on-write fork, and mmap/munmap/mprotect/brk/madvise with Linux's semantics and errnos.
+ * See include/kern/vm.h for the model.  Not implemented: mremap (ENOSYS... returns -ENOMEM as
+ * Linux does when it cannot move), mlock (accepted, no effect: nothing is ever swapped), NUMA.
+ */
+#include <linux/mman.h>
+#include <arch/memlayout.h>
+#include <arch/pgtable.h>
+#include <arch/sysreg.h>
+#include <fs/vfs.h>
+#include <kern/assert.h>
+#include <kern/errno.h>
+#include <kern/mm.h>
+#include <kern/printk.h>
+#include <kern/proc.h>
+#include <kern/string.h>
+#include <kern/syscall.h>
+#include <kern/trap.h>
+#include <kern/vm.h>
+#include <linux/perf_event.h>
+#include <perf/perf.h>
+
+#define NR_ASIDS 65536
+static uint64_t asid_bitmap[NR_ASIDS / 64];
+static struct spinlock asid_lock = SPINLOCK_INIT;
+static pte_t *empty_pgd;
+
+/* ---- sleeping mutex ---- */
+
+void kmutex_init(struct kmutex *m)
+{
+	spin_init(&m->lock);
+	m->owner = NULL;
+	waitq_init(&m->wq);
+}
+
+void kmutex_lock(struct kmutex *m)
+{
+	struct task *me = current_task();
+
+	for (;;) {
+		unsigned long f = spin_lock_irqsave(&m->lock);
+
+		if (!m->owner) {
+			m->owner = me;
+			spin_unlock_irqrestore(&m->lock, f);
+			return;
+		}
+		spin_unlock_irqrestore(&m->lock, f);
+		wait_event(&m->wq, READ_ONCE(m->owner) == NULL);
+	}
+}
+
+void kmutex_unlock(struct kmutex *m)
+{
+	unsigned long f = spin_lock_irqsave(&m->lock);
+
+	kassert(m->owner == current_task());
+	m->owner = NULL;
+	spin_unlock_irqrestore(&m->lock, f);
+	waitq_wake_one(&m->wq);
+}
+
+/* ---- pages and refcounts ---- */
+
+static struct page *pfn_page(uint64_t pfn)
+{
+	return page_lookup(&kernel_pages, pfn);
+}
+
+static void page_ref(uint64_t pfn)
+{
+	struct page *p = pfn_page(pfn);
+
+	if (p)
+		__atomic_fetch_add(&p->refcount, 1, __ATOMIC_RELAXED);
+}
+
+static void page_unref(uint64_t pfn)
+{
+	struct page *p = pfn_page(pfn);
+
+	if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+		page_free(&kernel_pages, pfn, 0);
+}
+
+static void *pt_alloc(void)
+{
+	return alloc_pages(0);
+}
+
+static void tlb_flush_page(struct mm *mm, uint64_t va)
+{
+	uint64_t arg = ((uint64_t)mm->asid << 48) | ((va >> 12) & 0xfffffffffffull);
+
+	dsb_ishst();
+	__asm__ volatile("tlbi vae1is, %0\n dsb ish\n isb" ::"r"(arg) : "memory");
+}
+
+static void tlb_flush_mm(struct mm *mm)
+{
+	dsb_ishst();
+	__asm__ volatile("tlbi aside1is, %0\n dsb ish\n isb" ::"r"((uint64_t)mm->asid << 48)
+			 : "memory");
+}
+
+static pte_t user_pte(uint64_t pfn, uint32_t flags, bool writable)
+{
+	pte_t e = (pfn << PAGE_SHIFT) | PTE_PAGE | PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF |
+		  PTE_NG | PTE_USER | PTE_PXN;
+
+	if (!writable)
+		e |= PTE_RDONLY;
+	if (!(flags & VMA_EXEC))
+		e |= PTE_UXN;
+	if (flags & VMA_SHARED)
+		e |= PTE_SW_SHARED;
+	return e;
+}
+
+/* ---- mm lifetime ---- */
+
+/*
+ * The signal return trampoline: Linux's arm64 vDSO provides __kernel_rt_sigreturn, which glibc
+ * relies on (it sets no SA_RESTORER).  We have no vDSO image yet, so every process gets one
+ * read-only executable page holding the same two instructions, named [sigpage].
+ */
+static void *sigtramp_page;
+
+static int sigtramp_fault(struct vm_area *v, uint64_t addr, uint64_t *pfn)
+{
+	(void)v;
+	(void)addr;
+	*pfn = virt_to_phys(sigtramp_page) >> PAGE_SHIFT;
+	return 0;
+}
+
+static const struct vm_ops sigtramp_ops = { .fault = sigtramp_fault };
+
+int vm_map_sigtramp(struct mm *mm)
+{
+	uint64_t addr = mm->stack_top - (8ull << 20) - 16 * PAGE_SIZE;
+	int err = vm_map_fixed(mm, addr, PAGE_SIZE, VMA_READ | VMA_EXEC | VMA_SPECIAL, NULL, 0,
+			       0, &sigtramp_ops, NULL);
+
+	if (!err)
+		mm->sigtramp = addr;
+	return err;
+}
+
+void vm_init(void)
+{
+	empty_pgd = alloc_pages(0);
+	kassert(empty_pgd);
+	sigtramp_page = alloc_pages(0);
+	kassert(sigtramp_page);
+	((uint32_t *)sigtramp_page)[0] = 0xd2801168; /* mov x8, #139 (__NR_rt_sigreturn) */
+	((uint32_t *)sigtramp_page)[1] = 0xd4000001; /* svc #0 */
+	__asm__ volatile("dc cvau, %0\n dsb ish\n ic ivau, %0\n dsb ish\n isb" ::"r"(sigtramp_page)
+			 : "memory");
+	asid_bitmap[0] = 1; /* ASID 0: kernel threads' empty table */
+}
+
+static uint16_t asid_alloc(void)
+{
+	unsigned long f = spin_lock_irqsave(&asid_lock);
+
+	for (unsigned int w = 0; w < NR_ASIDS / 64; w++) {
+		if (asid_bitmap[w] == ~0ull)
+			continue;
+		unsigned int b = (unsigned int)__builtin_ctzll(~asid_bitmap[w]);
+
+		asid_bitmap[w] |= 1ull << b;
+		spin_unlock_irqrestore(&asid_lock, f);
+		return (uint16_t)(w * 64 + b);
+	}
+	spin_unlock_irqrestore(&asid_lock, f);
+	kpanic("out of ASIDs");
+}
+
+static void asid_free(uint16_t asid)
+{
+	unsigned long f = spin_lock_irqsave(&asid_lock);
+
+	asid_bitmap[asid / 64] &= ~(1ull << (asid % 64));
+	spin_unlock_irqrestore(&asid_lock, f);
+}
+
+struct mm *mm_new(void)
+{
+	struct mm *mm = kmalloc(sizeof(*mm));
+
+	if (!mm)
+		return NULL;
+	mm->pgd = alloc_pages(0);
+	if (!mm->pgd) {
+		kfree(mm);
+		return NULL;
+	}
+	kmutex_init(&mm->lock);
+	atomic_store(&mm->refs, 1);
+	list_init(&mm->vmas);
+	mm->asid = asid_alloc();
+	mm->mmap_base = USER_VA_END - (128ull << 20);
+	return mm;
+}
+
+void mm_get(struct mm *mm)
+{
+	atomic_fetch_add(&mm->refs, 1);
+}
+
+void mm_activate(struct mm *mm)
+{
+	uint64_t ttbr = mm ? virt_to_phys(mm->pgd) | ((uint64_t)mm->asid << 48)
+			   : virt_to_phys(empty_pgd);
+
+	write_sysreg(ttbr0_el1, ttbr);
+	isb();
+}
+
+static void vma_release(struct vm_area *v)
+{
+	if (v->ops && v->ops->close)
+		v->ops->close(v);
+	if (v->file)
+		file_put(v->file);
+	kfree(v);
+}
+
+/* Drop every page of [start, end) from the page table; mm->lock held. */
+static void unmap_pages_locked(struct mm *mm, uint64_t start, uint64_t end, bool special)
+{
+	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
+		pte_t *pte = pt_walk(mm->pgd, va, false, pt_alloc);
+
+		if (!pte || !(*pte & PTE_VALID)) {
+			/* skip quickly over an absent 2 MiB table */
+			if (!pte)
+				va = (va | ((1ull << 21) - 1)) + 1 - PAGE_SIZE;
+			continue;
+		}
+		uint64_t pfn = (*pte & PTE_ADDR_MASK) >> PAGE_SHIFT;
+
+		*pte = 0;
+		tlb_flush_page(mm, va);
+		if (!special)
+			page_unref(pfn);
+	}
+}
+
+static void free_tables(pte_t *t, int level)
+{
+	if (level < 3)
+		for (int i = 0; i < 512; i++)
+			if ((t[i] & PTE_VALID) && (t[i] & PTE_TABLE))
+				free_tables(phys_to_virt(t[i] & PTE_ADDR_MASK), level + 1);
+	free_pages(t, 0);
+}
+
+void mm_put(struct mm *mm)
+{
+	if (atomic_fetch_sub(&mm->refs, 1) != 1)
+		return;
+	struct list_node *n, *tmp;
+
+	list_for_each_safe(n, tmp, &mm->vmas) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		unmap_pages_locked(mm, v->start, v->end, v->flags & VMA_SPECIAL);
+		list_del(&v->node);
+		vma_release(v);
+	}
+	tlb_flush_mm(mm);
+	free_tables(mm->pgd, 0);
+	asid_free(mm->asid);
+	kfree(mm);
+}
+
+/* ---- VMA list ---- */
+
+struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
+{
+	struct list_node *n;
+
+	list_for_each(n, &mm->vmas) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		if (addr < v->start)
+			return NULL;
+		if (addr < v->end)
+			return v;
+	}
+	return NULL;
+}
+
+static void vma_insert_locked(struct mm *mm, struct vm_area *v)
+{
+	struct list_node *n;
+
+	list_for_each(n, &mm->vmas) {
+		if (list_entry(n, struct vm_area, node)->start > v->start)
+			break;
+	}
+	list_insert_between(&v->node, n->prev, n);
+}
+
+static struct vm_area *vma_clone(const struct vm_area *v)
+{
+	struct vm_area *c = kmalloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *v;
+	list_init(&c->node);
+	if (c->file)
+		file_get(c->file);
+	if (c->ops && c->ops->open)
+		c->ops->open(c);
+	return c;
+}
+
+/* Remove [start, end) from the VMA list, splitting VMAs that straddle it. mm->lock held. */
+static int unmap_range_locked(struct mm *mm, uint64_t start, uint64_t end)
+{
+	struct list_node *n, *tmp;
+
+	list_for_each_safe(n, tmp, &mm->vmas) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		if (v->end <= start || v->start >= end)
+			continue;
+		if (v->start < start && v->end > end) {
+			/* punch a hole: keep the head in v, the tail in a clone */
+			struct vm_area *tail = vma_clone(v);
+
+			if (!tail)
+				return -ENOMEM;
+			tail->pgoff += (end - v->start) >> PAGE_SHIFT;
+			tail->start = end;
+			v->end = start;
+			vma_insert_locked(mm, tail);
+			unmap_pages_locked(mm, start, end, v->flags & VMA_SPECIAL);
+			return 0;
+		}
+		uint64_t s = v->start > start ? v->start : start;
+		uint64_t e = v->end < end ? v->end : end;
+
+		unmap_pages_locked(mm, s, e, v->flags & VMA_SPECIAL);
+		if (s == v->start && e == v->end) {
+			list_del(&v->node);
+			vma_release(v);
+		} else if (s == v->start) {
+			v->pgoff += (e - v->start) >> PAGE_SHIFT;
+			v->start = e;
+		} else {
+			v->end = s;
+		}
+	}
+	return 0;
+}
+
+int vm_map_fixed(struct mm *mm, uint64_t start, uint64_t len, uint32_t flags, struct file *file,
+		 uint64_t pgoff, uint64_t file_end, const struct vm_ops *ops, void *priv)
+{
+	struct vm_area *v = kmalloc(sizeof(*v));
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	v->start = start;
+	v->end = start + len;
+	v->flags = flags;
+	v->file = file;
+	v->pgoff = pgoff;
+	v->file_end = file_end;
+	v->ops = ops;
+	v->priv = priv;
+	if (file)
+		file_get(file);
+	err = unmap_range_locked(mm, start, start + len);
+	if (err) {
+		if (file)
+			file_put(file);
+		kfree(v);
+		return err;
+	}
+	vma_insert_locked(mm, v);
+	return 0;
+}
+
+/* ---- faults ---- */
+
+static int fill_page(struct vm_area *v, uint64_t va, uint64_t *pfn_out)
+{
+	if (v->ops && v->ops->fault)
+		return v->ops->fault(v, va, pfn_out);
+	uint64_t pgoff = v->pgoff + ((va - v->start) >> PAGE_SHIFT);
+
+	if (v->file && (v->flags & VMA_SHARED)) {
+		int err = file_page_pfn(v->file, pgoff, pfn_out);
+
+		if (err)
+			return -EIO;
+		page_ref(*pfn_out);
+		return 0;
+	}
+	if (v->file && va >= v->file_end && (v->flags & VMA_BUS_PAST_EOF))
+		return -EIO; /* a whole page past the end of the file: SIGBUS */
+	void *page = alloc_pages(0);
+
+	if (!page)
+		return -ENOMEM;
+	if (v->file && va < v->file_end) {
+		uint64_t want = v->file_end - va < PAGE_SIZE ? v->file_end - va : PAGE_SIZE;
+		long got = file_pread_kernel(v->file, page, want, pgoff << PAGE_SHIFT);
+
+		if (got < 0) {
+			free_pages(page, 0);
+			return -EIO;
+		}
+	}
+	*pfn_out = virt_to_phys(page) >> PAGE_SHIFT;
+	return 0;
+}
+
+static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
+{
+	struct vm_area *v = vm_find_locked(mm, addr);
+	uint64_t va = addr & ~(PAGE_SIZE - 1);
+
+	if (!v)
+		return -EFAULT;
+	if ((write && !(v->flags & VMA_WRITE)) || (exec && !(v->flags & VMA_EXEC)) ||
+	    (!(v->flags & (VMA_READ | VMA_WRITE | VMA_EXEC))))
+		return -EACCES;
+	pte_t *pte = pt_walk(mm->pgd, va, true, pt_alloc);
+
+	if (!pte)
+		return -ENOMEM;
+	if (*pte & PTE_VALID) {
+		if (!write || !(*pte & PTE_RDONLY))
+			return 0; /* raced with another thread: already fixed */
+		if (!(*pte & PTE_SW_COW))
+			return -EACCES;
+		uint64_t pfn = (*pte & PTE_ADDR_MASK) >> PAGE_SHIFT;
+		struct page *pg = pfn_page(pfn);
+
+		if (pg && __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) == 1) {
+			*pte = user_pte(pfn, v->flags, true);
+		} else {
+			void *copy = alloc_pages(0);
+
+			if (!copy)
+				return -ENOMEM;
+			memcpy(copy, phys_to_virt(pfn << PAGE_SHIFT), PAGE_SIZE);
+			*pte = user_pte(virt_to_phys(copy) >> PAGE_SHIFT, v->flags, true);
+			page_unref(pfn);
+		}
+		tlb_flush_page(mm, va);
+		return 0;
+	}
+	uint64_t pfn;
+	int err = fill_page(v, va, &pfn);
+
+	if (err)
+		return err;
+	bool writable = (v->flags & VMA_WRITE) != 0;
+
+	*pte = user_pte(pfn, v->flags, writable);
+	if (v->flags & VMA_SPECIAL)
+		*pte &= ~PTE_SW_SHARED;
+	dsb_ishst();
+	isb();
+	return 0;
+}
+
+int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
+{
+	kmutex_lock(&mm->lock);
+	int err = fault_locked(mm, addr, write, exec);
+
+	kmutex_unlock(&mm->lock);
+	if (!err) {
+		struct uthread *ut = current_uthread();
+
+		if (ut)
+			ut->min_flt++;
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1);
+	}
+	return err;
+}
+
+void mm_debug_pte(uint64_t va)
+{
+	struct proc *p = current_proc();
+	pte_t *pte = p && p->mm ? pt_walk(p->mm->pgd, va & ~(PAGE_SIZE - 1), false, pt_alloc) : NULL;
+	struct vm_area *v = p && p->mm ? vm_find_locked(p->mm, va) : NULL;
+
+	printk("  mm %p asid %u ttbr0 %lx pte %lx vma %lx-%lx flags %x\n", p ? (void *)p->mm : NULL,
+	       p && p->mm ? p->mm->asid : 0, read_sysreg(ttbr0_el1), pte ? *pte : 0,
+	       v ? v->start : 0, v ? v->end : 0, v ? v->flags : 0);
+}
+
+bool mm_fault_from_kernel(uint64_t far, bool write)
+{
+	struct proc *p = current_proc();
+
+	return p && p->mm && vm_fault(p->mm, far, write, false) == 0;
+}
+
+int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
+{
+	(void)mm;
+	return ksvc_copy_to_user((void *)dst, src, n);
+}
+
+/* ---- fork ---- */
+
+struct mm *mm_dup(struct mm *src)
+{
+	struct mm *mm = mm_new();
+	struct list_node *n;
+
+	if (!mm)
+		return NULL;
+	kmutex_lock(&src->lock);
+	mm->start_brk = src->start_brk;
+	mm->brk = src->brk;
+	mm->mmap_base = src->mmap_base;
+	mm->stack_top = src->stack_top;
+	mm->sigtramp = src->sigtramp;
+	mm->start_code = src->start_code;
+	mm->end_code = src->end_code;
+	mm->start_data = src->start_data;
+	mm->end_data = src->end_data;
+	mm->arg_start = src->arg_start;
+	mm->arg_end = src->arg_end;
+	mm->env_start = src->env_start;
+	mm->env_end = src->env_end;
+	list_for_each(n, &src->vmas) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+		struct vm_area *c = vma_clone(v);
+
+		if (!c)
+			goto oom;
+		list_add_tail(&mm->vmas, &c->node);
+		if (v->flags & VMA_SPECIAL)
+			continue; /* refilled through vm_ops in the child */
+		for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
+			pte_t *sp = pt_walk(src->pgd, va, false, pt_alloc);
+
+			if (!sp) {
+				va = (va | ((1ull << 21) - 1)) + 1 - PAGE_SIZE;
+				continue;
+			}
+			if (!(*sp & PTE_VALID))
+				continue;
+			pte_t *dp = pt_walk(mm->pgd, va, true, pt_alloc);
+
+			if (!dp)
+				goto oom;
+			uint64_t pfn = (*sp & PTE_ADDR_MASK) >> PAGE_SHIFT;
+
+			if (!(v->flags & VMA_SHARED) && !(*sp & PTE_RDONLY)) {
+				*sp |= PTE_RDONLY | PTE_SW_COW;
+			} else if (!(v->flags & VMA_SHARED)) {
+				*sp |= PTE_SW_COW;
+			}
+			*dp = *sp;
+			page_ref(pfn);
+		}
+	}
+	tlb_flush_mm(src);
+	kmutex_unlock(&src->lock);
+	return mm;
+oom:
+	tlb_flush_mm(src);
+	kmutex_unlock(&src->lock);
+	mm_put(mm);
+	return NULL;
+}
+
+/* ---- system calls ---- */
+
+static uint32_t prot_to_flags(uint64_t prot)
+{
+	uint32_t f = 0;
+
+	if (prot & PROT_READ)
+		f |= VMA_READ;
+	if (prot & PROT_WRITE)
+		f |= VMA_WRITE | VMA_READ;
+	if (prot & PROT_EXEC)
+		f |= VMA_EXEC | VMA_READ;
+	return f;
+}
+
+/* Highest free gap of len bytes below mm->mmap_base; 0 when none. mm->lock held. */
+static uint64_t find_gap_locked(struct mm *mm, uint64_t len)
+{
+	uint64_t top = mm->mmap_base;
+	struct list_node *n;
+
+	for (n = mm->vmas.prev; n != &mm->vmas; n = n->prev) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		if (v->start >= top)
+			continue;
+		if (v->end <= top - len && top - len >= PAGE_SIZE * 16)
+			return top - len;
+		top = v->start;
+		if (top < len)
+			return 0;
+	}
+	return top >= len + PAGE_SIZE * 16 ? top - len : 0;
+}
+
+static bool range_free_locked(struct mm *mm, uint64_t start, uint64_t end)
+{
+	struct list_node *n;
+
+	list_for_each(n, &mm->vmas) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		if (v->start < end && v->end > start)
+			return false;
+	}
+	return true;
+}
+
+static long sys_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags, uint64_t fd,
+		     uint64_t off)
+{
+	struct mm *mm = current_proc()->mm;
+	uint64_t type = flags & MAP_TYPE;
+	struct file *f = NULL;
+	uint32_t vflags = prot_to_flags(prot);
+	long ret;
+
+	if (!len || (off & (PAGE_SIZE - 1)))
+		return -EINVAL;
+	if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE)
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	if (!len || len > USER_VA_END)
+		return -ENOMEM;
+	if ((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) &&
+	    ((addr & (PAGE_SIZE - 1)) || addr + len > USER_VA_END || addr + len < addr))
+		return (addr & (PAGE_SIZE - 1)) ? -EINVAL : -ENOMEM;
+	if (type != MAP_PRIVATE)
+		vflags |= VMA_SHARED;
+	if (!(flags & MAP_ANONYMOUS)) {
+		f = fd_get_file((int)fd);
+		if (!f)
+			return -EBADF;
+	}
+	if (flags & MAP_GROWSDOWN)
+		vflags |= VMA_STACK;
+	kmutex_lock(&mm->lock);
+	if (flags & MAP_FIXED_NOREPLACE) {
+		if (!range_free_locked(mm, addr, addr + len)) {
+			ret = -EEXIST;
+			goto out;
+		}
+	} else if (!(flags & MAP_FIXED)) {
+		uint64_t hint = addr & ~(PAGE_SIZE - 1);
+
+		if (hint && hint + len <= mm->mmap_base && hint + len > hint &&
+		    range_free_locked(mm, hint, hint + len))
+			addr = hint;
+		else
+			addr = find_gap_locked(mm, len);
+		if (!addr) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	uint64_t file_end = 0;
+
+	if (f) {
+		/* bytes past EOF in the last page read as zero; whole pages past it SIGBUS */
+		file_end = addr + (file_size(f) > off ? file_size(f) - off : 0);
+		vflags |= VMA_BUS_PAST_EOF;
+	}
+	ret = vm_map_fixed(mm, addr, len, vflags, f, off >> PAGE_SHIFT, file_end, NULL, NULL);
+	if (!ret && f) {
+		struct vm_area *v = vm_find_locked(mm, addr);
+		int r = file_mmap_prepare(f, v);
+
+		if (r < 0) {
+			unmap_range_locked(mm, addr, addr + len);
+			ret = r;
+		}
+	}
+	if (!ret)
+		ret = (long)addr;
+out:
+	kmutex_unlock(&mm->lock);
+	if (f)
+		file_put(f);
+	return ret;
+}
+SYSCALL(__NR_mmap, sys_mmap);
+
+static long sys_munmap(uint64_t addr, uint64_t len)
+{
+	struct mm *mm = current_proc()->mm;
+
+	if ((addr & (PAGE_SIZE - 1)) || !len || addr + len > USER_VA_END || addr + len < addr)
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	kmutex_lock(&mm->lock);
+	int err = unmap_range_locked(mm, addr, addr + len);
+
+	kmutex_unlock(&mm->lock);
+	return err;
+}
+SYSCALL(__NR_munmap, sys_munmap);
+
+static long sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot)
+{
+	struct mm *mm = current_proc()->mm;
+	uint64_t end;
+	long ret = 0;
+
+	if (addr & (PAGE_SIZE - 1))
+		return -EINVAL;
+	if (prot & ~(uint64_t)(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_SEM | PROT_GROWSDOWN |
+				  PROT_GROWSUP | PROT_BTI | PROT_MTE))
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	end = addr + len;
+	if (end < addr || end > USER_VA_END)
+		return -ENOMEM;
+	if (!len)
+		return 0;
+	kmutex_lock(&mm->lock);
+	/* Every page must be mapped (ENOMEM otherwise), as Linux. */
+	for (uint64_t a = addr; a < end;) {
+		struct vm_area *v = vm_find_locked(mm, a);
+
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		a = v->end;
+	}
+	for (uint64_t a = addr; a < end;) {
+		struct vm_area *v = vm_find_locked(mm, a);
+
+		if (v->start < a) { /* split off the head */
+			struct vm_area *t = vma_clone(v);
+
+			if (!t) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			t->pgoff += (a - v->start) >> PAGE_SHIFT;
+			t->start = a;
+			v->end = a;
+			vma_insert_locked(mm, t);
+			v = t;
+		}
+		if (v->end > end) { /* split off the tail */
+			struct vm_area *t = vma_clone(v);
+
+			if (!t) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			t->pgoff += (end - v->start) >> PAGE_SHIFT;
+			t->start = end;
+			v->end = end;
+			vma_insert_locked(mm, t);
+		}
+		v->flags = (v->flags & ~(uint32_t)(VMA_READ | VMA_WRITE | VMA_EXEC)) |
+			   prot_to_flags(prot);
+		for (uint64_t va = v->start; va < v->end; va += PAGE_SIZE) {
+			pte_t *pte = pt_walk(mm->pgd, va, false, pt_alloc);
+
+			if (!pte || !(*pte & PTE_VALID))
+				continue;
+			uint64_t pfn = (*pte & PTE_ADDR_MASK) >> PAGE_SHIFT;
+			bool w = (v->flags & VMA_WRITE) && !(*pte & PTE_SW_COW);
+			pte_t keep = *pte & PTE_SW_COW;
+
+			if (!(v->flags & (VMA_READ | VMA_WRITE | VMA_EXEC))) {
+				/* PROT_NONE: drop it; the page is refilled on the next access */
+				*pte = 0;
+				if (!(v->flags & VMA_SPECIAL))
+					page_unref(pfn);
+			} else {
+				*pte = user_pte(pfn, v->flags, w) | keep;
+			}
+			tlb_flush_page(mm, va);
+		}
+		a = v->end;
+	}
+out:
+	kmutex_unlock(&mm->lock);
+	return ret;
+}
+SYSCALL(__NR_mprotect, sys_mprotect);
+
+static long sys_brk(uint64_t want)
+{
+	struct mm *mm = current_proc()->mm;
+	uint64_t old_end, new_end;
+
+	kmutex_lock(&mm->lock);
+	if (want < mm->start_brk)
+		goto out;
+	old_end = (mm->brk + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	new_end = (want + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	if (new_end > old_end) {
+		/* Linux's overcommit guess: no single growth beyond what RAM could back. */
+		if (new_end > mm->mmap_base - (8ull << 20) || new_end - old_end > mem_total_bytes() ||
+		    !range_free_locked(mm, old_end, new_end))
+			goto out;
+		struct vm_area *prev = old_end > mm->start_brk ? vm_find_locked(mm, old_end - 1)
+							      : NULL;
+
+		if (prev && prev->end == old_end && !prev->file && !prev->ops &&
+		    prev->flags == (VMA_READ | VMA_WRITE))
+			prev->end = new_end;
+		else if (vm_map_fixed(mm, old_end, new_end - old_end, VMA_READ | VMA_WRITE, NULL, 0,
+				      0, NULL, NULL))
+			goto out;
+	} else if (new_end < old_end) {
+		unmap_range_locked(mm, new_end, old_end);
+	}
+	mm->brk = want;
+out:
+	want = mm->brk;
+	kmutex_unlock(&mm->lock);
+	return (long)want;
+}
+SYSCALL(__NR_brk, sys_brk);
+
+static long sys_madvise(uint64_t addr, uint64_t len, uint64_t advice)
+{
+	struct mm *mm = current_proc()->mm;
+
+	if (addr & (PAGE_SIZE - 1))
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+	if (advice != MADV_DONTNEED && advice != MADV_FREE)
+		return advice <= MADV_COLD + 100 ? 0 : -EINVAL; /* hints: accepted, no effect */
+	kmutex_lock(&mm->lock);
+	for (uint64_t a = addr; a < addr + len; a += PAGE_SIZE) {
+		struct vm_area *v = vm_find_locked(mm, a);
+
+		if (!v) {
+			kmutex_unlock(&mm->lock);
+			return -ENOMEM;
+		}
+		if (!(v->flags & (VMA_SHARED | VMA_SPECIAL)))
+			unmap_pages_locked(mm, a, a + PAGE_SIZE, false);
+	}
+	kmutex_unlock(&mm->lock);
+	return 0;
+}
+SYSCALL(__NR_madvise, sys_madvise);
+
+static long sys_mlock_nop(uint64_t a, uint64_t b)
+{
+	(void)a;
+	(void)b;
+	return 0; /* nothing is ever paged out */
+}
+SYSCALL(__NR_mlock, sys_mlock_nop);
+SYSCALL(__NR_munlock, sys_mlock_nop);

@@ -1,0 +1,501 @@
+/*
+ * core.c - perf_event_open(2) and the perf event file: decode then commit, read() with
+ * read_format, the ioctls (ENABLE, DISABLE, RESET with PERF_IOC_FLAG_GROUP, ID, PERIOD,
+ * SET_OUTPUT to -1), poll (POLLHUP once the task exited), close.
+ *
+ * Linux 6.1 (kernel/events/core.c) is the reference for every errno and the order of checks:
+ * attr.c decodes and checks the attr; the target task or CPU, the group and the PMU follow;
+ * the fd is installed last.  Counting only: sampling (mmap rings, overflow records) and BPF
+ * attachment come with the sampling and BPF issues; until then mmap is refused with ENODEV
+ * (the file has no mmap operation) and PERF_EVENT_IOC_SET_BPF answers ENOTTY.
+ *
+ * Locking: see perf_internal.h (perf_attach_lock -> ctx lock).  Event memory lives while
+ * core.refs > 0: the fd holds one, each inherited child one on its parent.
+ */
+#include <linux/perf_event.h>
+#include <linux/poll.h>
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/string.h>
+#include <kern/syscall.h>
+#include <perf/perf.h>
+#include "perf_internal.h"
+
+struct spinlock perf_attach_lock = SPINLOCK_INIT;
+struct perf_limits perf_limits = {
+	.max_sample_rate = PERF_DEFAULT_MAX_SAMPLE_RATE,
+	.max_stack = PERF_DEFAULT_MAX_STACK,
+};
+static _Atomic uint64_t next_event_id = 1;
+
+static const struct ksvc_file_ops perf_fops;
+
+/* ---- event lifetime ---- */
+
+struct perf_event *perf_event_alloc(const struct perf_event_attr *attr, int cpu)
+{
+	struct perf_kevent *k = ksvc_alloc(sizeof(*k));
+
+	if (!k)
+		return NULL;
+	struct perf_event *e = &k->ev;
+
+	e->attr = *attr;
+	e->cpu = cpu;
+	e->core = &k->core;
+	e->id = atomic_fetch_add(&next_event_id, 1);
+	e->primary_id = e->id;
+	e->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
+	e->hw.idx = -1;
+	perf_event_init_group(e, e);
+	list_init(&k->core.event_entry);
+	list_init(&k->core.children);
+	list_init(&k->core.child_entry);
+	spin_init(&k->core.child_lock);
+	atomic_store(&k->core.refs, 1);
+	k->core.wq = ksvc_waitq_alloc();
+	if (!k->core.wq) {
+		ksvc_free(k);
+		return NULL;
+	}
+	return e;
+}
+
+void perf_event_put(struct perf_event *e)
+{
+	struct perf_event_core *c = perf_core(e);
+
+	if (atomic_fetch_sub(&c->refs, 1) != 1)
+		return;
+	if (c->ctx)
+		perf_ctx_put(c->ctx);
+	ksvc_waitq_free(c->wq);
+	ksvc_free(e);
+}
+
+/* ---- totals with inherited children ---- */
+
+static void read_fn(struct perf_context *ctx, void *arg)
+{
+	struct perf_event *leader = arg, *s;
+	struct list_node *n;
+
+	perf_ctx_update_time_locked(ctx, ksvc_clock_ns());
+	perf_event_read_count_locked(leader);
+	perf_event_update_time_locked(leader, ctx->time);
+	list_for_each(n, &leader->sibling_list) {
+		s = list_entry(n, struct perf_event, group_entry);
+		perf_event_read_count_locked(s);
+		perf_event_update_time_locked(s, ctx->time);
+	}
+}
+
+/* Fold the hardware count and the times of e's group into the event structures. */
+static void event_sync(struct perf_event *e)
+{
+	struct perf_event_core *c = perf_core(e);
+
+	if (c->ctx && !c->exited)
+		perf_ctx_call(c->ctx, read_fn, e->group_leader);
+}
+
+void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
+		       uint64_t *running)
+{
+	struct perf_event_core *c = perf_core(e);
+	struct list_node *n;
+
+	event_sync(e);
+	unsigned long f = spin_lock_irqsave(&c->child_lock);
+
+	*count = atomic_load(&e->count) + c->child_count;
+	*enabled = e->time_enabled + c->child_enabled;
+	*running = e->time_running + c->child_running;
+	list_for_each(n, &c->children) {
+		struct perf_event *ch = perf_event_of(list_entry(n, struct perf_event_core, child_entry));
+
+		/* A live child is read from its own context on its own CPU. */
+		spin_unlock_irqrestore(&c->child_lock, f);
+		event_sync(ch);
+		f = spin_lock_irqsave(&c->child_lock);
+		*count += atomic_load(&ch->count);
+		*enabled += ch->time_enabled;
+		*running += ch->time_running;
+	}
+	spin_unlock_irqrestore(&c->child_lock, f);
+}
+
+/* ---- read() ---- */
+
+static long perf_read(void *priv, void *ubuf, size_t len)
+{
+	struct perf_event *e = priv, *leader = e->group_leader;
+	uint64_t fmt = e->attr.read_format;
+	uint32_t nr = (fmt & PERF_FORMAT_GROUP) ? leader->nr_siblings + 1 : 1;
+	size_t size = perf_read_size(fmt, nr);
+	struct perf_read_entry ent[1 + 64];
+	struct perf_read_values v = { .nr = nr, .ent = ent };
+	uint64_t buf[3 + 3 * 65];
+	struct perf_out o;
+
+	if (len < size)
+		return -ENOSPC;
+	if (nr > 65)
+		return -EINVAL;
+	if (e->state == PERF_EVENT_STATE_ERROR)
+		return 0; /* a pinned event that could not go on: EOF */
+	if (fmt & PERF_FORMAT_GROUP) {
+		struct list_node *n = leader->sibling_list.next;
+
+		perf_event_totals(leader, &ent[0].value, &v.time_enabled, &v.time_running);
+		ent[0].id = leader->primary_id;
+		ent[0].lost = atomic_load(&leader->lost_samples);
+		for (uint32_t i = 1; i < nr; i++, n = n->next) {
+			struct perf_event *s = list_entry(n, struct perf_event, group_entry);
+			uint64_t en, ru;
+
+			perf_event_totals(s, &ent[i].value, &en, &ru);
+			ent[i].id = s->primary_id;
+			ent[i].lost = atomic_load(&s->lost_samples);
+		}
+	} else {
+		perf_event_totals(e, &ent[0].value, &v.time_enabled, &v.time_running);
+		ent[0].id = e->primary_id;
+		ent[0].lost = atomic_load(&e->lost_samples);
+	}
+	perf_out_init(&o, buf, size);
+	perf_read_write(&o, fmt, &v);
+	if (ksvc_copy_to_user(ubuf, buf, size))
+		return -EFAULT;
+	return (long)size;
+}
+
+/* ---- enable / disable / reset ---- */
+
+struct state_op {
+	struct perf_event *e;
+	int what; /* 0 disable, 1 enable, 2 reset */
+	bool group;
+};
+
+static void apply_one_locked(struct perf_context *ctx, struct perf_event *e, int what)
+{
+	if (what == 2) {
+		perf_event_read_count_locked(e);
+		atomic_store(&e->count, 0);
+		return;
+	}
+	if (what == 1 && e->state == PERF_EVENT_STATE_OFF) {
+		perf_event_update_time_locked(e, ctx->time);
+		e->state = PERF_EVENT_STATE_INACTIVE;
+		e->tstamp = ctx->time;
+	} else if (what == 0 && e->state >= PERF_EVENT_STATE_INACTIVE) {
+		if (e->state == PERF_EVENT_STATE_ACTIVE) {
+			e->pmu->read(e);
+			e->pmu->del(e, 0);
+			if (e->group_leader == e)
+				ctx->sched.nr_active--;
+		}
+		perf_event_update_time_locked(e, ctx->time);
+		e->state = PERF_EVENT_STATE_OFF;
+	}
+}
+
+static void state_fn(struct perf_context *ctx, void *arg)
+{
+	struct state_op *op = arg;
+	struct perf_event *e = op->e;
+	struct list_node *n;
+
+	perf_ctx_update_time_locked(ctx, ksvc_clock_ns());
+	if (op->what == 1 && ctx->active)
+		perf_ctx_sched_out_locked(&ctx->sched, ctx->time);
+	apply_one_locked(ctx, e, op->what);
+	if (op->group && e->group_leader == e) {
+		list_for_each(n, &e->sibling_list)
+			apply_one_locked(ctx, list_entry(n, struct perf_event, group_entry),
+					 op->what);
+	}
+	if (op->what == 1 && ctx->active)
+		perf_ctx_sched_in_locked(&ctx->sched, ctx->time);
+}
+
+static void event_state_op(struct perf_event *e, int what, bool group)
+{
+	struct perf_event_core *c = perf_core(e);
+	struct state_op op = { e, what, group };
+	struct list_node *n;
+
+	if (c->ctx && !c->exited)
+		perf_ctx_call(c->ctx, state_fn, &op);
+	if (what == 2) {
+		unsigned long f = spin_lock_irqsave(&c->child_lock);
+
+		c->child_count = 0;
+		spin_unlock_irqrestore(&c->child_lock, f);
+	}
+	/* Inherited children follow their parent (Linux applies the ioctl to the family). */
+	unsigned long f = spin_lock_irqsave(&c->child_lock);
+
+	list_for_each(n, &c->children) {
+		struct perf_event *ch =
+			perf_event_of(list_entry(n, struct perf_event_core, child_entry));
+		struct state_op cop = { ch, what, false };
+
+		spin_unlock_irqrestore(&c->child_lock, f);
+		if (perf_core(ch)->ctx && !perf_core(ch)->exited)
+			perf_ctx_call(perf_core(ch)->ctx, state_fn, &cop);
+		f = spin_lock_irqsave(&c->child_lock);
+	}
+	spin_unlock_irqrestore(&c->child_lock, f);
+}
+
+static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
+{
+	struct perf_event *e = priv;
+	bool group = arg & PERF_IOC_FLAG_GROUP;
+
+	switch (cmd) {
+	case PERF_EVENT_IOC_ENABLE:
+	case PERF_EVENT_IOC_DISABLE:
+	case PERF_EVENT_IOC_RESET: {
+		int what = cmd == PERF_EVENT_IOC_DISABLE ? 0 : cmd == PERF_EVENT_IOC_ENABLE ? 1 : 2;
+		struct perf_event *target = group ? e->group_leader : e;
+
+		event_state_op(target, what, group);
+		return 0;
+	}
+	case PERF_EVENT_IOC_ID:
+		return ksvc_copy_to_user((void *)arg, &e->primary_id, sizeof(uint64_t));
+	case PERF_EVENT_IOC_PERIOD: {
+		uint64_t period;
+
+		if (ksvc_copy_from_user(&period, (void *)arg, sizeof(period)))
+			return -EFAULT;
+		if (!e->attr.sample_period && !e->attr.freq)
+			return -EINVAL; /* not a sampling event */
+		if (e->attr.freq) {
+			if (period > perf_limits.max_sample_rate)
+				return -EINVAL;
+		} else if (!period || (period & (1ull << 63))) {
+			return -EINVAL;
+		}
+		if (e->attr.freq)
+			e->attr.sample_freq = period;
+		else
+			e->attr.sample_period = period;
+		return 0;
+	}
+	case PERF_EVENT_IOC_SET_OUTPUT: {
+		void *p;
+		int err;
+
+		if ((int)arg == -1)
+			return 0;
+		err = ksvc_fd_get((int)arg, &perf_fops, &p);
+		if (err)
+			return err == -EINVAL ? -EBADF : err;
+		struct perf_event *out = p;
+		bool ok = out != e && out->cpu == e->cpu &&
+			  (out->cpu != -1 || perf_core(out)->ctx == perf_core(e)->ctx);
+
+		perf_event_put(out);
+		/* Without ring buffers there is nothing to redirect yet (mmap comes with
+		 * sampling): a compatible target is accepted, as Linux does before mmap. */
+		return ok ? 0 : -EINVAL;
+	}
+	case PERF_EVENT_IOC_SET_FILTER:
+		return -EINVAL; /* filters exist for tracepoints only */
+	case PERF_EVENT_IOC_REFRESH:
+		return e->attr.inherit || !e->attr.sample_period ? -EINVAL : -EOPNOTSUPP;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* ---- poll / close ---- */
+
+static unsigned int perf_poll(void *priv, struct ksvc_poll *pt)
+{
+	struct perf_event *e = priv;
+
+	ksvc_poll_wait(pt, perf_core(e)->wq);
+	return READ_ONCE(perf_core(e)->exited) ? POLLHUP : 0;
+}
+
+static void perf_get(void *priv)
+{
+	atomic_fetch_add(&perf_core((struct perf_event *)priv)->refs, 1);
+}
+
+static void perf_release(void *priv)
+{
+	struct perf_event *e = priv;
+	struct perf_event_core *c = perf_core(e);
+	struct list_node *n;
+
+	/* The fd's reference goes: take the event and its inherited children out.  Children
+	 * are unhooked under perf_attach_lock, which the exit path folds them under. */
+	for (;;) {
+		unsigned long f = spin_lock_irqsave(&perf_attach_lock);
+
+		spin_lock(&c->child_lock);
+		n = list_pop_head(&c->children);
+		spin_unlock(&c->child_lock);
+		if (n)
+			list_entry(n, struct perf_event_core, child_entry)->parent = NULL;
+		spin_unlock_irqrestore(&perf_attach_lock, f);
+		if (!n)
+			break;
+		struct perf_event *ch =
+			perf_event_of(list_entry(n, struct perf_event_core, child_entry));
+
+		perf_remove_event(ch);
+		perf_event_put(ch);
+		perf_event_put(e); /* the child's reference on its parent */
+	}
+	perf_remove_event(e);
+	perf_event_put(e);
+}
+
+static const struct ksvc_file_ops perf_fops = {
+	.name = "[perf_event]",
+	.get = perf_get,
+	.release = perf_release,
+	.read = perf_read,
+	.ioctl = perf_ioctl,
+	.poll = perf_poll,
+};
+
+/* ---- perf_event_open ---- */
+
+static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, uint64_t ugroup,
+				uint64_t flags)
+{
+	struct perf_event_attr attr;
+	int pid = (int)upid, cpu = (int)ucpu, group_fd = (int)ugroup;
+	struct perf_event *leader = NULL, *e = NULL;
+	struct perf_context *ctx = NULL;
+	int err, fd;
+
+	perf_limits.nr_cpus = ksvc_nr_cpus();
+	perf_limits.online_mask = 0;
+	for (unsigned int i = 0; i < perf_limits.nr_cpus && i < 64; i++)
+		if (ksvc_cpu_online(i))
+			perf_limits.online_mask |= 1ull << i;
+	err = perf_attr_decode((void *)uattr, pid, cpu, flags, &perf_limits, &attr);
+	if (err)
+		return err;
+	if (flags & PERF_FLAG_PID_CGROUP)
+		return -EBADF; /* no cgroup file system: no fd can name a cgroup */
+	if (group_fd != -1) {
+		void *p;
+
+		err = ksvc_fd_get(group_fd, &perf_fops, &p);
+		if (err)
+			return err == -EINVAL ? -EBADF : err;
+		leader = p;
+		if (flags & PERF_FLAG_FD_OUTPUT) {
+			/* group_fd names the output event, not a leader.  Linux's
+			 * perf_event_set_output runs before the new event has a context, so an
+			 * output event that follows a task (cpu -1) never matches: EINVAL. */
+			bool ok = leader->cpu == cpu && leader->cpu != -1;
+
+			perf_event_put(leader);
+			leader = NULL;
+			if (!ok)
+				return -EINVAL;
+		}
+	}
+	e = perf_event_alloc(&attr, cpu);
+	err = -ENOMEM;
+	if (!e)
+		goto err_leader;
+	e->attach_task = pid != -1;
+	/* Linux's order: the task (ESRCH), the allocation checks, the PMU, then the context. */
+	if (pid > 0) {
+		unsigned long f = spin_lock_irqsave(&perf_attach_lock);
+		bool found = ksvc_task_find(pid) != NULL;
+
+		spin_unlock_irqrestore(&perf_attach_lock, f);
+		err = -ESRCH;
+		if (!found)
+			goto err_event;
+	}
+	err = perf_attr_check_alloc(&e->attr, cpu, pid != -1, &perf_limits);
+	if (err)
+		goto err_event;
+	err = perf_pmu_init_event(e);
+	if (err)
+		goto err_event;
+	if ((e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    e->attr.sample_max_stack > perf_limits.max_stack) {
+		err = -EOVERFLOW; /* get_callchain_buffers */
+		goto err_event;
+	}
+	/* The target: a task (pid >= 0) or a CPU (pid == -1). */
+	unsigned long f = spin_lock_irqsave(&perf_attach_lock);
+
+	if (pid != -1) {
+		struct ksvc_task *t = pid == 0 ? ksvc_task_current() : ksvc_task_find(pid);
+
+		err = -ESRCH;
+		if (t)
+			ctx = perf_task_ctx_get_locked(t, true);
+		if (t && !ctx)
+			err = -ENOMEM;
+	} else {
+		ctx = perf_cpu_ctx[cpu];
+		atomic_fetch_add(&ctx->refs, 1);
+	}
+	spin_unlock_irqrestore(&perf_attach_lock, f);
+	if (!ctx)
+		goto err_event;
+	perf_core(e)->ctx = ctx;
+	err = perf_attr_check_pmu(&e->attr, e->pmu->caps);
+	if (!err && e->attr.use_clockid)
+		err = perf_attr_check_clockid(e->attr.clockid, e->pmu->caps);
+	if (!err)
+		err = perf_attr_check_cpu_online(cpu, pid != -1, &perf_limits);
+	if (!err && leader) {
+		struct perf_group_info gi = {
+			.is_leader = leader->group_leader == leader,
+			.inherit = leader->attr.inherit,
+			.cpu = leader->cpu,
+			.ctx = perf_core(leader)->ctx,
+			.use_clockid = leader->attr.use_clockid,
+			.clockid = leader->attr.clockid,
+		};
+
+		err = perf_attr_check_group_inherit(&e->attr, pid != -1, &gi);
+		if (!err)
+			err = perf_attr_check_group(&e->attr, cpu, ctx, &gi);
+		if (!err && (perf_core(leader)->exited || leader->nr_siblings >= 64))
+			err = -EINVAL;
+	}
+	if (err)
+		goto err_event;
+	fd = ksvc_fd_install(&perf_fops, e, flags & PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		err = fd;
+		goto err_event;
+	}
+	/* Committed: from here the event is live and owned by its fd. */
+	if (leader) {
+		perf_event_init_group(e, leader);
+		/* Linux gives a sibling the leader's state when the leader is off. */
+	}
+	perf_install_event(ctx, e);
+	if (leader)
+		perf_event_put(leader);
+	return fd;
+
+err_event:
+	perf_event_put(e); /* drops the context reference too */
+err_leader:
+	if (leader)
+		perf_event_put(leader);
+	return err;
+}
+SYSCALL(__NR_perf_event_open, sys_perf_event_open);

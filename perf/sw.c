@@ -1,0 +1,114 @@
+/*
+ * sw.c - the software PMU (PERF_TYPE_SOFTWARE): cpu-clock and task-clock count nanoseconds
+ * while the event is on; page-faults (all, minor, major), context-switches and cpu-migrations
+ * count what the kernel reports through perf_sw_event() and the switch hook; dummy counts
+ * nothing (it exists for side-band records); alignment-faults and emulation-faults exist and
+ * stay 0 as on arm64 Linux; bpf-output counts the records BPF programs write.
+ * Software events never fail to go on, so groups of them are never multiplexed.
+ */
+#include <linux/perf_event.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include "perf_internal.h"
+
+static bool is_clock(const struct perf_event *e)
+{
+	return e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK;
+}
+
+static uint64_t clock_now(struct perf_event *e)
+{
+	struct perf_context *ctx = perf_core(e)->ctx;
+
+	/* task-clock follows its context's time (the task's run time); cpu-clock wall time */
+	if (e->attr.config == PERF_COUNT_SW_TASK_CLOCK && ctx && ctx->task) {
+		uint64_t now = ksvc_clock_ns();
+
+		return ctx->time + (ctx->active ? now - ctx->tstamp : 0);
+	}
+	return ksvc_clock_ns();
+}
+
+static int sw_event_init(struct perf_event *e)
+{
+	if (e->attr.type != PERF_TYPE_SOFTWARE)
+		return -ENOENT;
+	if (e->attr.config >= PERF_COUNT_SW_MAX)
+		return -ENOENT;
+	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP; /* perf_swevent_init: has_branch_stack */
+	return 0;
+}
+
+static void sw_read(struct perf_event *e)
+{
+	if (!is_clock(e) || (e->hw.state & PERF_HES_STOPPED))
+		return;
+	uint64_t now = clock_now(e);
+	uint64_t prev = perf_core(e)->sw_prev;
+
+	perf_core(e)->sw_prev = now;
+	atomic_fetch_add(&e->count, now - prev);
+}
+
+static void sw_start(struct perf_event *e, int flags)
+{
+	(void)flags;
+	e->hw.state = 0;
+	if (is_clock(e))
+		perf_core(e)->sw_prev = clock_now(e);
+}
+
+static void sw_stop(struct perf_event *e, int flags)
+{
+	(void)flags;
+	sw_read(e);
+	e->hw.state = PERF_HES_STOPPED;
+}
+
+static int sw_add(struct perf_event *e, int flags)
+{
+	e->hw.state = PERF_HES_STOPPED;
+	if (flags & PERF_EF_START)
+		sw_start(e, flags);
+	return 0;
+}
+
+static void sw_del(struct perf_event *e, int flags)
+{
+	sw_stop(e, flags);
+}
+
+static struct perf_pmu sw_pmu = {
+	.name = "software",
+	.caps = PERF_PMU_CAP_SOFTWARE | PERF_PMU_CAP_NO_NMI,
+	.event_init = sw_event_init,
+	.add = sw_add,
+	.del = sw_del,
+	.start = sw_start,
+	.stop = sw_stop,
+	.read = sw_read,
+};
+
+struct perf_pmu *perf_sw_pmu(void)
+{
+	return &sw_pmu;
+}
+
+void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n)
+{
+	struct list_node *it;
+
+	list_for_each(it, &ctx->events) {
+		struct perf_event *e = perf_event_of(list_entry(it, struct perf_event_core, event_entry));
+
+		if (e->attr.type != PERF_TYPE_SOFTWARE || e->state != PERF_EVENT_STATE_ACTIVE)
+			continue;
+		if (e->attr.config == config ||
+		    (config == PERF_COUNT_SW_PAGE_FAULTS_MIN &&
+		     e->attr.config == PERF_COUNT_SW_PAGE_FAULTS) ||
+		    (config == PERF_COUNT_SW_PAGE_FAULTS_MAJ &&
+		     e->attr.config == PERF_COUNT_SW_PAGE_FAULTS))
+			atomic_fetch_add(&e->count, n);
+	}
+}

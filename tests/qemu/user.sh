@@ -1,0 +1,45 @@
+#!/bin/sh
+# user.sh KERNEL INITRAMFS - run every tests/user program inside perfkernel at -smp 4 (and the
+# busybox script), counting their PASS/FAIL lines.  A program that exits non-zero without a
+# FAIL line, a missing end-of-run line, a panic or a hang is a failure too.
+set -u
+kernel=$1 initramfs=$2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cmd='for t in /bin/t_*; do echo "== $t"; "$t"; echo "== rc($t)=$?"; done; echo "== user tests done"'
+SMP=4 TIMEOUT=${USER_TEST_TIMEOUT:-240} sh tools/host/run.sh "$kernel" "$initramfs" "$cmd" > "$log" 2>&1
+rc=$?
+# Expected failures (tests/qemu/xfail.txt) are reported as XFAIL, not counted as failures.
+xfail_keys=$(sed -n 's/^\([^#].*[^ ]\) *|.*/\1/p' tests/qemu/xfail.txt)
+is_xfail() {
+	printf '%s\n' "$xfail_keys" | while IFS= read -r k; do
+		case "$1" in "$k"*) echo yes; break ;; esac
+	done
+}
+pass=0 fail=0 xfail=0 xpass=0 seen=0
+while IFS= read -r line; do
+	case "$line" in
+	"== rc("*)
+		echo "$line"
+		prc=${line##*=}
+		# A non-zero exit with no failure line of its own (a crash, a missing summary).
+		if [ "$prc" != 0 ] && [ "$seen" = 0 ]; then echo "FAIL ${line#== }: exit without FAIL lines"; fail=$((fail + 1)); fi
+		seen=0 ;;
+	"PASS "*)
+		pass=$((pass + 1))
+		[ -n "$(is_xfail "${line#PASS }")" ] && { echo "XPASS ${line#PASS } (remove from xfail.txt)"; xpass=$((xpass + 1)); } ;;
+	"FAIL "*)
+		seen=1
+		if [ -n "$(is_xfail "${line#FAIL }")" ]; then echo "XFAIL ${line#FAIL }"; xfail=$((xfail + 1))
+		else echo "$line"; fail=$((fail + 1)); fi ;;
+	"SKIP "*|"== "*) echo "$line" ;;
+	esac
+done < "$log"
+if ! grep -q '^== user tests done' "$log" || [ $rc -ne 0 ]; then
+	echo "FAIL user: run did not finish (exit $rc)"
+	tail -n 30 "$log"
+	fail=$((fail + 1))
+fi
+echo "expected failures: $xfail (tests/qemu/xfail.txt), unexpected passes: $xpass"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Tier 2: eBPF on the host, outside cmocka.
+#   - every bpf_conformance vector in ../shared/bpf-conformance through bpf-run (the
+#     verifier-free interpreter path);
+#   - bpf-run's assembler against the suite's own assembly (ASSEMBLED.tsv), slot for slot;
+#   - the clang-built benchmark programs (tests/bpf/bench_*.bpf.c) give the results a host C
+#     build of the same code gives;
+#   - bpf-run's own behaviour: --mem, rejection of a malformed program.
+# Run from the repo root with $BUILD set; ends with "N passed, M failed".
+BUILD="${BUILD:-build}"
+RUN="$BUILD/host/bpf-run"
+CONF=../shared/bpf-conformance
+pass=0 fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+if [ ! -x "$RUN" ]; then
+	bad "bpf-run not built ($RUN)"
+	echo "$pass passed, $fail failed"
+	exit 1
+fi
+
+# 1. conformance vectors
+if [ -d "$CONF" ]; then
+	out=$("$RUN" "$CONF")
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL) '
+	p=$(printf '%s\n' "$out" | grep -c '^PASS ')
+	f=$(printf '%s\n' "$out" | grep -c '^FAIL ')
+	pass=$((pass + p)); fail=$((fail + f))
+	[ "$p" -gt 0 ] || bad "conformance: nothing ran"
+
+	# 2. assembler vs ASSEMBLED.tsv
+	asm_bad=0 asm_n=0
+	while IFS='	' read -r file r0 mem prog; do
+		case "$file" in '#'*|'') continue ;; esac
+		asm_n=$((asm_n + 1))
+		got=$("$RUN" --dump "$CONF/$file" 2>&1)
+		if [ "$got" != "$prog" ]; then
+			asm_bad=$((asm_bad + 1))
+			bad "asm $file"
+		fi
+	done < "$CONF/ASSEMBLED.tsv"
+	[ "$asm_bad" -eq 0 ] && ok "asm: $asm_n programs assemble exactly as ASSEMBLED.tsv"
+else
+	bad "conformance directory $CONF missing"
+fi
+
+# 3. benchmark programs (r0 from a host C build of the same loops over the same buffer)
+check_bench() {
+	name=$1 want=$2
+	bin="$BUILD/bpf/bench_$name.bin"
+	if [ ! -f "$bin" ]; then bad "bench_$name: $bin not built"; return; fi
+	got=$("$RUN" "$bin" | sed -n 's/^r0=\(0x[0-9a-f]*\) .*/\1/p')
+	if [ "$got" = "$want" ]; then ok "bench_$name r0=$got"; else bad "bench_$name: r0=$got want $want"; fi
+}
+check_bench sum 0x7f4a8
+check_bench fnv 0x1b4664f63f722675
+check_bench classify 0x1b8041e226342097
+check_bench alu 0x62163750cc7f09fd
+
+# 4. bpf-run itself
+tmp=$(mktemp -d)
+# r0 = *(u32 *)(r1 + 0) + r2 ; exit  -- with --mem of 4 bytes 01 00 00 00
+printf '\141\020\000\000\000\000\000\000\017\040\000\000\000\000\000\000\225\000\000\000\000\000\000\000' > "$tmp/p.bin"
+printf '\001\000\000\000' > "$tmp/m.bin"
+got=$("$RUN" --mem "$tmp/m.bin" "$tmp/p.bin")
+if [ "$got" = "r0=0x5 insns=3" ]; then ok "bpf-run --mem"; else bad "bpf-run --mem: '$got'"; fi
+printf '\377\000\000\000\000\000\000\000\225\000\000\000\000\000\000\000' > "$tmp/bad.bin"
+if "$RUN" "$tmp/bad.bin" >/dev/null 2>&1; then bad "bpf-run accepts opcode 0xff"; else ok "bpf-run rejects opcode 0xff"; fi
+printf '\225\000\000' > "$tmp/short.bin"
+if "$RUN" "$tmp/short.bin" >/dev/null 2>&1; then bad "bpf-run accepts a 3-byte file"; else ok "bpf-run rejects a partial slot"; fi
+rm -rf "$tmp"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,323 @@
+/*
+ * test_bpf_fuzz.c - random and mutated programs through BPF_PROG_LOAD; every accepted one is
+ * run on a context and maps whose memory is exactly what the verifier allowed, so under ASan
+ * any access outside its regions (ctx, the 512-byte stack, map values) fails the test.
+ * A rejection must come with a Linux errno.  Bounded for make test (BPF_FUZZ_ITERS, default
+ * 2000); tests/fuzz/fuzz-bpf.sh runs it long with BPF_FUZZ_ITERS and BPF_FUZZ_SEED.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+
+#include <bpf/bpf.h>
+#include <kern/errno.h>
+#include "../../bpf/bpf_internal.h"
+#include "../fakes/ksvc_fake.h"
+
+#define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
+#define EXIT I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define MAXLEN 48
+
+static uint64_t rng;
+
+static uint32_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 11);
+}
+
+static uint32_t pick(uint32_t n)
+{
+	return rnd() % n;
+}
+
+static int map_fds[3]; /* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array */
+
+/* Seeds: what ordinary programs look like; mutations start from these. */
+static const struct bpf_insn seed_lookup[] = {
+	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem), I(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4, 0),
+	I(BPF_LDX | BPF_MEM | BPF_DW, 1, 0, 0, 0), I(BPF_ALU64 | BPF_AND | BPF_K, 1, 0, 0, 7),
+	I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0), I(BPF_LDX | BPF_MEM | BPF_B, 0, 0, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+};
+static const struct bpf_insn seed_loop[] = {
+	I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 1), I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 2),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_X, 3, 2, 0, 0),
+	I(BPF_LDX | BPF_MEM | BPF_B, 4, 3, -16, 0), I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 4, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, 1), I(BPF_JMP | BPF_JLT | BPF_K, 2, 0, -6, 16),
+	EXIT,
+};
+static const struct bpf_insn seed_ctx[] = {
+	I(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, offsetof(struct bpf_perf_event_data, sample_period), 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_VALUE, 0, 0), I(0, 0, 0, 0, 8),
+	I(BPF_STX | BPF_MEM | BPF_DW, 1, 2, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 1),
+	I(BPF_STX | BPF_ATOMIC | BPF_DW, 1, 3, 0, BPF_ADD | BPF_FETCH),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -16),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 16),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_comm),
+	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 10, -16, 0), EXIT,
+};
+
+static const struct {
+	const struct bpf_insn *insns;
+	uint32_t len;
+} seeds[] = {
+	{ seed_lookup, sizeof(seed_lookup) / 8 },
+	{ seed_loop, sizeof(seed_loop) / 8 },
+	{ seed_ctx, sizeof(seed_ctx) / 8 },
+};
+
+static int32_t interesting(void)
+{
+	static const int32_t v[] = { 0, 1, -1, 2, 4, 7, 8, 15, 16, 31, 32, 63, 64, 255, 511, 512,
+				     -8, -16, -512, -513, 0x7fffffff, (int32_t)0x80000000, 4096 };
+
+	return pick(3) ? v[pick(sizeof(v) / sizeof(v[0]))] : (int32_t)rnd();
+}
+
+static uint8_t reg(void)
+{
+	return pick(16) ? (uint8_t)pick(11) : (uint8_t)pick(16);
+}
+
+static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
+{
+	static const uint8_t classes[] = { BPF_ALU64, BPF_ALU64, BPF_ALU, BPF_JMP, BPF_JMP32,
+					   BPF_LDX, BPF_ST, BPF_STX, BPF_STX, BPF_LD };
+	static const uint8_t sizes[] = { BPF_B, BPF_H, BPF_W, BPF_DW };
+	uint8_t cls = classes[pick(sizeof(classes))];
+
+	memset(in, 0, sizeof(*in));
+	in->dst_reg = reg();
+	in->src_reg = reg();
+	in->imm = interesting();
+	switch (cls) {
+	case BPF_ALU64:
+	case BPF_ALU:
+		in->code = (uint8_t)(cls | (pick(14) << 4) | (pick(2) ? BPF_X : BPF_K));
+		in->off = pick(8) ? 0 : (int16_t)(pick(2) ? 1 : 8 << pick(3));
+		if (BPF_SRC(in->code) == BPF_X)
+			in->imm = 0;
+		else if (pick(8))
+			in->src_reg = 0;
+		break;
+	case BPF_JMP:
+	case BPF_JMP32:
+		in->code = (uint8_t)(cls | (pick(14) << 4) | (pick(2) ? BPF_X : BPF_K));
+		in->off = (int16_t)((int)pick(12) - 4);
+		if (BPF_SRC(in->code) == BPF_K && pick(8))
+			in->src_reg = 0;
+		if (BPF_OP(in->code) == BPF_CALL) {
+			static const int32_t helpers[] = { 1, 2, 3, 5, 6, 7, 8, 14, 15, 16, 25, 27,
+							  112, 113, 114, 115, 174, 12, 9999 };
+
+			in->code = BPF_JMP | BPF_CALL;
+			in->imm = helpers[pick(sizeof(helpers) / 4)];
+			in->dst_reg = in->src_reg = 0;
+			in->off = 0;
+		}
+		if (BPF_OP(in->code) == BPF_EXIT)
+			in->code = BPF_JMP | BPF_EXIT, in->dst_reg = in->src_reg = 0, in->off = 0, in->imm = 0;
+		break;
+	case BPF_LDX:
+		in->code = (uint8_t)(BPF_LDX | (pick(6) ? BPF_MEM : BPF_MEMSX) | sizes[pick(4)]);
+		in->off = (int16_t)(pick(3) ? -(int)(pick(70) * 8) + (int)pick(8) : (int)pick(200));
+		in->imm = 0;
+		break;
+	case BPF_ST:
+		in->code = (uint8_t)(BPF_ST | BPF_MEM | sizes[pick(4)]);
+		in->src_reg = 0;
+		in->off = (int16_t)(-(int)(pick(70) * 8) + (int)pick(4));
+		break;
+	case BPF_STX:
+		in->code = (uint8_t)(BPF_STX | (pick(4) ? BPF_MEM : BPF_ATOMIC) | sizes[pick(4)]);
+		in->off = (int16_t)(-(int)(pick(70) * 8) + (pick(4) ? 0 : (int)pick(8)));
+		if (BPF_MODE(in->code) == BPF_ATOMIC) {
+			static const int32_t ops[] = { BPF_ADD, BPF_OR, BPF_AND, BPF_XOR,
+						       BPF_ADD | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG };
+
+			in->imm = ops[pick(7)];
+		} else {
+			in->imm = 0;
+		}
+		break;
+	case BPF_LD:
+		if (i + 1 < len) {
+			in->code = BPF_LD | BPF_IMM | BPF_DW;
+			in->src_reg = (uint8_t)(pick(2) ? 0 : pick(2) ? BPF_PSEUDO_MAP_FD : BPF_PSEUDO_MAP_VALUE);
+			if (in->src_reg)
+				in->imm = map_fds[in->src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : pick(3)];
+			in[1] = (struct bpf_insn){ 0 };
+			in[1].imm = in->src_reg == BPF_PSEUDO_MAP_VALUE ? (int32_t)pick(20) :
+				    in->src_reg ? 0 : interesting();
+		} else {
+			in->code = BPF_JMP | BPF_EXIT;
+		}
+		break;
+	}
+}
+
+static uint32_t make_program(struct bpf_insn *p)
+{
+	uint32_t len;
+
+	if (pick(2)) {
+		uint32_t s = pick(sizeof(seeds) / sizeof(seeds[0]));
+
+		len = seeds[s].len;
+		memcpy(p, seeds[s].insns, len * 8);
+		for (uint32_t i = 0; i < len; i++)
+			if (p[i].code == (BPF_LD | BPF_IMM | BPF_DW) && p[i].src_reg)
+				p[i].imm = map_fds[p[i].src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : 1];
+		for (uint32_t n = 1 + pick(3); n; n--) {
+			struct bpf_insn *in = &p[pick(len)];
+
+			switch (pick(6)) {
+			case 0: in->code ^= (uint8_t)(1u << pick(8)); break;
+			case 1: in->dst_reg = reg(); break;
+			case 2: in->src_reg = reg(); break;
+			case 3: in->off = (int16_t)(in->off + (int)pick(17) - 8); break;
+			case 4: in->imm = interesting(); break;
+			default: random_insn(in, (uint32_t)(in - p), len); break;
+			}
+		}
+		return len;
+	}
+	len = 2 + pick(MAXLEN - 2);
+	for (uint32_t i = 0; i < len; i++) {
+		random_insn(&p[i], i, len);
+		if (p[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			i++;
+	}
+	p[0] = (struct bpf_insn)I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);
+	if (pick(4))
+		p[len - 1] = (struct bpf_insn)EXIT;
+	return len;
+}
+
+/*
+ * probe_read*() and trace_printk's %s read any address by design; the host fake of
+ * ksvc_read_nofault cannot survive an unmapped one, so such programs are verified, not run.
+ */
+static bool reads_anywhere(const struct bpf_insn *p, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (p[i].code == (BPF_JMP | BPF_CALL) && p[i].src_reg == 0 &&
+		    (p[i].imm == BPF_FUNC_trace_printk || (p[i].imm >= BPF_FUNC_probe_read_user &&
+							   p[i].imm <= BPF_FUNC_probe_read_kernel_str)))
+			return true;
+	return false;
+}
+
+static bool linux_errno(long e)
+{
+	return e == -EINVAL || e == -EACCES || e == -E2BIG || e == -EBADF || e == -EPROTO ||
+	       e == -BPF_ENOTSUPP || e == -ENOSPC || e == -EFAULT;
+}
+
+static void test_fuzz(void **state)
+{
+	const char *it = getenv("BPF_FUZZ_ITERS"), *sd = getenv("BPF_FUZZ_SEED");
+	long iters = it ? atol(it) : 2000, accepted = 0, rejected = 0;
+	static char log[16384];
+	struct bpf_insn prog[MAXLEN + 2];
+	union bpf_attr a;
+
+	rng = sd ? strtoull(sd, NULL, 0) : 0x243f6a8885a308d3ull;
+	if (!rng)
+		rng = 1;
+	for (long n = 0; n < iters; n++) {
+		uint32_t len = make_program(prog);
+		long fd;
+
+		memset(&a, 0, sizeof(a));
+		a.prog_type = pick(8) ? BPF_PROG_TYPE_PERF_EVENT : BPF_PROG_TYPE_SYSCALL;
+		a.insns = (uintptr_t)prog;
+		a.insn_cnt = len;
+		a.license = (uintptr_t)"GPL";
+		a.log_buf = (uintptr_t)log;
+		a.log_size = sizeof(log);
+		a.log_level = pick(4) ? 1 : 2;
+		fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		if (fd < 0) {
+			if (!linux_errno(fd))
+				fail_msg("iteration %ld: errno %ld; log:\n%s", n, -fd, log);
+			rejected++;
+			if (getenv("BPF_FUZZ_SHOW"))
+				printf("REJ %s", log);
+			continue;
+		}
+		accepted++;
+		if (reads_anywhere(prog, len)) {
+			ksvc_fake_close((int)fd);
+			continue;
+		}
+		{
+			struct bpf_prog *p;
+			/* exactly the ctx the type allows: ASan flags anything past it */
+			size_t sz = a.prog_type == BPF_PROG_TYPE_PERF_EVENT ?
+					    sizeof(struct bpf_perf_event_data_kern) :
+					    65536;
+			uint8_t *ctx = malloc(sz);
+
+			memset(ctx, 0x5a, sz);
+			assert_int_equal(bpf_prog_get_fd((int)fd, &p), 0);
+			bpf_prog_run(p, ctx);
+			bpf_prog_put(p);
+			free(ctx);
+		}
+		ksvc_fake_close((int)fd);
+	}
+	printf("fuzz: %ld programs, %ld accepted, %ld rejected\n", iters, accepted, rejected);
+	assert_true(accepted > 0);
+}
+
+static int setup(void **state)
+{
+	static const uint32_t spec[3][4] = {
+		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1 },
+		{ BPF_MAP_TYPE_HASH, 4, 8, 8 },
+		{ BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 },
+	};
+
+	for (int i = 0; i < 3; i++) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.map_type = spec[i][0];
+		a.key_size = spec[i][1];
+		a.value_size = spec[i][2];
+		a.max_entries = spec[i][3];
+		map_fds[i] = (int)bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
+		if (map_fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ksvc_fake_close_all();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_fuzz) };
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,331 @@
+/*
+ * test_bpf_map.c - map semantics through bpf/map*.c directly: create checks per type, array and
+ * per-CPU array, hash / per-CPU hash / LRU hash (flags, full map, iteration, eviction),
+ * PERF_EVENT_ARRAY with and without registered perf ops, STACK_TRACE inserts as
+ * bpf_get_stackid makes them, mmapable arrays, and references.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+
+#include <kern/errno.h>
+#include "../../bpf/bpf_internal.h"
+#include "../fakes/ksvc_fake.h"
+
+static struct bpf_map *mk(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
+{
+	union bpf_attr a;
+	struct bpf_map *m = NULL;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = ks;
+	a.value_size = vs;
+	a.max_entries = max;
+	a.map_flags = flags;
+	assert_int_equal(bpf_map_create(&a, &m), 0);
+	return m;
+}
+
+static int try_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
+{
+	union bpf_attr a;
+	struct bpf_map *m = NULL;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = ks;
+	a.value_size = vs;
+	a.max_entries = max;
+	a.map_flags = flags;
+	err = bpf_map_create(&a, &m);
+	if (!err)
+		bpf_map_put(m);
+	return err;
+}
+
+static void test_create_checks(void **state)
+{
+	assert_int_equal(try_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0), 0);
+	assert_int_equal(try_create(BPF_MAP_TYPE_ARRAY, 8, 8, 1, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1, BPF_F_MMAPABLE), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_HASH, 4, 8, 0, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_HASH, 600, 8, 4, 0), -E2BIG);
+	assert_int_equal(try_create(BPF_MAP_TYPE_LRU_HASH, 4, 8, 4, BPF_F_NO_PREALLOC), -BPF_ENOTSUPP);
+	assert_int_equal(try_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 8, 4, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_STACK_TRACE, 4, 12, 4, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 200, 4, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, BPF_F_RDONLY | BPF_F_WRONLY), -EINVAL);
+	ksvc_fake.fail_alloc_after = 1;
+	assert_int_equal(try_create(BPF_MAP_TYPE_HASH, 4, 8, 4, 0), -ENOMEM);
+	ksvc_fake.fail_alloc_after = -1;
+}
+
+static void test_array(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_ARRAY, 4, 12, 3, 0);
+	uint32_t k = 2, next;
+	uint8_t v[12] = { 1, 2, 3 }, out[12];
+	uint8_t *p;
+
+	p = m->ops->lookup(m, &k);
+	assert_non_null(p);
+	assert_int_equal(p[0], 0);
+	assert_int_equal(m->ops->update(m, &k, v, BPF_ANY), 0);
+	assert_int_equal(p[2], 3);
+	assert_int_equal(m->ops->update(m, &k, v, BPF_NOEXIST), -EEXIST);
+	assert_int_equal(m->ops->sys_lookup(m, &k, out), 0);
+	assert_memory_equal(out, v, 12);
+	k = 3;
+	assert_null(m->ops->lookup(m, &k));
+	assert_int_equal(m->ops->sys_update(m, &k, v, BPF_ANY), -E2BIG);
+	assert_int_equal(m->ops->delete(m, &k), -EINVAL);
+	assert_int_equal(m->ops->get_next_key(m, NULL, &next), 0);
+	assert_int_equal(next, 0);
+	k = 2;
+	assert_int_equal(m->ops->get_next_key(m, &k, &next), -ENOENT);
+	bpf_map_put(m);
+}
+
+static void test_percpu(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 4, 2, 0);
+	struct bpf_map *h = mk(BPF_MAP_TYPE_PERCPU_HASH, 4, 4, 2, 0);
+	uint32_t k = 1, one = 1, two = 2;
+	uint64_t all[4];
+
+	assert_int_equal(bpf_map_sys_value_size(m), 8 * ksvc_nr_cpus());
+	ksvc_fake.cpu = 1;
+	assert_int_equal(m->ops->update(m, &k, &one, BPF_ANY), 0);
+	ksvc_fake.cpu = 3;
+	assert_int_equal(m->ops->update(m, &k, &two, BPF_ANY), 0);
+	assert_int_equal(*(uint32_t *)m->ops->lookup(m, &k), 2);
+	assert_int_equal(m->ops->sys_lookup(m, &k, all), 0);
+	assert_int_equal(all[0], 0);
+	assert_int_equal(all[1], 1);
+	assert_int_equal(all[3], 2);
+	/* per-CPU hash: a new element from the program side zeroes the other CPUs */
+	assert_int_equal(h->ops->update(h, &k, &two, BPF_ANY), 0);
+	assert_int_equal(h->ops->sys_lookup(h, &k, all), 0);
+	assert_int_equal(all[3], 2);
+	assert_int_equal(all[1], 0);
+	all[0] = 5;
+	assert_int_equal(h->ops->sys_update(h, &k, all, BPF_EXIST), 0);
+	ksvc_fake.cpu = 0;
+	assert_int_equal(*(uint32_t *)h->ops->lookup(h, &k), 5);
+	bpf_map_put(m);
+	bpf_map_put(h);
+}
+
+static void test_hash(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_HASH, 8, 4, 3, 0);
+	uint64_t k, seen = 0, cur, next;
+	uint32_t v = 7;
+	int n = 0;
+
+	k = 1;
+	assert_null(m->ops->lookup(m, &k));
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_EXIST), -ENOENT);
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_NOEXIST), 0);
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_NOEXIST), -EEXIST);
+	assert_int_equal(m->ops->update(m, &k, &v, 7), -EINVAL);
+	k = 2;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), 0);
+	k = 3;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), 0);
+	k = 4;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), -E2BIG);
+	assert_int_equal(*(uint32_t *)m->ops->lookup(m, &(uint64_t){ 3 }), 7);
+	for (int r = m->ops->get_next_key(m, NULL, &next); r == 0;
+	     r = m->ops->get_next_key(m, &cur, &next)) {
+		seen += next;
+		cur = next;
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_int_equal(seen, 6);
+	k = 99; /* missing key: iteration restarts */
+	assert_int_equal(m->ops->get_next_key(m, &k, &next), 0);
+	k = 2;
+	assert_int_equal(m->ops->delete(m, &k), 0);
+	assert_int_equal(m->ops->delete(m, &k), -ENOENT);
+	k = 4;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), 0);
+	bpf_map_put(m);
+}
+
+static void test_lru(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_LRU_HASH, 4, 4, 2, 0);
+	uint32_t k, v = 1;
+
+	k = 1;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), 0);
+	k = 2;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), 0);
+	k = 1;
+	assert_non_null(m->ops->lookup(m, &k)); /* 1 is now the most recent */
+	k = 3;
+	assert_int_equal(m->ops->update(m, &k, &v, BPF_ANY), 0); /* evicts 2 */
+	k = 2;
+	assert_null(m->ops->lookup(m, &k));
+	k = 1;
+	assert_non_null(m->ops->lookup(m, &k));
+	bpf_map_put(m);
+}
+
+/* ---- perf event array through fake perf ops ---- */
+
+static int fake_events[4];
+static int puts_done;
+
+static int ev_get(int fd, void **ev)
+{
+	if (fd < 100 || fd > 103)
+		return -EBADF;
+	*ev = &fake_events[fd - 100];
+	return 0;
+}
+
+static void ev_put(void *ev)
+{
+	puts_done++;
+}
+
+static int ev_cpu(void *ev)
+{
+	return -1;
+}
+
+static long ev_output(void *ev, void *ctx, const void *data, uint64_t size)
+{
+	*(int *)ev += (int)size;
+	return 0;
+}
+
+static long ev_read(void *ev, struct bpf_perf_event_value *v)
+{
+	v->counter = 42;
+	v->enabled = v->running = 1;
+	return 0;
+}
+
+static long ev_chain(void *ctx, bool user, uint64_t *ips, uint32_t max)
+{
+	uint32_t n = max < 5 ? max : 5;
+
+	for (uint32_t i = 0; i < n; i++)
+		ips[i] = 0x1000 + i + (ctx ? 0x100 : 0);
+	return n;
+}
+
+static const struct bpf_perf_ops fake_perf = {
+	.event_get_fd = ev_get, .event_put = ev_put, .event_cpu = ev_cpu,
+	.event_output = ev_output, .event_read = ev_read, .callchain = ev_chain,
+};
+
+static void test_perf_array(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 4, 0);
+	uint32_t k = 1, fd = 101, out;
+	struct bpf_perf_event_value val;
+	uint64_t data = 0;
+
+	bpf_register_perf_ops(NULL);
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), -EBADF);
+	bpf_register_perf_ops(&fake_perf);
+	fd = 5;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), -EBADF);
+	fd = 101;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_NOEXIST), -EINVAL);
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), 0);
+	assert_int_equal(m->ops->sys_lookup(m, &k, &out), -BPF_ENOTSUPP);
+	assert_ptr_equal(bpf_perf_array_event(m, 1), &fake_events[1]);
+	/* the helpers as a program calls them */
+	assert_int_equal(bpf_helpers[BPF_FUNC_perf_event_output].fn(0, (uintptr_t)m, 1,
+								    (uintptr_t)&data, 8), 0);
+	assert_int_equal(fake_events[1], 8);
+	assert_int_equal((int64_t)bpf_helpers[BPF_FUNC_perf_event_output].fn(0, (uintptr_t)m, 2,
+									     (uintptr_t)&data, 8),
+			 -ENOENT);
+	assert_int_equal((int64_t)bpf_helpers[BPF_FUNC_perf_event_output].fn(0, (uintptr_t)m, 9,
+									     (uintptr_t)&data, 8),
+			 -E2BIG);
+	assert_int_equal(bpf_helpers[BPF_FUNC_perf_event_read_value].fn((uintptr_t)m, 1,
+									(uintptr_t)&val, sizeof(val), 0),
+			 0);
+	assert_int_equal(val.counter, 42);
+	k = 4;
+	assert_int_equal(m->ops->delete(m, &k), -E2BIG);
+	k = 2;
+	assert_int_equal(m->ops->delete(m, &k), -ENOENT);
+	puts_done = 0;
+	m->ops->release_uref(m);
+	assert_int_equal(puts_done, 1);
+	assert_null(bpf_perf_array_event(m, 1));
+	bpf_map_put(m);
+	bpf_register_perf_ops(NULL);
+}
+
+static void test_stack_trace(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 4, 8, 0);
+	uint64_t a[3] = { 1, 2, 3 }, b[3] = { 1, 2, 4 }, out[4];
+	long id, id2;
+	uint32_t k, next;
+
+	id = bpf_stackmap_insert(m, a, 3, 0);
+	assert_true(id >= 0 && id < 8);
+	assert_int_equal(bpf_stackmap_insert(m, a, 3, 0), id); /* same stack, same id */
+	k = (uint32_t)id;
+	assert_int_equal(m->ops->sys_lookup(m, &k, out), 0);
+	assert_int_equal(out[2], 3);
+	assert_int_equal(out[3], 0); /* zero-padded */
+	id2 = bpf_stackmap_insert(m, b, 3, 0);
+	assert_true(id2 >= 0 || id2 == -EEXIST);
+	assert_int_equal(m->ops->sys_update(m, &k, out, BPF_ANY), -EINVAL);
+	assert_int_equal(m->ops->get_next_key(m, NULL, &next), 0);
+	assert_int_equal(m->ops->delete(m, &k), 0);
+	assert_int_equal(m->ops->sys_lookup(m, &k, out), -ENOENT);
+	/* through the helper with a registered callchain */
+	bpf_register_perf_ops(&fake_perf);
+	id = (long)bpf_helpers[BPF_FUNC_get_stackid].fn(0, (uintptr_t)m, 1, 0, 0);
+	assert_true(id >= 0);
+	k = (uint32_t)id;
+	assert_int_equal(m->ops->sys_lookup(m, &k, out), 0);
+	assert_int_equal(out[0], 0x1001); /* one frame skipped */
+	assert_int_equal((int64_t)bpf_helpers[BPF_FUNC_get_stackid].fn(0, (uintptr_t)m, 1ull << 20, 0, 0),
+			 -EINVAL);
+	bpf_register_perf_ops(NULL);
+	bpf_map_put(m);
+}
+
+static void test_mmapable(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_ARRAY, 4, 100, 50, BPF_F_MMAPABLE);
+	uint32_t k = 49;
+	uint8_t *base = bpf_array_base(m);
+
+	assert_int_equal((uintptr_t)base % KSVC_PAGE_SIZE, 0);
+	assert_ptr_equal(m->ops->lookup(m, &k), base + 49 * 104);
+	bpf_map_put(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_checks), cmocka_unit_test(test_array),
+		cmocka_unit_test(test_percpu),	      cmocka_unit_test(test_hash),
+		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
+		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

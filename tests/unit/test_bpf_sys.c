@@ -1,0 +1,412 @@
+/*
+ * test_bpf_sys.c - bpf(2) through bpf_sys and the fake fd table: attribute-size rules,
+ * permissions, map commands with their errnos (EFAULT through the fake's bad user ranges),
+ * MAP_FREEZE, PROG_LOAD/OBJ_GET_INFO_BY_FD, PROG_TEST_RUN, GET_NEXT_ID, BTF_LOAD, and the
+ * reference rules (a program keeps its maps after their fds close; fds of the wrong kind).
+ * LeakSanitizer checks at exit that closing every fd frees everything.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+
+#include <bpf/bpf.h>
+#include <kern/errno.h>
+#include "../../bpf/bpf_internal.h"
+#include "../fakes/ksvc_fake.h"
+
+#define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
+#define MOV(d, i) I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define EXIT I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+static union {
+	union bpf_attr a;
+	uint8_t raw[8192];
+} u;
+
+static union bpf_attr *zattr(void)
+{
+	memset(&u, 0, sizeof(u));
+	return &u.a;
+}
+
+static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max)
+{
+	union bpf_attr *a = zattr();
+
+	a->map_type = type;
+	a->key_size = ks;
+	a->value_size = vs;
+	a->max_entries = max;
+	return (int)bpf_sys(BPF_MAP_CREATE, a, sizeof(*a));
+}
+
+static long map_op(int cmd, int fd, const void *key, void *val, uint64_t flags)
+{
+	union bpf_attr *a = zattr();
+
+	a->map_fd = (uint32_t)fd;
+	a->key = (uintptr_t)key;
+	if (cmd == BPF_MAP_GET_NEXT_KEY)
+		a->next_key = (uintptr_t)val;
+	else
+		a->value = (uintptr_t)val;
+	a->flags = flags;
+	return bpf_sys(cmd, a, sizeof(*a));
+}
+
+static long prog_load(uint32_t type, const struct bpf_insn *insns, uint32_t n, const char *name)
+{
+	union bpf_attr *a = zattr();
+
+	a->prog_type = type;
+	a->insns = (uintptr_t)insns;
+	a->insn_cnt = n;
+	a->license = (uintptr_t)"GPL";
+	if (name)
+		strcpy(a->prog_name, name);
+	return bpf_sys(BPF_PROG_LOAD, a, sizeof(*a));
+}
+
+static int teardown(void **state)
+{
+	ksvc_fake_close_all();
+	memset(ksvc_fake.bad_user, 0, sizeof(ksvc_fake.bad_user));
+	ksvc_fake.uid = 0;
+	return 0;
+}
+
+static void test_attr_size(void **state)
+{
+	union bpf_attr *a;
+	long fd;
+
+	ksvc_fake.uid = 1000;
+	assert_int_equal(map_create(BPF_MAP_TYPE_ARRAY, 4, 4, 1), -EPERM);
+	ksvc_fake.uid = 0;
+	a = zattr();
+	a->map_type = BPF_MAP_TYPE_ARRAY;
+	a->key_size = 4;
+	a->value_size = 4;
+	a->max_entries = 1;
+	fd = bpf_sys(BPF_MAP_CREATE, a, sizeof(*a) + 64);
+	assert_true(fd >= 0);
+	u.raw[sizeof(*a) + 10] = 1;
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, a, sizeof(*a) + 64), -E2BIG);
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, a, 4096 + 8), -E2BIG);
+	u.raw[sizeof(*a) + 10] = 0;
+	a->map_flags = 1u << 30;
+	assert_true(bpf_sys(BPF_MAP_CREATE, a, 16) >= 0); /* flags beyond the size: not read */
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, a, sizeof(*a)), -EINVAL);
+	a->map_flags = 0;
+	u.raw[sizeof(*a) - 1] = 1; /* past MAP_CREATE's last field */
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, a, sizeof(*a)), -EINVAL);
+	u.raw[sizeof(*a) - 1] = 0;
+	strcpy(a->map_name, "bad-name");
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, a, sizeof(*a)), -EINVAL);
+	ksvc_fake.bad_user[0].start = (uintptr_t)&u;
+	ksvc_fake.bad_user[0].len = 1;
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, a, sizeof(*a)), -EFAULT);
+	ksvc_fake.bad_user[0].len = 0;
+	assert_int_equal(bpf_sys(9999, zattr(), sizeof(union bpf_attr)), -EINVAL);
+	assert_int_equal(bpf_sys(BPF_BTF_LOAD, zattr(), sizeof(union bpf_attr)), -EINVAL);
+}
+
+static void test_map_cmds(void **state)
+{
+	int fd = map_create(BPF_MAP_TYPE_HASH, 4, 8, 4), afd;
+	uint32_t k = 7, next;
+	uint64_t v = 42, out = 0;
+	union bpf_attr *a;
+
+	assert_true(fd >= 3);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &out, 0), -ENOENT);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, fd, &k, &v, BPF_NOEXIST), 0);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &out, 0), 0);
+	assert_int_equal(out, 42);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &out, BPF_F_LOCK), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, &out, 8), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_GET_NEXT_KEY, fd, NULL, &next, 0), 0);
+	assert_int_equal(next, 7);
+	assert_int_equal(map_op(BPF_MAP_GET_NEXT_KEY, fd, &k, &next, 0), -ENOENT);
+	ksvc_fake.bad_user[0].start = 0x1000;
+	ksvc_fake.bad_user[0].len = 0x1000;
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, fd, (void *)0x1000, &out, 0), -EFAULT);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, fd, &k, (void *)0x1008, 0), -EFAULT);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, fd, &k, (void *)0x1008, 0), -EFAULT);
+	ksvc_fake.bad_user[0].len = 0;
+	assert_int_equal(map_op(BPF_MAP_DELETE_ELEM, fd, &k, NULL, 0), 0);
+	assert_int_equal(map_op(BPF_MAP_DELETE_ELEM, fd, &k, NULL, 0), -ENOENT);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, 200, &k, &out, 0), -EBADF);
+
+	/* freeze */
+	afd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 2);
+	a = zattr();
+	a->map_fd = (uint32_t)afd;
+	assert_int_equal(bpf_sys(BPF_MAP_FREEZE, a, sizeof(*a)), 0);
+	assert_int_equal(bpf_sys(BPF_MAP_FREEZE, a, sizeof(*a)), -EBUSY);
+	k = 0;
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, afd, &k, &v, BPF_ANY), -EPERM);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, afd, &k, &out, 0), 0);
+
+	/* perf event array before perf registers: EBADF */
+	fd = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 2);
+	assert_true(fd >= 0);
+	v = 5;
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, fd, &k, &v, BPF_ANY), -EBADF);
+
+	/* closed fd */
+	assert_int_equal(ksvc_fake_close(afd), 0);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, afd, &k, &out, 0), -EBADF);
+}
+
+static void test_prog_and_info(void **state)
+{
+	/* r0 = *(u64 *)map_value(hash lookup of key 0), or 0 */
+	struct bpf_insn prog[] = {
+		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		I(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0), I(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0),
+		EXIT,
+	};
+	struct bpf_prog_info info;
+	struct bpf_insn xl[9];
+	uint32_t ids[2] = { 0, 0 }, k = 0;
+	uint64_t v = 99;
+	struct bpf_prog *p;
+	struct bpf_map *m;
+	union bpf_attr *a;
+	int mfd, pfd;
+
+	mfd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, mfd, &k, &v, BPF_ANY), 0);
+	prog[3].imm = mfd;
+	pfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 9, "lookup");
+	assert_true(pfd >= 0);
+	/* the map's fd can go: the program holds the map */
+	assert_int_equal(ksvc_fake_close(mfd), 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_type(p), BPF_PROG_TYPE_PERF_EVENT);
+	{
+		struct bpf_perf_event_data_kern ctx;
+
+		memset(&ctx, 0, sizeof(ctx));
+		assert_int_equal(bpf_prog_run(p, &ctx), 99);
+	}
+	bpf_prog_put(p);
+	assert_int_equal(bpf_map_get_fd(pfd, &m), -EINVAL);
+	assert_int_equal(bpf_prog_get_fd_type(pfd, BPF_PROG_TYPE_SOCKET_FILTER, &p), -EINVAL);
+	assert_int_equal(bpf_prog_get_fd_type(pfd, BPF_PROG_TYPE_PERF_EVENT, &p), 0);
+	assert_true(bpf_prog_id(p) != 0);
+	bpf_prog_put(p);
+	assert_int_equal(bpf_prog_get_fd(77, &p), -EBADF);
+
+	memset(&info, 0, sizeof(info));
+	info.xlated_prog_len = sizeof(xl);
+	info.xlated_prog_insns = (uintptr_t)xl;
+	info.nr_map_ids = 2;
+	info.map_ids = (uintptr_t)ids;
+	a = zattr();
+	a->info.bpf_fd = (uint32_t)pfd;
+	a->info.info_len = sizeof(info);
+	a->info.info = (uintptr_t)&info;
+	assert_int_equal(bpf_sys(BPF_OBJ_GET_INFO_BY_FD, a, sizeof(*a)), 0);
+	assert_int_equal(info.type, BPF_PROG_TYPE_PERF_EVENT);
+	assert_string_equal(info.name, "lookup");
+	assert_int_equal(info.nr_map_ids, 1);
+	assert_true(ids[0] != 0);
+	assert_int_equal(info.xlated_prog_len, sizeof(xl));
+	assert_int_equal(xl[5].imm, BPF_FUNC_map_lookup_elem);
+	assert_true(info.id != 0);
+	assert_int_equal(info.gpl_compatible, 1);
+	/* a longer info with a non-zero tail: E2BIG; a shorter one is cut */
+	{
+		uint8_t big[sizeof(info) + 16];
+
+		memset(big, 0, sizeof(big));
+		big[sizeof(info) + 3] = 1;
+		a = zattr();
+		a->info.bpf_fd = (uint32_t)pfd;
+		a->info.info_len = sizeof(big);
+		a->info.info = (uintptr_t)big;
+		assert_int_equal(bpf_sys(BPF_OBJ_GET_INFO_BY_FD, a, sizeof(*a)), -E2BIG);
+		memset(big, 0, sizeof(big));
+		a->info.info_len = 8;
+		assert_int_equal(bpf_sys(BPF_OBJ_GET_INFO_BY_FD, a, sizeof(*a)), 0);
+		assert_int_equal(u.a.info.info_len, 8);
+		assert_int_equal(big[8], 0);
+	}
+	a = zattr();
+	a->info.bpf_fd = 77;
+	a->info.info_len = sizeof(info);
+	a->info.info = (uintptr_t)&info;
+	assert_int_equal(bpf_sys(BPF_OBJ_GET_INFO_BY_FD, a, sizeof(*a)), -EBADF);
+}
+
+static void test_next_id(void **state)
+{
+	static const struct bpf_insn ok[] = { MOV(0, 0), EXIT };
+	union bpf_attr *a;
+	uint32_t id1, id2;
+	int p1, p2;
+
+	ksvc_fake_close_all();
+	a = zattr();
+	assert_int_equal(bpf_sys(BPF_PROG_GET_NEXT_ID, a, sizeof(*a)), -ENOENT);
+	p1 = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, ok, 2, NULL);
+	p2 = (int)prog_load(BPF_PROG_TYPE_SOCKET_FILTER, ok, 2, NULL);
+	assert_true(p1 >= 0 && p2 >= 0);
+	a = zattr();
+	assert_int_equal(bpf_sys(BPF_PROG_GET_NEXT_ID, a, sizeof(*a)), 0);
+	id1 = u.a.next_id;
+	a = zattr();
+	a->start_id = id1;
+	assert_int_equal(bpf_sys(BPF_PROG_GET_NEXT_ID, a, sizeof(*a)), 0);
+	id2 = u.a.next_id;
+	assert_true(id2 > id1);
+	a = zattr();
+	a->start_id = id2;
+	assert_int_equal(bpf_sys(BPF_PROG_GET_NEXT_ID, a, sizeof(*a)), -ENOENT);
+	ksvc_fake_close(p1);
+	ksvc_fake_close(p2);
+	a = zattr();
+	assert_int_equal(bpf_sys(BPF_PROG_GET_NEXT_ID, a, sizeof(*a)), -ENOENT);
+	a = zattr();
+	assert_int_equal(bpf_sys(BPF_MAP_GET_NEXT_ID, a, sizeof(*a)), -ENOENT);
+}
+
+static void test_test_run(void **state)
+{
+	/* syscall program: ctx[1] = ctx[0] * 2 (u32s); trace_printk("hi\n"); return 7 */
+	static const struct bpf_insn prog[] = {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+		I(BPF_LDX | BPF_MEM | BPF_W, 2, 6, 0, 0), I(BPF_ALU64 | BPF_LSH | BPF_K, 2, 0, 0, 1),
+		I(BPF_STX | BPF_MEM | BPF_W, 6, 2, 4, 0),
+		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0x0a6968),
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -4),
+		MOV(2, 4), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_trace_printk), MOV(0, 7), EXIT,
+	};
+	static const struct bpf_insn ok[] = { MOV(0, 0), EXIT };
+	uint32_t ctx[2] = { 21, 0 };
+	char trace[256] = { 0 };
+	union bpf_attr *a;
+	int fd = (int)prog_load(BPF_PROG_TYPE_SYSCALL, prog, 11, "sys");
+
+	assert_true(fd >= 0);
+	bpf_trace_reset();
+	a = zattr();
+	a->test.prog_fd = (uint32_t)fd;
+	a->test.ctx_in = (uintptr_t)ctx;
+	a->test.ctx_size_in = sizeof(ctx);
+	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), 0);
+	assert_int_equal(u.a.test.retval, 7);
+	assert_int_equal(ctx[1], 42);
+	bpf_trace_read(trace, sizeof(trace) - 1);
+	assert_non_null(strstr(trace, "fake-task-100"));
+	assert_non_null(strstr(trace, "bpf_trace_printk: hi"));
+	assert_non_null(strstr(ksvc_fake.log, "bpf_trace_printk: hi"));
+	/* ctx smaller than what the program reads */
+	a = zattr();
+	a->test.prog_fd = (uint32_t)fd;
+	a->test.ctx_in = (uintptr_t)ctx;
+	a->test.ctx_size_in = 4;
+	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), -EINVAL);
+	a->test.ctx_size_in = 8;
+	a->test.repeat = 2;
+	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), -EINVAL);
+	/* perf_event programs have no test_run in Linux */
+	fd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, ok, 2, NULL);
+	a = zattr();
+	a->test.prog_fd = (uint32_t)fd;
+	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), -BPF_ENOTSUPP);
+	a->test.prog_fd = 99;
+	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), -EBADF);
+}
+
+static long read_42(void *event, struct bpf_perf_event_value *v)
+{
+	v->counter = 42 + (event != NULL);
+	v->enabled = v->running = 7;
+	return 0;
+}
+
+static const struct bpf_perf_ops perf_ops = { .event_read = read_42 };
+
+/* The perf-attach hooks a PERF_EVENT program reaches through its ctx. */
+static void test_perf_ctx_helpers(void **state)
+{
+	static const struct bpf_insn prog[] = {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_attach_cookie),
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -24),
+		MOV(3, 24), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_perf_prog_read_value),
+		I(BPF_LDX | BPF_MEM | BPF_DW, 0, 10, -24, 0), I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 7, 0, 0),
+		EXIT,
+	};
+	struct bpf_perf_event_data_kern ctx;
+	struct bpf_prog *p;
+	int dummy, fd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 11, "ctxh");
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_prog_get_fd_type(fd, BPF_PROG_TYPE_PERF_EVENT, &p), 0);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cookie = 1000;
+	ctx.event = &dummy;
+	assert_int_equal(bpf_prog_run(p, &ctx), 1000); /* no perf ops: -ENOENT, zeroed value */
+	bpf_register_perf_ops(&perf_ops);
+	assert_int_equal(bpf_prog_run(p, &ctx), 1043);
+	bpf_register_perf_ops(NULL);
+	bpf_prog_put(p);
+}
+
+static void test_load_errors(void **state)
+{
+	static const struct bpf_insn ok[] = { MOV(0, 0), EXIT };
+	union bpf_attr *a;
+
+	a = zattr();
+	a->prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a->insns = (uintptr_t)ok;
+	a->insn_cnt = 2;
+	ksvc_fake.bad_user[0].start = 0x2000;
+	ksvc_fake.bad_user[0].len = 0x100;
+	a->license = 0x2000;
+	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -EFAULT);
+	a->license = (uintptr_t)"GPL";
+	a->insns = 0x2000;
+	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -EFAULT);
+	a->insns = (uintptr_t)ok;
+	a->prog_flags = BPF_F_SLEEPABLE;
+	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -EINVAL);
+	a->prog_flags = 1u << 20;
+	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -EINVAL);
+	a->prog_flags = 0;
+	a->insn_cnt = 1000001;
+	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -E2BIG);
+	a->insn_cnt = 2;
+	ksvc_fake.fail_alloc_after = 0;
+	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -ENOMEM);
+	ksvc_fake.fail_alloc_after = -1;
+	assert_true(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)) >= 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_attr_size, teardown),
+		cmocka_unit_test_teardown(test_map_cmds, teardown),
+		cmocka_unit_test_teardown(test_prog_and_info, teardown),
+		cmocka_unit_test_teardown(test_next_id, teardown),
+		cmocka_unit_test_teardown(test_test_run, teardown),
+		cmocka_unit_test_teardown(test_load_errors, teardown),
+		cmocka_unit_test_teardown(test_perf_ctx_helpers, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

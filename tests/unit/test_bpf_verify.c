@@ -1,0 +1,435 @@
+/*
+ * test_bpf_verify.c - the verifier, table-driven: each row is a program, the errno Linux gives
+ * for it and a substring of the log.  Also the programs clang -O2 -target bpf emits for
+ * ordinary perf-event BPF code (tests/bpf/perf_*.bpf.c), which must load, and the log
+ * attributes (level 1/2, ENOSPC, EINVAL).  Programs go through bpf_sys(BPF_PROG_LOAD).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+
+#include <bpf/bpf.h>
+#include <kern/errno.h>
+#include "../../bpf/bpf_internal.h"
+#include "../bpf/bpf_elf.h"
+#include "../fakes/ksvc_fake.h"
+
+#define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
+#define MOV(d, i) I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOVR(d, s) I(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define ALU(op, d, i) I(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
+#define ALUR(op, d, s) I(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
+#define LDX(sz, d, s, o) I(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define STX(sz, d, s, o) I(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
+#define ST(sz, d, o, i) I(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define JI(op, d, i, o) I(BPF_JMP | (op) | BPF_K, d, 0, o, i)
+#define JR(op, d, s, o) I(BPF_JMP | (op) | BPF_X, d, s, o, 0)
+#define JA(o) I(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define CALL(id) I(BPF_JMP | BPF_CALL, 0, 0, 0, id)
+#define CALL_LOCAL(o) I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, o)
+#define EXIT I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define LD_MAP(d, which) I(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, which), I(0, 0, 0, 0, 0)
+#define LD_MAPVAL(d, which, off) I(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_VALUE, 0, which), \
+	I(0, 0, 0, 0, off)
+#define LD64(d, v) I(BPF_LD | BPF_DW | BPF_IMM, d, 0, 0, (int32_t)(v)), I(0, 0, 0, 0, (int32_t)((uint64_t)(v) >> 32))
+#define ATOM(sz, d, s, o, op) I(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
+
+#define SAMPLE_PERIOD offsetof(struct bpf_perf_event_data, sample_period)
+
+/* map placeholders in imm, replaced by real fds */
+enum { M_HASH = -100, M_ARRAY = -101, M_PERF = -102, M_STACK = -103, M_ARRAY1 = -104, M_RO = -105 };
+
+/* a 4-byte key at fp-4, r2 = fp-4 */
+#define KEY_ON_STACK ST(BPF_W, 10, -4, 0), MOVR(2, 10), ALU(BPF_ADD, 2, -4)
+
+struct row {
+	const char *name;
+	struct bpf_insn insns[32];
+	uint32_t type; /* 0 = PERF_EVENT */
+	int err;
+	const char *log;
+	const char *license;
+};
+
+static const struct row rows[] = {
+	{ "mov exit", { MOV(0, 0), EXIT }, 0, 0, "processed" },
+	{ "r0 not set", { EXIT }, 0, -EACCES, "R0 !read_ok" },
+	{ "jump out of range", { JA(5), EXIT }, 0, -EINVAL, "jump out of range" },
+	{ "unreachable", { MOV(0, 0), EXIT, MOV(0, 1), EXIT }, 0, -EINVAL, "unreachable insn 2" },
+	{ "into lddw", { JA(1), LD64(0, 1), EXIT }, 0, -EINVAL, "jump into the middle of ldimm64" },
+	{ "unknown opcode", { I(0xff, 0, 0, 0, 0), EXIT }, 0, -EINVAL, "unknown opcode ff" },
+	{ "callx", { MOV(2, 5), I(BPF_JMP | BPF_CALL | BPF_X, 2, 0, 0, 0), MOV(0, 0), EXIT }, 0,
+	  -EINVAL, "unknown opcode 8d" },
+	{ "last not exit", { MOV(0, 0) }, 0, -EINVAL, "last insn is not an exit or jmp" },
+	{ "infinite loop", { MOV(0, 0), JA(-1) }, 0, -EINVAL, "infinite loop detected" },
+	{ "unbounded loop", { MOV(0, 0), ALU(BPF_ADD, 0, 1), JA(-2) }, 0, -E2BIG,
+	  "BPF program is too large" },
+	{ "bounded loop",
+	  { MOV(0, 0), MOV(1, 0), ALUR(BPF_ADD, 0, 1), ALU(BPF_ADD, 1, 1), JI(BPF_JLT, 1, 10, -3),
+	    EXIT },
+	  0, 0, "processed" },
+	{ "uninit stack read", { LDX(BPF_DW, 0, 10, -8), EXIT }, 0, -EACCES,
+	  "invalid read from stack" },
+	{ "stack out of bounds", { ST(BPF_DW, 10, -520, 0), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "stack R10 off=-520" },
+	{ "stack above fp", { ST(BPF_W, 10, 0, 0), MOV(0, 0), EXIT }, 0, -EACCES, "stack R10" },
+	{ "stack write then read", { ST(BPF_DW, 10, -8, 7), LDX(BPF_W, 0, 10, -8), EXIT }, 0, 0, "" },
+	{ "spill fill pointer",
+	  { STX(BPF_DW, 10, 1, -8), LDX(BPF_DW, 2, 10, -8), LDX(BPF_DW, 0, 2, SAMPLE_PERIOD), EXIT }, 0, 0, "" },
+	{ "fp read only", { MOV(10, 0), MOV(0, 0), EXIT }, 0, -EACCES, "frame pointer is read only" },
+	{ "no null check",
+	  { KEY_ON_STACK, LD_MAP(1, M_HASH), CALL(BPF_FUNC_map_lookup_elem), LDX(BPF_DW, 0, 0, 0),
+	    EXIT },
+	  0, -EACCES, "invalid mem access 'map_value_or_null'" },
+	{ "null check",
+	  { KEY_ON_STACK, LD_MAP(1, M_HASH), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 1),
+	    LDX(BPF_DW, 0, 0, 0), EXIT },
+	  0, 0, "" },
+	{ "map value past end",
+	  { KEY_ON_STACK, LD_MAP(1, M_HASH), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 1),
+	    LDX(BPF_DW, 0, 0, 8), EXIT },
+	  0, -EACCES, "invalid access to map value, value_size=8 off=8 size=8" },
+	{ "key uninit",
+	  { MOVR(2, 10), ALU(BPF_ADD, 2, -4), LD_MAP(1, M_HASH), CALL(BPF_FUNC_map_lookup_elem),
+	    MOV(0, 0), EXIT },
+	  0, -EACCES, "invalid indirect read from stack" },
+	{ "map arg not map",
+	  { KEY_ON_STACK, MOV(1, 0), CALL(BPF_FUNC_map_lookup_elem), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "R1 type=scalar expected=map_ptr" },
+	{ "unknown helper", { CALL(9999), MOV(0, 0), EXIT }, 0, -EINVAL, "invalid func unknown#9999" },
+	{ "gpl only helper",
+	  { ST(BPF_W, 10, -4, 0x0a6968), MOVR(1, 10), ALU(BPF_ADD, 1, -4), MOV(2, 4),
+	    CALL(BPF_FUNC_trace_printk), MOV(0, 0), EXIT },
+	  0, -EINVAL, "GPL-restricted", "Proprietary" },
+	{ "trace_printk gpl",
+	  { ST(BPF_W, 10, -4, 0x0a6968), MOVR(1, 10), ALU(BPF_ADD, 1, -4), MOV(2, 4),
+	    CALL(BPF_FUNC_trace_printk), MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "ctx write", { ST(BPF_DW, 1, 0, 0), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "invalid bpf_context access" },
+	{ "ctx sample_period", { LDX(BPF_DW, 0, 1, offsetof(struct bpf_perf_event_data, sample_period)), EXIT },
+	  0, 0, "" },
+	{ "ctx narrow addr", { LDX(BPF_W, 0, 1, offsetof(struct bpf_perf_event_data, addr)), EXIT }, 0,
+	  0, "" },
+	{ "ctx regs narrow", { LDX(BPF_W, 0, 1, 0), EXIT }, 0, -EACCES, "invalid bpf_context access" },
+	{ "ctx past end", { LDX(BPF_DW, 0, 1, sizeof(struct bpf_perf_event_data)), EXIT }, 0,
+	  -EACCES, "invalid bpf_context access" },
+	{ "scalar deref", { MOV(0, 0), LDX(BPF_DW, 0, 0, 0), EXIT }, 0, -EACCES,
+	  "invalid mem access 'scalar'" },
+	{ "map ptr arith", { LD_MAP(1, M_HASH), ALU(BPF_ADD, 1, 8), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "pointer arithmetic on map_ptr prohibited" },
+	{ "32-bit ptr arith", { I(BPF_ALU | BPF_ADD | BPF_K, 1, 0, 0, 8), MOV(0, 0), EXIT }, 0,
+	  -EACCES, "32-bit pointer arithmetic prohibited" },
+	{ "div by zero", { MOV(0, 10), MOV(1, 0), ALUR(BPF_DIV, 0, 1), ALUR(BPF_MOD, 0, 1), EXIT }, 0,
+	  0, "" },
+	{ "div by zero imm", { MOV(0, 1), ALU(BPF_DIV, 0, 0), EXIT }, 0, -EINVAL, "div by zero" },
+	{ "shift too far", { MOV(0, 1), I(BPF_ALU | BPF_LSH | BPF_K, 0, 0, 0, 32), EXIT }, 0, -EINVAL,
+	  "invalid shift 32" },
+	{ "alu reserved", { I(BPF_ALU64 | BPF_ADD | BPF_K, 0, 1, 0, 0), EXIT }, 0, -EINVAL,
+	  "BPF_ALU uses reserved fields" },
+	{ "rsh32 by reg masked",
+	  { LDX(BPF_W, 0, 1, SAMPLE_PERIOD), MOV(2, 33), I(BPF_ALU | BPF_RSH | BPF_X, 0, 2, 0, 0),
+	    JI(BPF_JEQ, 0, 0, 1), EXIT, MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "callee fp into caller",
+	  { MOVR(1, 10), ALU(BPF_ADD, 1, -8), ST(BPF_DW, 10, -8, 0), CALL_LOCAL(2),
+	    LDX(BPF_DW, 0, 10, -8), EXIT, STX(BPF_DW, 1, 10, 0), MOV(0, 0), EXIT },
+	  0, -EINVAL, "cannot spill pointers to stack into stack frame of the caller" },
+	{ "var stack index",
+	  { ST(BPF_DW, 10, -16, 1), ST(BPF_DW, 10, -8, 2), LDX(BPF_DW, 2, 1, SAMPLE_PERIOD),
+	    ALU(BPF_AND, 2, 15), ALUR(BPF_ADD, 2, 10), LDX(BPF_B, 0, 2, -16), EXIT },
+	  0, 0, "" },
+	{ "var stack index too big",
+	  { ST(BPF_DW, 10, -16, 1), ST(BPF_DW, 10, -8, 2), LDX(BPF_DW, 2, 1, SAMPLE_PERIOD),
+	    ALU(BPF_AND, 2, 31), ALUR(BPF_ADD, 2, 10), LDX(BPF_B, 0, 2, -16), EXIT },
+	  0, -EACCES, "stack R2" },
+	{ "var map index bounded",
+	  { KEY_ON_STACK, LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 4),
+	    LDX(BPF_DW, 1, 0, 0), JI(BPF_JGT, 1, 56, 2), ALUR(BPF_ADD, 0, 1), LDX(BPF_B, 0, 0, 0),
+	    MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "var map index unbounded",
+	  { KEY_ON_STACK, LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 3),
+	    LDX(BPF_DW, 1, 0, 0), ALUR(BPF_ADD, 0, 1), LDX(BPF_B, 0, 0, 0), MOV(0, 0), EXIT },
+	  0, -EACCES, "unbounded min value" },
+	{ "bpf-to-bpf call",
+	  { MOV(1, 3), CALL_LOCAL(1), EXIT, ST(BPF_DW, 10, -8, 1), MOVR(0, 1), ALU(BPF_ADD, 0, 1), EXIT },
+	  0, 0, "" },
+	{ "recursion too deep", { CALL_LOCAL(1), EXIT, CALL_LOCAL(-1), EXIT }, 0, -E2BIG,
+	  "frames is too deep" },
+	{ "return callee stack", { CALL_LOCAL(1), EXIT, MOVR(0, 10), EXIT }, 0, -EINVAL,
+	  "cannot return stack pointer" },
+	{ "stack map lookup",
+	  { KEY_ON_STACK, LD_MAP(1, M_STACK), CALL(BPF_FUNC_map_lookup_elem), MOV(0, 0), EXIT }, 0,
+	  -EINVAL, "cannot pass map_type 7 into func map_lookup_elem#1" },
+	{ "output to hash map",
+	  { ST(BPF_DW, 10, -8, 0), MOVR(4, 10), ALU(BPF_ADD, 4, -8), LD_MAP(2, M_HASH), MOV(3, 0),
+	    MOV(5, 8), CALL(BPF_FUNC_perf_event_output), MOV(0, 0), EXIT },
+	  0, -EINVAL, "cannot pass map_type 1 into func perf_event_output" },
+	{ "perf_event_output",
+	  { ST(BPF_DW, 10, -8, 0), MOVR(4, 10), ALU(BPF_ADD, 4, -8), LD_MAP(2, M_PERF),
+	    LD64(3, 0xffffffffu), MOV(5, 8), CALL(BPF_FUNC_perf_event_output), MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "get_stackid",
+	  { LD_MAP(2, M_STACK), MOV(3, 0), CALL(BPF_FUNC_get_stackid), EXIT }, 0, 0, "" },
+	{ "atomic on ctx", { MOV(2, 1), ATOM(BPF_DW, 1, 2, 0, BPF_ADD), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "BPF_ATOMIC stores into R1 ctx" },
+	{ "atomic leaks pointer", { ST(BPF_DW, 10, -8, 0), ATOM(BPF_DW, 10, 1, -8, BPF_ADD), MOV(0, 0),
+				    EXIT },
+	  0, -EACCES, "R1 leaks addr into mem" },
+	{ "atomic misaligned",
+	  { ST(BPF_DW, 10, -16, 0), ST(BPF_DW, 10, -8, 0), MOV(2, 1), ATOM(BPF_DW, 10, 2, -12, BPF_ADD),
+	    MOV(0, 0), EXIT },
+	  0, -EACCES, "misaligned" },
+	{ "atomics on stack",
+	  { ST(BPF_DW, 10, -8, 5), MOV(2, 1), ATOM(BPF_DW, 10, 2, -8, BPF_ADD | BPF_FETCH),
+	    MOV(0, 5), ATOM(BPF_DW, 10, 2, -8, BPF_CMPXCHG), ATOM(BPF_W, 10, 2, -4, BPF_XCHG), EXIT },
+	  0, 0, "" },
+	{ "map value pseudo", { LD_MAPVAL(1, M_ARRAY1, 8), LDX(BPF_DW, 0, 1, 0), EXIT }, 0, 0, "" },
+	{ "libbpf global data probe", { LD_MAPVAL(1, M_ARRAY1, 8), ST(BPF_DW, 1, 0, 42), MOV(0, 0), EXIT },
+	  BPF_PROG_TYPE_SOCKET_FILTER, 0, "" },
+	{ "socket filter ctx", { LDX(BPF_W, 0, 1, 0), EXIT }, BPF_PROG_TYPE_SOCKET_FILTER, -EACCES,
+	  "invalid bpf_context access" },
+	{ "map value pseudo oob", { LD_MAPVAL(1, M_ARRAY1, 8), LDX(BPF_DW, 0, 1, 8), EXIT }, 0,
+	  -EACCES, "invalid access to map value" },
+	{ "map value pseudo multi", { LD_MAPVAL(1, M_ARRAY, 0), MOV(0, 0), EXIT }, 0, -BPF_ENOTSUPP,
+	  "direct value access" },
+	{ "rdonly map write", { LD_MAPVAL(1, M_RO, 0), ST(BPF_DW, 1, 0, 1), MOV(0, 0), EXIT }, 0,
+	  -EACCES, "write into map forbidden" },
+	{ "rdonly map read", { LD_MAPVAL(1, M_RO, 0), LDX(BPF_DW, 0, 1, 0), EXIT }, 0, 0, "" },
+	{ "bad map fd", { I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 200), I(0, 0, 0, 0, 0),
+			  MOV(0, 0), EXIT },
+	  0, -EBADF, "fd 200 is not pointing to valid bpf_map" },
+	{ "v4 insns",
+	  { MOV(0, -7), I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 8, 0), I(BPF_ALU64 | BPF_DIV | BPF_K, 0, 0, 1, 2),
+	    I(BPF_ALU64 | BPF_END | BPF_K, 0, 0, 0, 32), I(BPF_JMP32 | BPF_JA, 0, 0, 0, 0),
+	    ST(BPF_B, 10, -1, -3), I(BPF_LDX | BPF_MEMSX | BPF_B, 2, 10, -1, 0), EXIT },
+	  0, 0, "" },
+	{ "jmp32 bounded",
+	  { MOV(0, 0), I(BPF_JMP32 | BPF_JSGT | BPF_K, 0, 0, 2, 5), ALU(BPF_ADD, 0, 1), JA(-3), EXIT }, 0,
+	  0, "" },
+	{ "jmp32 bounds u32 index",
+	  { ST(BPF_DW, 10, -16, 0), ST(BPF_DW, 10, -8, 0), LDX(BPF_W, 2, 1, SAMPLE_PERIOD),
+	    I(BPF_JMP32 | BPF_JGT | BPF_K, 2, 0, 3, 15), ALUR(BPF_ADD, 2, 10), LDX(BPF_B, 0, 2, -16),
+	    EXIT, MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "jmp32 cannot bound u64",
+	  { ST(BPF_DW, 10, -16, 0), ST(BPF_DW, 10, -8, 0), LDX(BPF_DW, 2, 1, SAMPLE_PERIOD),
+	    I(BPF_JMP32 | BPF_JGT | BPF_K, 2, 0, 3, 15), ALUR(BPF_ADD, 2, 10), LDX(BPF_B, 0, 2, -16),
+	    EXIT, MOV(0, 0), EXIT },
+	  0, -EACCES, "unbounded min value" },
+	{ "pointer compare",
+	  { MOVR(2, 10), JR(BPF_JEQ, 2, 1, 1), MOV(0, 1), MOV(0, 0), EXIT }, 0, 0, "" },
+	{ "syscall ctx rw", { LDX(BPF_W, 0, 1, 4), STX(BPF_W, 1, 0, 8), EXIT }, BPF_PROG_TYPE_SYSCALL, 0,
+	  "" },
+	{ "syscall no perf helper",
+	  { LD_MAP(2, M_STACK), MOV(3, 0), CALL(BPF_FUNC_get_stackid), EXIT }, BPF_PROG_TYPE_SYSCALL,
+	  -EINVAL, "unknown func get_stackid#27" },
+	{ "unknown prog type", { MOV(0, 0), EXIT }, BPF_PROG_TYPE_XDP, -EINVAL, NULL },
+};
+
+static int fds[6];
+
+static int setup(void **state)
+{
+	static const uint32_t spec[6][5] = {
+		{ BPF_MAP_TYPE_HASH, 4, 8, 16, 0 },
+		{ BPF_MAP_TYPE_ARRAY, 4, 64, 4, 0 },
+		{ BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 4, 0 },
+		{ BPF_MAP_TYPE_STACK_TRACE, 4, 64, 16, 0 },
+		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_MMAPABLE },
+		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG },
+	};
+
+	for (int i = 0; i < 6; i++) {
+		union bpf_attr a = { .map_type = spec[i][0], .key_size = spec[i][1],
+				     .value_size = spec[i][2], .max_entries = spec[i][3],
+				     .map_flags = spec[i][4] };
+
+		fds[i] = (int)bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
+		if (fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ksvc_fake_close_all();
+	return 0;
+}
+
+static uint32_t row_len(const struct row *r)
+{
+	uint32_t n = 32;
+
+	while (n > 0 && !r->insns[n - 1].code && !r->insns[n - 1].imm && !r->insns[n - 1].off &&
+	       !r->insns[n - 1].dst_reg && !r->insns[n - 1].src_reg && !(n >= 2 && r->insns[n - 2].code == (BPF_LD | BPF_DW | BPF_IMM)))
+		n--;
+	return n;
+}
+
+static long load(const struct bpf_insn *insns, uint32_t n, uint32_t type, const char *license,
+		 char *log, uint32_t log_size, uint32_t level)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = n;
+	a.license = (uintptr_t)license;
+	a.log_buf = (uintptr_t)log;
+	a.log_size = log_size;
+	a.log_level = level;
+	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+/* One table row: load it and compare errno and log. */
+static void test_row(void **state)
+{
+	static char log[65536];
+	const struct row *r = *state;
+	struct bpf_insn insns[32];
+	uint32_t n = row_len(r);
+	long ret;
+	int err;
+
+	memcpy(insns, r->insns, sizeof(insns));
+	for (uint32_t k = 0; k < n; k++)
+		if (insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[k].src_reg &&
+		    insns[k].imm <= M_HASH && insns[k].imm >= M_RO)
+			insns[k].imm = fds[M_HASH - insns[k].imm];
+	memset(log, 0, sizeof(log));
+	ret = load(insns, n, r->type ? r->type : BPF_PROG_TYPE_PERF_EVENT,
+		   r->license ? r->license : "GPL", log, sizeof(log), 1);
+	err = ret < 0 ? (int)ret : 0;
+	if (ret >= 0)
+		ksvc_fake_close((int)ret);
+	if (err != r->err || (r->log && !strstr(log, r->log)))
+		fail_msg("row '%s': got %ld, want %d and log '%s'; log:\n%s", r->name, ret, r->err,
+			 r->log ? r->log : "", log);
+}
+
+static void load_elf(const char *name, const char *sec, struct bpf_elf_obj *obj, int *fd)
+{
+	char path[256];
+
+	*fd = bpf_elf_load(bpf_elf_path(name, path, sizeof(path)), sec,
+			   BPF_PROG_TYPE_PERF_EVENT, obj);
+	if (*fd < 0)
+		printf("%s: %d\n%s\n", name, *fd, obj->log);
+	assert_true(*fd >= 0);
+}
+
+/* clang-built perf-event programs load, and the count program counts. */
+static void test_clang_programs(void **state)
+{
+	static struct bpf_elf_obj obj;
+	struct bpf_perf_event_data_kern ctx;
+	struct bpf_prog *prog;
+	union bpf_attr a;
+	uint32_t key = (uint32_t)ksvc_fake.tgid;
+	uint64_t v = 0;
+	int fd;
+
+	load_elf("perf_count", "perf_event", &obj, &fd);
+	assert_int_equal(bpf_prog_get_fd(fd, &prog), 0);
+	memset(&ctx, 0, sizeof(ctx));
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(bpf_prog_run(prog, &ctx), 0);
+	bpf_prog_put(prog);
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)bpf_elf_map_fd(&obj, "counts");
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&v;
+	assert_int_equal(bpf_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	assert_int_equal(v, 3);
+	ksvc_fake_close_all();
+	assert_int_equal(setup(state), 0);
+
+	load_elf("perf_stack", "perf_event", &obj, &fd);
+	assert_int_equal(bpf_prog_get_fd(fd, &prog), 0);
+	bpf_trace_reset();
+	assert_int_equal(bpf_prog_run(prog, &ctx), 1);
+	{
+		char buf[256] = { 0 };
+
+		bpf_trace_read(buf, sizeof(buf) - 1);
+		assert_non_null(strstr(buf, "bpf_trace_printk: comm fake-task hash"));
+	}
+	bpf_prog_put(prog);
+	load_elf("perf_events", "perf_event", &obj, &fd);
+	assert_int_equal(bpf_prog_get_fd(fd, &prog), 0);
+	ctx.data.sample_period = 1000;
+	assert_int_equal(bpf_prog_run(prog, &ctx), 0);
+	bpf_prog_put(prog);
+}
+
+/* The same programs as -mcpu=v3 code (ALU32, JMP32) load too. */
+static void test_clang_v3(void **state)
+{
+	static const char *const names[] = { "perf_count_v3", "perf_stack_v3", "perf_events_v3" };
+	static struct bpf_elf_obj obj;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		load_elf(names[i], "perf_event", &obj, &fd);
+		ksvc_fake_close_all();
+		assert_int_equal(setup(state), 0);
+	}
+}
+
+static void test_log_attrs(void **state)
+{
+	static const struct bpf_insn prog[] = { MOV(0, 0), JI(BPF_JEQ, 0, 0, 0), EXIT };
+	char log[4096], small[128];
+
+	memset(log, 0, sizeof(log));
+	assert_true(load(prog, 3, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, sizeof(log), 2) >= 0);
+	assert_non_null(strstr(log, "0: (b7)"));
+	assert_non_null(strstr(log, "processed"));
+	/* too small for the level-2 log */
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(load(prog, 3, BPF_PROG_TYPE_PERF_EVENT, "GPL", small, sizeof(small), 2),
+			 -ENOSPC);
+	assert_int_equal(small[sizeof(small) - 1], 0);
+	assert_int_equal(load(prog, 3, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, 64, 1), -EINVAL);
+	assert_int_equal(load(prog, 3, BPF_PROG_TYPE_PERF_EVENT, "GPL", NULL, 4096, 1), -EINVAL);
+	assert_int_equal(load(prog, 3, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, 4096, 0), -EINVAL);
+	assert_int_equal(load(prog, 3, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, 4096, 8), -EINVAL);
+	assert_int_equal(load(prog, 0, BPF_PROG_TYPE_PERF_EVENT, "GPL", NULL, 0, 0), -E2BIG);
+	/* the log is written even when the load fails */
+	memset(log, 0, sizeof(log));
+	assert_int_equal(load(prog, 1, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, sizeof(log), 1),
+			 -EINVAL);
+	assert_non_null(strstr(log, "last insn is not an exit or jmp"));
+	ksvc_fake_close_all();
+	assert_int_equal(setup(state), 0);
+}
+
+int main(void)
+{
+	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
+	struct CMUnitTest tests[NROWS + 3];
+	const char *only = getenv("BPF_TEST_ROW"); /* debugging one row */
+	size_t n = 0;
+
+	for (size_t i = 0; i < NROWS; i++) {
+		if (only && strcmp(only, rows[i].name))
+			continue;
+		tests[n] = (struct CMUnitTest){ .name = rows[i].name, .test_func = test_row,
+						.initial_state = (void *)&rows[i] };
+		n++;
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_programs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_v3);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_log_attrs);
+	return _cmocka_run_group_tests("bpf_verify", tests, n, setup, teardown);
+}
