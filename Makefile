@@ -46,6 +46,7 @@ include tools/module.mk
 include tests/unit/parsers.mk
 include kernel/signal.mk
 include tools/perf/perf.mk
+include tests/bench/bench.mk
 
 .DEFAULT_GOAL := all
 

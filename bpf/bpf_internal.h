@@ -142,6 +142,7 @@ struct bpf_map {
 	uint32_t id; /* (c) */
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	bool frozen; /* (f) */
+	uint32_t mmap_writers; /* writable mappings of an mmapable array (map->lock) */
 	struct spinlock lock;
 	void *priv; /* (c) type-specific storage */
 };

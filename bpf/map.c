@@ -178,10 +178,90 @@ static void map_file_release(void *priv)
 	bpf_map_put(map);
 }
 
+/*
+ * mmap of a BPF_F_MMAPABLE array (libbpf's global data: .data/.rodata/.bss), as Linux's
+ * bpf_map_mmap: shared mappings only, within the array's pages; a writable one is refused once
+ * the map is frozen, and keeps BPF_MAP_FREEZE from succeeding while it exists.
+ */
+/* map_priv: the map, with bit 0 set for a writable mapping (maps are 16-byte aligned). */
+static struct bpf_map *mapping_map(void *map_priv, bool *write)
+{
+	uintptr_t v = (uintptr_t)map_priv;
+
+	if (write)
+		*write = v & 1;
+	return (struct bpf_map *)(v & ~(uintptr_t)1);
+}
+
+static int map_mmap(void *priv, struct ksvc_mmap *m)
+{
+	struct bpf_map *map = priv;
+	size_t area;
+	unsigned long f;
+	int err = 0;
+
+	if (map->type != BPF_MAP_TYPE_ARRAY)
+		return -BPF_ENOTSUPP; /* Linux: no map_mmap operation */
+	if (!(map->map_flags & BPF_F_MMAPABLE) || !m->shared)
+		return -EINVAL;
+	area = ((size_t)map->max_entries * ((map->value_size + 7) & ~7u) + KSVC_PAGE_SIZE - 1) &
+	       ~(size_t)(KSVC_PAGE_SIZE - 1);
+	if (m->pgoff * KSVC_PAGE_SIZE + m->len > area)
+		return -EINVAL;
+	f = spin_lock_irqsave(&map->lock);
+	if (m->write && map->frozen)
+		err = -EPERM;
+	else if (m->write)
+		map->mmap_writers++;
+	spin_unlock_irqrestore(&map->lock, f);
+	if (err)
+		return err;
+	atomic_fetch_add(&map->refcnt, 1);
+	m->map_priv = (void *)((uintptr_t)map | (m->write ? 1 : 0));
+	return 0;
+}
+
+static uint64_t map_mmap_phys(void *priv, void *map_priv, uint64_t pgoff)
+{
+	(void)priv;
+	return ksvc_virt_to_phys((char *)bpf_array_base(mapping_map(map_priv, NULL)) +
+				 pgoff * KSVC_PAGE_SIZE);
+}
+
+static void map_mmap_open(void *priv, void *map_priv)
+{
+	bool write;
+	struct bpf_map *map = mapping_map(map_priv, &write);
+	unsigned long f = spin_lock_irqsave(&map->lock);
+
+	(void)priv;
+	if (write)
+		map->mmap_writers++;
+	spin_unlock_irqrestore(&map->lock, f);
+	atomic_fetch_add(&map->refcnt, 1);
+}
+
+static void map_mmap_close(void *priv, void *map_priv)
+{
+	bool write;
+	struct bpf_map *map = mapping_map(map_priv, &write);
+	unsigned long f = spin_lock_irqsave(&map->lock);
+
+	(void)priv;
+	if (write)
+		map->mmap_writers--;
+	spin_unlock_irqrestore(&map->lock, f);
+	bpf_map_put(map);
+}
+
 const struct ksvc_file_ops bpf_map_fops = {
 	.name = "bpf-map",
 	.get = map_file_get,
 	.release = map_file_release,
+	.mmap = map_mmap,
+	.mmap_phys = map_mmap_phys,
+	.mmap_open = map_mmap_open,
+	.mmap_close = map_mmap_close,
 };
 
 int bpf_map_fd_install(struct bpf_map *map)

@@ -168,8 +168,8 @@ static int map_freeze(const union bpf_attr *attr)
 	flags = spin_lock_irqsave(&map->lock);
 	if (map->map_flags & BPF_F_RDONLY)
 		err = -EPERM;
-	else if (map->frozen)
-		err = -EBUSY;
+	else if (map->frozen || map->mmap_writers)
+		err = -EBUSY; /* Linux: frozen already, or a writable mapping exists */
 	else
 		map->frozen = true;
 	spin_unlock_irqrestore(&map->lock, flags);

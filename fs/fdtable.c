@@ -15,6 +15,7 @@
 #include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
+#include <kern/vm.h>
 #include <kern/mm.h>
 #include <kern/proc.h>
 #include <kern/string.h>
@@ -391,6 +392,89 @@ static unsigned int anon_poll(struct file *f, struct ksvc_poll *pt)
 	return a->kops->poll ? a->kops->poll(a->priv, pt) : POLLIN | POLLRDNORM;
 }
 
+/*
+ * mmap of an anon object (perf ring buffers): the object validates the mapping; each VMA
+ * holds the file (so the object outlives close()) and one use of the mapping.  Pages come
+ * from the object one fault at a time and are never copy-on-write nor copied at fork.
+ */
+struct anon_map {
+	struct anon_file *a;
+	void *map_priv;
+	uint64_t base_pgoff; /* the mmap offset of the original mapping, in pages */
+};
+
+static int anon_vm_fault(struct vm_area *v, uint64_t addr, uint64_t *pfn)
+{
+	struct anon_map *m = v->priv;
+	uint64_t pgoff = v->pgoff - m->base_pgoff + ((addr - v->start) >> 12);
+	uint64_t pa = m->a->kops->mmap_phys(m->a->priv, m->map_priv, pgoff);
+
+	if (!pa)
+		return -EFAULT;
+	*pfn = pa >> 12;
+	return 0;
+}
+
+static void anon_vm_open(struct vm_area *v)
+{
+	struct anon_map *m = v->priv;
+	struct anon_map *copy = kmalloc(sizeof(*copy));
+
+	/* a split: the new piece gets its own record of the same mapping */
+	if (copy) {
+		*copy = *m;
+		v->priv = copy;
+	}
+	if (m->a->kops->mmap_open)
+		m->a->kops->mmap_open(m->a->priv, m->map_priv);
+}
+
+static void anon_vm_close(struct vm_area *v)
+{
+	struct anon_map *m = v->priv;
+
+	if (m->a->kops->mmap_close)
+		m->a->kops->mmap_close(m->a->priv, m->map_priv);
+	kfree(m);
+}
+
+static const struct vm_ops anon_vm_ops = {
+	.fault = anon_vm_fault,
+	.open = anon_vm_open,
+	.close = anon_vm_close,
+};
+
+static int anon_mmap(struct file *f, struct vm_area *vma)
+{
+	struct anon_file *a = f->priv;
+	struct ksvc_mmap km = {
+		.len = vma->end - vma->start,
+		.pgoff = vma->pgoff,
+		.write = (vma->flags & VMA_WRITE) != 0,
+		.shared = (vma->flags & VMA_SHARED) != 0,
+	};
+	struct anon_map *m;
+	int err;
+
+	if (!a->kops->mmap || !a->kops->mmap_phys)
+		return -ENODEV;
+	m = kmalloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	err = a->kops->mmap(a->priv, &km);
+	if (err) {
+		kfree(m);
+		return err;
+	}
+	m->a = a;
+	m->map_priv = km.map_priv;
+	m->base_pgoff = vma->pgoff;
+	vma->ops = &anon_vm_ops;
+	vma->priv = m;
+	vma->flags = (vma->flags | VMA_SPECIAL | VMA_DONTCOPY) & ~(uint32_t)VMA_BUS_PAST_EOF;
+	return 1;
+}
+
 static void anon_release(struct file *f)
 {
 	struct anon_file *a = f->priv;
@@ -404,6 +488,7 @@ static const struct file_ops anon_fops = {
 	.read = anon_read,
 	.ioctl = anon_ioctl,
 	.poll = anon_poll,
+	.mmap = anon_mmap,
 	.release = anon_release,
 };
 

@@ -218,6 +218,8 @@ static long dir_getdents(struct file *f, void *ubuf, size_t n)
 	if (!buf)
 		return -ENOMEM;
 	fs_mutex_lock(&vfs_lock);
+	if (dir->pseudo && dir->pseudo->refresh)
+		dir->pseudo->refresh(dir, NULL, 0);
 	if (pos == 0) {
 		if (!dirent_put(buf, &used, cap, dir->ino, 1, S_IFDIR, ".", 1))
 			more = true;
@@ -297,9 +299,15 @@ int file_mmap_prepare(struct file *f, struct vm_area *vma)
 		return -EACCES; /* Linux: every mapping needs read access */
 	if (f->ops && f->ops->mmap)
 		return f->ops->mmap(f, vma);
-	if (!file_is_regular(f))
+	if (!file_is_regular(f) || f->inode->pseudo)
 		return -ENODEV;
 	if ((vma->flags & VMA_SHARED) && (vma->flags & VMA_WRITE) && acc != O_RDWR)
 		return -EACCES;
 	return 0;
+}
+
+void file_id(struct file *f, uint64_t *ino, uint32_t *dev)
+{
+	*ino = f->inode ? f->inode->ino : 0;
+	*dev = f->inode ? VFS_DEV : 0;
 }

@@ -61,6 +61,11 @@ struct inode {
 	char *target; /* (c) symlinks: NUL-terminated */
 	const struct file_ops *fops; /* (c) character devices and pipes */
 	struct pipe *pipe; /* (c) pipes */
+	/* pseudo files and directories (pseudo.c, procfs.c, sysfs.c); NULL/0 for ramfs */
+	const struct pseudo_ops *pseudo; /* (c) */
+	long parg; /* (c) the generator's argument (a pid, a CPU number...) */
+	void *pdata; /* (c) kmalloc'd, freed with the inode (static contents) */
+	uint32_t fs_magic; /* (c) statfs f_type: 0 for ramfs, PROC_SUPER_MAGIC, SYSFS_MAGIC */
 };
 
 struct ramfs_dirent {
@@ -147,6 +152,53 @@ unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt);
 bool file_is_pipe(struct file *f);
 long pipe_write_kernel(struct file *f, const void *kbuf, size_t n); /* [sleep] */
 #define SIGPIPE_NR 13
+
+/* ---- pseudo.c: generated files (/proc, /sys) ---- */
+/* A growing text buffer the show callbacks print into (kmalloc'd; oom set on failure). */
+struct pbuf {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+void pb_printf(struct pbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pb_putn(struct pbuf *b, const char *s, size_t n);
+void pb_pad(struct pbuf *b, size_t col); /* spaces up to column col of the current line */
+/* The possible (or online) CPUs as a Linux cpulist: "0-3", "0,2-3" (no newline). */
+void pb_cpu_list(struct pbuf *b, bool online_only);
+
+struct pseudo_ops {
+	/* Regular files: produce the contents at the first read (and at each read from offset
+	 * 0), without vfs_lock held: 0 or -errno. */
+	int (*show)(struct inode *ino, struct pbuf *b);
+	/* Write of n bytes (kernel copy, NUL-terminated): n or -errno.  NULL: read-only
+	 * (open for writing is EACCES, as kernfs and proc do for root). */
+	long (*store)(struct inode *ino, const char *buf, size_t n);
+	/* Directories: bring the entries up to date, under vfs_lock (must not sleep on anything
+	 * but kmalloc): before looking up name (len bytes) or, with name NULL, before a listing. */
+	void (*refresh)(struct inode *dir, const char *name, size_t len);
+	/* Symlinks whose target depends on the reader: readlink fills buf (at most size bytes,
+	 * no NUL needed) without vfs_lock held and returns the length or -errno. */
+	long (*readlink)(struct inode *ino, char *buf, size_t size);
+};
+extern const struct file_ops pseudo_file_ops;
+/* Under vfs_lock.  Children inherit dir's fs_magic.  NULL when out of memory or the name
+ * exists.  The new inode has no reference beyond its link. */
+struct inode *pseudo_mkdir_locked(struct inode *dir, const char *name, uint32_t mode,
+				  const struct pseudo_ops *ops, long arg);
+struct inode *pseudo_file_locked(struct inode *dir, const char *name, uint32_t mode,
+				 const struct pseudo_ops *ops, long arg);
+/* A read-only file whose contents are fixed now (printf format). */
+struct inode *pseudo_text_locked(struct inode *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+struct inode *pseudo_symlink_locked(struct inode *dir, const char *name, const char *target,
+				    const struct pseudo_ops *ops, long arg);
+/* Unlink the entry and, for a directory, everything under it. */
+void pseudo_remove_locked(struct inode *dir, struct ramfs_dirent *de);
+/* The absolute path of a non-directory inode, searched from the root (skipping /proc and
+ * /sys): length, or 0 when it has no name. */
+size_t vfs_inode_path_locked(struct inode *ino, char *buf, size_t size);
+void procfs_init(struct inode *procdir);
+void sysfs_init(struct inode *sysdir);
 
 /* ---- poll.c ---- */
 /* Ask the poll loop to re-poll after ns even without a wakeup (the console has no IRQ). */

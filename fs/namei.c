@@ -60,11 +60,15 @@ static int walk_step(struct inode *dir, const char *c, size_t len, bool follow, 
 		*out = dir->parent;
 		return 0;
 	}
+	if (dir->pseudo && dir->pseudo->refresh)
+		dir->pseudo->refresh(dir, c, len);
 	de = ramfs_lookup_locked(dir, c, len);
 	if (!de)
 		return -ENOENT;
 	ino = de->inode;
 	if (S_ISLNK(ino->mode) && follow) {
+		if (!ino->target)
+			return -ENOENT; /* a pseudo link only readlink can resolve */
 		if (++*links > VFS_SYMLOOP_MAX)
 			return -ELOOP;
 		return walk_rec(dir, ino->target, ino->target + strlen(ino->target), true, links,
@@ -206,6 +210,8 @@ int vfs_path_from_user(const void *upath, char **out)
 
 const struct file_ops *vfs_inode_fops(struct inode *ino)
 {
+	if (S_ISREG(ino->mode) && ino->pseudo)
+		return &pseudo_file_ops;
 	if (S_ISREG(ino->mode))
 		return &ramfs_file_ops;
 	if (S_ISDIR(ino->mode))
@@ -246,6 +252,8 @@ static int open_create_locked(struct inode *base, const char *path, int flags, u
 		if (S_ISLNK(ino->mode)) {
 			if (flags & O_NOFOLLOW)
 				return -ELOOP;
+			if (!ino->target)
+				return -ENOENT;
 			if (++links > VFS_SYMLOOP_MAX)
 				return -ELOOP;
 			return open_create_locked(dir, ino->target, flags, mode, links, out);
@@ -258,6 +266,8 @@ static int open_create_locked(struct inode *base, const char *path, int flags, u
 	}
 	if (dir->nlink == 0)
 		return -ENOENT;
+	if (dir->fs_magic)
+		return -EACCES; /* no new files in /proc or /sys */
 	ino = ramfs_inode_new(S_IFREG | (mode & 07777));
 	if (!ino)
 		return -ENOMEM;
@@ -299,8 +309,12 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 	err = -ENXIO;
 	if (!S_ISREG(ino->mode) && !S_ISDIR(ino->mode) && !vfs_inode_fops(ino))
 		goto out_put;
+	err = -EACCES; /* kernfs/proc: no writing a file that has no store, even for root */
+	if (ino->pseudo && S_ISREG(ino->mode) && (acc != O_RDONLY || (flags & O_TRUNC)) &&
+	    !ino->pseudo->store)
+		goto out_put;
 	/* Linux truncates even with O_RDONLY (O_TRUNC asks for write permission, root has it). */
-	if ((flags & O_TRUNC) && S_ISREG(ino->mode))
+	if ((flags & O_TRUNC) && S_ISREG(ino->mode) && !ino->pseudo)
 		ramfs_truncate_locked(ino, 0);
 	fs_mutex_unlock(&vfs_lock);
 	if (S_ISREG(ino->mode) || S_ISDIR(ino->mode))
@@ -374,6 +388,8 @@ int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
 	fs_mutex_lock(&vfs_lock);
 	err = vfs_walk_parent_locked(pp->base, pp->kpath, &pp->dir, &pp->last, &pp->len,
 				     &pp->trailing);
+	if (!err && pp->dir->fs_magic)
+		err = -EACCES; /* /proc and /sys: no mkdir, unlink, rename, link or symlink */
 	if (!err)
 		return 0;
 	fs_mutex_unlock(&vfs_lock);

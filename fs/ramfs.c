@@ -106,6 +106,7 @@ static void inode_free_locked(struct inode *ino)
 		kfree(ino->pages);
 	}
 	kfree(ino->target);
+	kfree(ino->pdata);
 	kfree(ino);
 }
 

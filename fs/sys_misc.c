@@ -156,12 +156,12 @@ static long sys_fchown(uint64_t fd, uint64_t uid, uint64_t gid)
 }
 SYSCALL(__NR_fchown, sys_fchown);
 
-static int statfs_to_user(void *ubuf)
+static int statfs_to_user(void *ubuf, uint32_t magic)
 {
 	struct statfs st;
 
 	memset(&st, 0, sizeof(st));
-	st.f_type = RAMFS_MAGIC;
+	st.f_type = magic ? magic : RAMFS_MAGIC;
 	st.f_bsize = KSVC_PAGE_SIZE;
 	st.f_frsize = KSVC_PAGE_SIZE;
 	st.f_blocks = (long)(mem_total_bytes() / KSVC_PAGE_SIZE);
@@ -176,10 +176,13 @@ static long sys_statfs(uint64_t upath, uint64_t ubuf)
 	struct inode *ino;
 	int err = inode_at(AT_FDCWD, upath, 0, false, &ino);
 
+	uint32_t magic;
+
 	if (err)
 		return err;
+	magic = ino->fs_magic;
 	inode_put(ino);
-	return statfs_to_user((void *)ubuf);
+	return statfs_to_user((void *)ubuf, magic);
 }
 SYSCALL(__NR_statfs, sys_statfs);
 
@@ -188,10 +191,13 @@ static long sys_fstatfs(uint64_t fd, uint64_t ubuf)
 	struct file *f;
 	int err = fd_get((int)fd, &f);
 
+	uint32_t magic;
+
 	if (err)
 		return err;
+	magic = f->inode ? f->inode->fs_magic : 0;
 	file_put(f);
-	return statfs_to_user((void *)ubuf);
+	return statfs_to_user((void *)ubuf, magic);
 }
 SYSCALL(__NR_fstatfs, sys_fstatfs);
 

@@ -182,6 +182,14 @@ static long sys_readlinkat(uint64_t dirfd, uint64_t upath, uint64_t ubuf, uint64
 	if (!err) {
 		if (!S_ISLNK(ino->mode)) {
 			err = -EINVAL;
+		} else if (ino->pseudo && ino->pseudo->readlink) {
+			long r = ino->pseudo->readlink(ino, kpath, MIN((size_t)size,
+								      (size_t)VFS_PATH_MAX));
+
+			if (r < 0)
+				err = (int)r;
+			else
+				n = (size_t)r;
 		} else {
 			n = MIN((size_t)size, strlen(ino->target));
 			memcpy(kpath, ino->target, n); /* the target never changes */

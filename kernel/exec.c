@@ -208,6 +208,37 @@ static void set_comm(struct task *t, const char *path)
 		t->comm[i] = base[i];
 }
 
+/* PERF_RECORD_MMAP2 for each executable segment of the new image (Linux: elf_map). */
+static void exec_mmap_records(const struct elf_plan *plan, struct file *f, const char *path)
+{
+	struct elf_segment seg;
+	uint64_t ino;
+	uint32_t dev;
+
+	file_id(f, &ino, &dev);
+	for (unsigned int i = 0; i < plan->nr_segs; i++) {
+		if (elf_plan_segment(plan, i, &seg) || seg.end <= seg.start || !(seg.prot & 4))
+			continue;
+		struct perf_mmap_info m = {
+			.pid = (uint32_t)current_proc()->tgid,
+			.tid = (uint32_t)current_task()->tid,
+			.addr = seg.start,
+			.len = seg.end - seg.start,
+			.pgoff = seg.file_offset - (seg.copy_to - seg.start),
+			.maj = dev >> 8,
+			.min = dev & 0xff,
+			.ino = ino,
+			.prot = (uint32_t)seg.prot,
+			.flags = 0x2 /* MAP_PRIVATE */,
+			.filename = path,
+			.exec = true,
+			.user = true,
+		};
+
+		perf_task_mmap(&m);
+	}
+}
+
 /* Build the new image; past the point of no return an error kills the process. */
 static int load_image(struct proc *p, struct file *f, const struct elf_plan *plan,
 		      struct exec_args *a, const char *path)
@@ -311,6 +342,8 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	files_close_on_exec(p->files);
 	signal_exec_reset(p);
 	perf_task_exec();
+	perf_task_comm(ut->task.comm, true);
+	exec_mmap_records(plan, f, path);
 	proc_vfork_release(ut);
 	return 0;
 }

@@ -9,18 +9,20 @@
  * EAGAIN (value differs), ETIMEDOUT, and an interrupted wait returns -ERESTARTSYS (no timeout)
  * or -ERESTARTNOHAND (with one), which signal delivery turns into EINTR or a restart.
  *
- * Keys: a private futex (FUTEX_PRIVATE_FLAG) is (mm, address); a shared one is the physical
+ * Keys, as Linux's get_futex_key: a private futex (FUTEX_PRIVATE_FLAG), and a shared one in
+ * private memory, is (mm, address); a shared futex in a MAP_SHARED mapping is the physical
  * address of the word, found with an AT S1E0R translation (arm64: this file's only
- * architecture dependency), so processes sharing a MAP_SHARED page meet on it; if the word is
- * not mapped the key falls back to (mm, address).  Linux keys a shared futex in a private
- * mapping by (mm, address) too; here it is the physical page, which differs only for a word
- * in copy-on-write memory shared with a fork child before either writes it.
+ * architecture dependency), so processes sharing the page meet on it.  (Linux uses the inode
+ * and offset for file mappings; the physical page is the same thing while it is resident,
+ * and pages here are never evicted.)
  *
  * Waiting: the waiter joins its bucket first, then reads the word (a full barrier between, as
  * the waker has between its store and its scan), so a wake cannot fall between the check and
  * the sleep.  The comparison of FUTEX_CMP_REQUEUE is not atomic with the requeue (the word is
- * read before the bucket locks are taken).  Not done: PI futexes, FUTEX_WAKE_OP, FUTEX_FD,
- * robust-list processing at exit (the list head is only stored, sys_misc.c).
+ * read before the bucket locks are taken).  Robust lists (exit_robust_list) are walked at
+ * thread exit; the owner-died update is a plain read and write of the user word, not Linux's
+ * atomic cmpxchg, so a waiter always gets a wake whether or not it set FUTEX_WAITERS.
+ * Not done: PI futexes, FUTEX_WAKE_OP, FUTEX_FD.
  */
 #include <linux/futex.h>
 #include <linux/time_types.h>
@@ -36,6 +38,7 @@
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/time.h>
+#include <kern/vm.h>
 
 #define FUTEX_HASH_BITS 6
 
@@ -103,19 +106,45 @@ static bool futex_user_pa(uint64_t va, uint64_t *pa)
 	return true;
 }
 
+/* Is uaddr in a MAP_SHARED mapping of the current address space? */
+static bool futex_in_shared_vma(uint64_t uaddr)
+{
+	struct mm *mm = current_proc()->mm;
+	bool shared;
+
+	if (!mm)
+		return false;
+	kmutex_lock(&mm->lock);
+	struct vm_area *v = vm_find_locked(mm, uaddr);
+
+	shared = v && (v->flags & VMA_SHARED);
+	kmutex_unlock(&mm->lock);
+	return shared;
+}
+
+/*
+ * get_futex_key: (mm, address) for a private futex and for a shared one in private memory
+ * (where copy-on-write may move the page between wait and wake); the physical address for a
+ * shared futex in a MAP_SHARED mapping, faulted in first.
+ */
 static int futex_key_make(uint64_t uaddr, bool private_, struct futex_key *k)
 {
 	uint64_t pa;
+	uint32_t v;
 
 	if (uaddr & 3)
 		return -EINVAL;
-	if (!private_ && futex_user_pa(uaddr, &pa)) {
-		k->a = 0;
-		k->b = pa;
-	} else {
-		k->a = (uint64_t)(uintptr_t)current_proc()->mm;
-		k->b = uaddr;
+	if (!private_ && futex_in_shared_vma(uaddr)) {
+		if (ksvc_copy_from_user(&v, (const void *)(uintptr_t)uaddr, sizeof(v)))
+			return -EFAULT;
+		if (futex_user_pa(uaddr, &pa)) {
+			k->a = 0;
+			k->b = pa;
+			return 0;
+		}
 	}
+	k->a = (uint64_t)(uintptr_t)current_proc()->mm;
+	k->b = uaddr;
 	return 0;
 }
 
@@ -249,6 +278,15 @@ static long futex_wake(uint64_t uaddr, bool private_, int n, uint32_t bitset)
 			return -EFAULT;
 	}
 	return futex_wake_key(&k, n, bitset);
+}
+
+/* Wake one waiter on uaddr with a private or a shared key (robust lists do not say which). */
+static void futex_wake_address_mode(uint64_t uaddr, bool private_)
+{
+	struct futex_key k;
+
+	if (futex_key_make(uaddr, private_, &k) == 0)
+		futex_wake_key(&k, 1, FUTEX_BITSET_MATCH_ANY);
 }
 
 void futex_wake_address(uint64_t uaddr, int n)
@@ -390,3 +428,70 @@ static long sys_futex(uint64_t uaddr, uint64_t op_, uint64_t val, uint64_t uts, 
 	}
 }
 SYSCALL(__NR_futex, sys_futex);
+
+/* ---- robust futex lists at thread exit ---- */
+
+#define ROBUST_LIST_LIMIT 2048
+
+static int robust_fetch(uint64_t uaddr, uint64_t *entry, bool *pi)
+{
+	uint64_t v;
+
+	if (ksvc_copy_from_user(&v, (const void *)(uintptr_t)uaddr, sizeof(v)))
+		return -EFAULT;
+	*entry = v & ~1ull;
+	*pi = v & 1;
+	return 0;
+}
+
+/* handle_futex_death: the dying thread tid still owns the lock word at uaddr.  For the
+ * pending entry a released word (0) may still have a waiter that missed its wake. */
+static void robust_futex_death(uint64_t uaddr, int tid, bool pending)
+{
+	uint32_t uval, nval;
+
+	if ((uaddr & 3) || futex_read(uaddr, &uval))
+		return;
+	if (pending && uval == 0) {
+		futex_wake_address_mode(uaddr, false);
+		futex_wake_address_mode(uaddr, true);
+		return;
+	}
+	if ((uval & FUTEX_TID_MASK) != (uint32_t)tid)
+		return;
+	nval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+	if (ksvc_copy_to_user((void *)(uintptr_t)uaddr, &nval, sizeof(nval)))
+		return;
+	futex_wake_address_mode(uaddr, false);
+	futex_wake_address_mode(uaddr, true);
+}
+
+void futex_exit_robust_list(struct uthread *ut)
+{
+	struct robust_list_head h;
+	uint64_t head = ut->robust_list, entry, pending, next;
+	bool pi, pending_pi, next_pi;
+	int tid = ut->task.tid;
+
+	if (!head)
+		return;
+	futex_init_once();
+	if (ksvc_copy_from_user(&h, (const void *)(uintptr_t)head, sizeof(h)))
+		return;
+	entry = (uint64_t)(uintptr_t)h.list.next & ~1ull;
+	pi = (uint64_t)(uintptr_t)h.list.next & 1;
+	if (robust_fetch(head + __builtin_offsetof(struct robust_list_head, list_op_pending),
+			 &pending, &pending_pi))
+		return;
+	for (int limit = ROBUST_LIST_LIMIT; entry != head && limit > 0; limit--) {
+		if (robust_fetch(entry, &next, &next_pi))
+			return;
+		/* the pending entry is handled last, once */
+		if (entry != pending && !pi)
+			robust_futex_death(entry + (uint64_t)h.futex_offset, tid, false);
+		entry = next;
+		pi = next_pi;
+	}
+	if (pending && !pending_pi)
+		robust_futex_death(pending + (uint64_t)h.futex_offset, tid, true);
+}

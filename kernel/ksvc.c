@@ -15,6 +15,7 @@
 #include <kern/time.h>
 #include <kern/trap.h>
 #include <kern/proc.h>
+#include <arch/trapframe.h>
 
 void *ksvc_alloc(size_t size)
 {
@@ -185,6 +186,39 @@ void arch_cpu_relax(void)
 	__asm__ volatile("yield" ::: "memory");
 }
 
+/* ---- interrupted context ---- */
+
+bool ksvc_irq_regs(uint64_t regs[34])
+{
+	struct trapframe *tf = this_cpu()->irq_tf;
+
+	if (!tf)
+		return false;
+	if (regs)
+		memcpy(regs, tf, 34 * sizeof(uint64_t));
+	return trapframe_from_user(tf);
+}
+
+void ksvc_user_regs(uint64_t regs[34])
+{
+	struct uthread *ut = current_uthread();
+
+	if (ut)
+		memcpy(regs, ut->tf, 34 * sizeof(uint64_t));
+	else
+		memset(regs, 0, 34 * sizeof(uint64_t));
+}
+
+void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)
+{
+	unsigned long f = ksvc_irq_save();
+
+	*freq_hz = time_counter_freq();
+	*counter = time_counter();
+	*ns = time_ns();
+	ksvc_irq_restore(f);
+}
+
 /* ---- wait queues ---- */
 
 struct wait_queue *ksvc_waitq_alloc(void)
@@ -230,6 +264,13 @@ int ksvc_task_tid(const struct ksvc_task *t)
 int ksvc_task_tgid(const struct ksvc_task *t)
 {
 	return proc_tgid((const struct task *)t);
+}
+
+int ksvc_task_ppid(const struct ksvc_task *kt)
+{
+	const struct proc *p = ((const struct task *)kt)->proc;
+
+	return p && p->parent ? p->parent->tgid : 0;
 }
 
 void **ksvc_task_perf_slot(struct ksvc_task *t)

@@ -261,6 +261,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 	/* The parent runs: its TLS register is live, its saved copy stale. */
 	ut->tpidr_el0 = (flags & CLONE_SETTLS) ? tls : read_tpidr_el0();
 	ut->task.affinity = parent->task.affinity;
+	ut->task.proc = p; /* uthread_signal_init tells a thread from a fork by it */
 	uthread_signal_init(ut, parent);
 	if (flags & CLONE_CHILD_CLEARTID)
 		ut->clear_child_tid = ctid;
@@ -346,8 +347,21 @@ static void reaper(void *arg)
 		if (!n)
 			continue;
 		struct uthread *ut = (struct uthread *)list_entry(n, struct task, all_node);
+		struct task *t = &ut->task;
 
-		while (atomic_load_explicit(&ut->task.on_cpu, memory_order_acquire))
+		/* The thread put itself on the list before its last schedule(), and may even be
+		 * preempted (and queued on a run queue) in between: it is gone only once it is a
+		 * zombie that schedule() took off the run queues and no CPU runs any more. */
+		for (;;) {
+			unsigned long f2 = spin_lock_irqsave(&t->lock);
+			bool off = t->state == TASK_ZOMBIE && !t->on_rq && !t->queued;
+
+			spin_unlock_irqrestore(&t->lock, f2);
+			if (off)
+				break;
+			sched_yield();
+		}
+		while (atomic_load_explicit(&t->on_cpu, memory_order_acquire))
 			arch_cpu_relax();
 		uthread_free(ut);
 	}
@@ -420,6 +434,7 @@ void proc_exit_thread(int status)
 	struct proc *p = ut->task.proc;
 	bool last;
 
+	futex_exit_robust_list(ut); /* owner-died wakeups for the robust mutexes it held */
 	if (ut->clear_child_tid) {
 		int zero = 0;
 
@@ -437,7 +452,8 @@ void proc_exit_thread(int status)
 		p->exit_status = p->exiting ? p->exit_status : status;
 	p->min_flt += ut->min_flt;
 	p->maj_flt += ut->maj_flt;
-	p->utime_ns += ut->task.runtime_ns;
+	/* the slice running now counts too (runtime_ns is folded at each switch) */
+	p->utime_ns += ut->task.runtime_ns + (time_ns() - ut->task.last_switch_in_ns);
 	spin_unlock_irqrestore(&p->lock, f);
 	uthread_signal_release(ut);
 	if (last)

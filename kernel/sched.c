@@ -72,7 +72,10 @@ static void enqueue_locked(struct cpu *c, struct task *t)
 
 static void dequeue_locked(struct cpu *c, struct task *t)
 {
-	kassert(t->queued && t->rq_cpu == c->id);
+	if (!t->queued || t->rq_cpu != c->id)
+		kpanic("dequeue of task %p tid %d (%s) from cpu %u: queued %d rq_cpu %u state %d "
+		       "on_rq %d on_cpu %d cpu %u", (void *)t, t->tid, t->comm, c->id, t->queued,
+		       t->rq_cpu, t->state, t->on_rq, (int)atomic_load(&t->on_cpu), t->cpu);
 	list_del(&t->rq_node);
 	t->queued = false;
 	c->rq_len--;

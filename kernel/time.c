@@ -9,6 +9,7 @@
 #include <arch/sysreg.h>
 #include <kern/assert.h>
 #include <kern/irq.h>
+#include <kern/ksvc.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/time.h>
@@ -28,9 +29,14 @@ uint32_t time_counter_freq(void)
 	return freq;
 }
 
+/* ns = ticks * 1e9 / freq as (ticks * mult) >> 32: a multiply, not a 128-bit divide (the
+ * clock is read on every perf read and switch).  mult is rounded up, so the error is below one
+ * nanosecond per 2^32 ticks and the clock stays monotonic. */
+static uint64_t ns_mult;
+
 uint64_t time_ticks_to_ns(uint64_t ticks)
 {
-	return (uint64_t)(((unsigned __int128)ticks * NSEC_PER_SEC) / freq);
+	return (uint64_t)(((unsigned __int128)ticks * ns_mult) >> 32);
 }
 
 static uint64_t ns_to_count(uint64_t ns)
@@ -67,10 +73,11 @@ static void reprogram_locked(struct cpu *c)
 
 void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
 {
+	unsigned long f = ksvc_irq_save(); /* this_cpu() stays ours */
 	struct cpu *c = this_cpu();
-	unsigned long f = spin_lock_irqsave(&c->timer_lock);
 	struct list_node *n;
 
+	spin_lock(&c->timer_lock);
 	kassert(t->cpu < 0);
 	t->deadline_ns = deadline_ns;
 	t->cpu = (int)c->id;
@@ -150,6 +157,7 @@ void time_init(uint32_t virt_intid, uint32_t dt_freq)
 	if (!freq)
 		freq = dt_freq;
 	kassert(freq);
+	ns_mult = (uint64_t)((((unsigned __int128)NSEC_PER_SEC << 32) + freq - 1) / freq);
 	boot_count = read_sysreg(cntvct_el0);
 	timer_intid = virt_intid;
 	irq_register(timer_intid, timer_irq, NULL);

@@ -23,6 +23,7 @@ void userinit_exec(void);
 
 static long out_fd = -1;
 static bool out_failed;
+static bool fs_ready; /* the root file system exists (not in self-test runs) */
 
 static void out_emit(const void *buf, size_t n, void *arg)
 {
@@ -33,7 +34,7 @@ static void out_emit(const void *buf, size_t n, void *arg)
 
 void out_flush(void)
 {
-	if (!boot_opts.out_path[0])
+	if (!boot_opts.out_path[0] || !fs_ready)
 		return;
 	out_fd = semihost_open(boot_opts.out_path, 4 /* "wb" */);
 	if (out_fd < 0) {
@@ -72,6 +73,7 @@ int kernel_start_user(void)
 	const struct platform *pf = &boot_platform;
 
 	vfs_init();
+	fs_ready = true;
 	if (pf->initrd_end) {
 		int err = initramfs_unpack(phys_to_virt(pf->initrd_start),
 					   pf->initrd_end - pf->initrd_start);

@@ -541,6 +541,9 @@ struct mm *mm_dup(struct mm *src)
 	mm->env_end = src->env_end;
 	list_for_each(n, &src->vmas) {
 		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		if (v->flags & VMA_DONTCOPY)
+			continue;
 		struct vm_area *c = vma_clone(v);
 
 		if (!c)

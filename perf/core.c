@@ -321,7 +321,7 @@ static unsigned int perf_poll(void *priv, struct ksvc_poll *pt)
 	struct perf_event *e = priv;
 
 	ksvc_poll_wait(pt, perf_core(e)->wq);
-	return READ_ONCE(perf_core(e)->exited) ? POLLHUP : 0;
+	return perf_output_poll(e) | (READ_ONCE(perf_core(e)->exited) ? POLLHUP : 0);
 }
 
 static void perf_get(void *priv)
@@ -356,6 +356,7 @@ static void perf_release(void *priv)
 		perf_event_put(e); /* the child's reference on its parent */
 	}
 	perf_remove_event(e);
+	perf_output_release(e);
 	perf_event_put(e);
 }
 
@@ -366,6 +367,10 @@ static const struct ksvc_file_ops perf_fops = {
 	.read = perf_read,
 	.ioctl = perf_ioctl,
 	.poll = perf_poll,
+	.mmap = perf_mmap,
+	.mmap_phys = perf_mmap_phys,
+	.mmap_open = perf_mmap_open,
+	.mmap_close = perf_mmap_close,
 };
 
 /* ---- perf_event_open ---- */

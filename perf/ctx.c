@@ -381,6 +381,8 @@ void perf_task_fork(struct ksvc_task *parent, struct ksvc_task *child)
 	perf_ctx_put(pctx);
 	if (cctx)
 		perf_ctx_put(cctx);
+	perf_task_sb_task(true, (uint32_t)ksvc_task_tgid(child), (uint32_t)ksvc_task_tgid(parent),
+			  (uint32_t)ksvc_task_tid(child), (uint32_t)ksvc_task_tid(parent));
 }
 
 /* ---- exec: enable_on_exec ---- */
@@ -444,6 +446,8 @@ void perf_task_exit(void)
 
 	if (!perf_ready)
 		return;
+	perf_task_sb_task(false, (uint32_t)ksvc_task_tgid(t), (uint32_t)ksvc_task_ppid(t),
+			  (uint32_t)ksvc_task_tid(t), (uint32_t)ksvc_task_ppid(t));
 	unsigned long f = spin_lock_irqsave(&perf_attach_lock);
 	void **slot = ksvc_task_perf_slot(t);
 
@@ -500,10 +504,9 @@ void perf_task_exit(void)
 
 static bool overflow(struct perf_event *e, uint64_t period, void *cookie)
 {
-	(void)e;
-	(void)period;
 	(void)cookie;
-	return false; /* counting only: the PMU folded the wrap into the count */
+	perf_output_sample(e, period);
+	return false; /* no throttling yet */
 }
 
 int perf_init(void)

@@ -1,6 +1,6 @@
 # perf/ sources: portable files go in PSRCS (kernel and host tests), kernel-only ones in KSRCS.
 PSRCS += perf/record.c perf/attr.c perf/ring.c perf/sideband.c perf/pmu.c perf/pmuv3.c \
-	perf/core.c perf/ctx.c perf/sw.c
+	perf/core.c perf/ctx.c perf/sw.c perf/output.c perf/sysfs.c
 # Host cmocka tests: tests/unit/test_<name>.c, one per portable file.  Add the name here.
 # A test needing extra host libraries sets UNIT_LIBS_<name>.
 FAKE_SRCS += tests/fakes/ksvc_fake.c
@@ -13,3 +13,5 @@ UNIT_SRCS_perf_sideband := perf/sideband.c perf/record.c
 UNIT_SRCS_perf_pmu := perf/pmu.c
 # pmuv3 runs against the fake PMUv3 register file (tests/fakes/include/arch/pmu_sysreg.h)
 UNIT_SRCS_perf_pmuv3 := perf/pmuv3.c perf/pmu.c tests/fakes/pmu_fake.c
+UNIT_TESTS += perf_sysfs
+UNIT_SRCS_perf_sysfs := perf/sysfs.c perf/pmuv3.c perf/pmu.c tests/fakes/pmu_fake.c

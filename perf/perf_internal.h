@@ -678,6 +678,17 @@ void perf_event_put(struct perf_event *e);
 void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 		       uint64_t *running);
 
+/* output.c: the ring mapping, samples, side-band records. */
+int perf_mmap(void *priv, struct ksvc_mmap *m);
+uint64_t perf_mmap_phys(void *priv, void *map_priv, uint64_t pgoff);
+void perf_mmap_open(void *priv, void *map_priv);
+void perf_mmap_close(void *priv, void *map_priv);
+void perf_output_release(struct perf_event *e);
+unsigned int perf_output_poll(struct perf_event *e);
+/* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
+void perf_output_sample(struct perf_event *e, uint64_t period);
+void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);
 void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n);

@@ -1,5 +1,8 @@
 # Userland tools (static aarch64 glibc) that land in the initramfs /bin, and scripts copied as
 # they are (USCRIPTS).
-UPROGS += init
+UPROGS += init hot
 init_SRCS := tools/init/init.c
+hot_SRCS := tools/workloads/hot.c
+# burn() must keep its own symbol and frame record for callchains (see hot.c)
+hot_CFLAGS := -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline
 USCRIPTS += tools/demo.sh

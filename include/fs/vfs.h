@@ -36,6 +36,8 @@ void file_put(struct file *f);
 /* Read from a regular file at off into kernel memory: bytes read or -errno. [sleep] */
 long file_pread_kernel(struct file *f, void *kbuf, size_t n, uint64_t off);
 uint64_t file_size(struct file *f);
+/* The file's inode number and device (as stat reports them), for MMAP2 records. */
+void file_id(struct file *f, uint64_t *ino, uint32_t *dev);
 bool file_is_regular(struct file *f);
 bool file_may_exec(struct file *f); /* a regular file with an execute bit */
 /* The physical page holding page pgoff of a regular file, for MAP_SHARED mappings (the page

@@ -82,6 +82,7 @@ void ksvc_irq_restore(unsigned long flags);
 /* ---- file descriptors for anonymous objects (bpf maps and programs, perf events) ---- */
 
 struct ksvc_poll;
+struct ksvc_mmap;
 struct wait_queue;
 
 struct ksvc_file_ops {
@@ -96,6 +97,21 @@ struct ksvc_file_ops {
 	/* Optional: readiness as POLLIN/POLLOUT/...; register on the object's wait queues with
 	 * ksvc_poll_wait(pt, wq) first (pt may be NULL: just report).  NULL: always readable. */
 	unsigned int (*poll)(void *priv, struct ksvc_poll *pt);
+	/* Optional: mmap.  NULL: ENODEV.  mmap validates a mapping and sets m->map_priv; pages
+	 * are then asked for one at a time with mmap_phys (physical address of page pgoff of the
+	 * mapping); mmap_open/mmap_close count the VMAs that use a mapping (a split adds one;
+	 * fork never copies these mappings, as Linux's VM_DONTCOPY). */
+	int (*mmap)(void *priv, struct ksvc_mmap *m);
+	uint64_t (*mmap_phys)(void *priv, void *map_priv, uint64_t pgoff);
+	void (*mmap_open)(void *priv, void *map_priv);
+	void (*mmap_close)(void *priv, void *map_priv);
+};
+
+struct ksvc_mmap {
+	uint64_t len; /* bytes, a page multiple */
+	uint64_t pgoff; /* the mmap offset, in pages */
+	bool write, shared; /* PROT_WRITE, MAP_SHARED */
+	void *map_priv; /* set by ops->mmap */
 };
 
 /*
@@ -115,6 +131,19 @@ int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec);
  * not a file of ops.  On success *priv holds a new reference taken with ops->get.
  */
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);
+
+/* ---- the interrupted context (for samples) ---- */
+
+/*
+ * [IRQ] The registers the current interrupt interrupted, in arm64 user_pt_regs order
+ * (x0-x30, sp, pc, pstate): true when it interrupted user mode.  regs may be NULL.
+ */
+bool ksvc_irq_regs(uint64_t regs[34]);
+/* [any] The clock behind ksvc_clock_ns: its counter frequency, and a matching pair of
+ * counter and ns readings (the perf_event_mmap_page time_* conversion). */
+void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
+/* [proc] The current task's user registers (at the last entry from user space). */
+void ksvc_user_regs(uint64_t regs[34]);
 
 /* ---- wait queues (for poll) ---- */
 
@@ -140,6 +169,8 @@ struct ksvc_task *ksvc_task_current(void);
 struct ksvc_task *ksvc_task_find(int tid);
 int ksvc_task_tid(const struct ksvc_task *t);
 int ksvc_task_tgid(const struct ksvc_task *t);
+/* [proc] The process id of t's parent process (0 for none). */
+int ksvc_task_ppid(const struct ksvc_task *t);
 /* [any] The task's perf context slot (kernel/ stores it, perf/ owns what it points to). */
 void **ksvc_task_perf_slot(struct ksvc_task *t);
 /* [any] The CPU the task is running on right now, or -1 (a hint: it may change at once). */

@@ -60,8 +60,46 @@ void perf_tick(void);
 void perf_task_fork(struct ksvc_task *parent, struct ksvc_task *child);
 /* [proc] The current task exec'd: enable_on_exec. */
 void perf_task_exec(void);
+/* [proc] The current task's comm changed (exec: true with the new program's name). */
+void perf_task_comm(const char *comm, bool exec);
+/* [proc] The current task mapped something (exec's segments, mmap with PROT_EXEC). */
+void perf_task_mmap(const struct perf_mmap_info *m);
 /* [proc] The current thread exits: fold inherited counts, POLLHUP for its readers. */
 void perf_task_exit(void);
 /* [any] A software event happened n times on the current task and CPU
  * (PERF_COUNT_SW_PAGE_FAULTS_MIN / _MAJ count toward PAGE_FAULTS too). */
 void perf_sw_event(uint32_t config, uint64_t n);
+
+/* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
+
+/* One sysfs attribute file: name and contents without the newline ("config:0-15"). */
+struct perf_sysfs_attr {
+	const char *name;
+	const char *value;
+};
+
+/* A registered PMU as /sys/bus/event_source/devices/<name>/ shows it.  Arrays are valid
+ * during the emit call only. */
+struct perf_sysfs_pmu {
+	const char *name;
+	int type;
+	bool has_cpus; /* a "cpus" file listing the possible CPUs (PMUv3: "0-3") */
+	const struct perf_sysfs_attr *format; /* format/<name> */
+	unsigned int nr_format;
+	const struct perf_sysfs_attr *events; /* events/<name>: "event=0x0011" */
+	unsigned int nr_events;
+	const struct perf_sysfs_attr *caps; /* caps/<name> */
+	unsigned int nr_caps;
+};
+
+/* [proc] Call emit for each registered PMU in type order: the number of PMUs. */
+int perf_sysfs_pmus(void (*emit)(const struct perf_sysfs_pmu *pmu, void *arg), void *arg);
+
+/*
+ * The perf sysctls under /proc/sys/kernel ("perf_event_paranoid", "perf_event_max_sample_rate",
+ * "perf_event_mlock_kb", "perf_event_max_stack", "perf_cpu_time_max_percent").
+ * perf_sysctl_get: 0 and *val, or -ENOENT.  perf_sysctl_set: 0, -EINVAL (out of range as
+ * Linux's handler), -EPERM (read-only here), -ENOENT.
+ */
+int perf_sysctl_get(const char *name, long *val);
+int perf_sysctl_set(const char *name, long val);

@@ -298,6 +298,27 @@ void ksvc_fake_close_all(void)
 			ksvc_fake_close(fd);
 }
 
+/* ---- interrupted context: tests set ksvc_fake.irq_regs / irq_user ---- */
+
+bool ksvc_irq_regs(uint64_t regs[34])
+{
+	if (regs)
+		memcpy(regs, ksvc_fake.irq_regs, sizeof(ksvc_fake.irq_regs));
+	return ksvc_fake.irq_user;
+}
+
+void ksvc_user_regs(uint64_t regs[34])
+{
+	memcpy(regs, ksvc_fake.irq_regs, sizeof(ksvc_fake.irq_regs));
+}
+
+void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)
+{
+	*freq_hz = 62500000;
+	*ns = ksvc_fake.clock_ns;
+	*counter = ksvc_fake.clock_ns / 16;
+}
+
 /* ---- wait queues: counted wakeups ---- */
 
 struct wait_queue {
@@ -362,6 +383,12 @@ struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid)
 int ksvc_task_tid(const struct ksvc_task *t)
 {
 	return t->tid;
+}
+
+int ksvc_task_ppid(const struct ksvc_task *t)
+{
+	(void)t;
+	return 1;
 }
 
 int ksvc_task_tgid(const struct ksvc_task *t)

@@ -25,6 +25,8 @@ struct ksvc_fake_state {
 	char log[65536]; /* everything printk'd */
 	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
 	int current_task; /* index into the fake task table */
+	uint64_t irq_regs[34]; /* what ksvc_irq_regs reports */
+	bool irq_user;
 };
 
 extern struct ksvc_fake_state ksvc_fake;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # matrix.sh KERNEL INITRAMFS - boot the kernel across the machine matrix and run the in-kernel
 # self-tests (and, once user programs run, the tests/user programs) on each:
-#   GIC v2 and v3  x  -cpu cortex-a72 and max,pauth-impdef=on  x  -smp 1 and 4
+#   GIC v2 and v3  x  -cpu cortex-a72 and max,pauth-impdef=on  x  -smp 1 and 4, and one boot
+# entered at EL2
 # Each boot has a timeout; a boot fails on any FAIL line, a missing summary, a panic or a hang.
 # Prints PASS/FAIL per boot and per test line, and a closing "N passed, M failed".
 set -u
@@ -36,5 +37,20 @@ for gic in 2 3; do
 		done
 	done
 done
+# Entry at EL2 (QEMU's virtualization=on): the kernel drops to EL1 itself.
+name="gicv3/max/smp4/el2"
+MACHINE="virt,gic-version=3,virtualization=on" CPU=max,pauth-impdef=on SMP=4 TIMEOUT=30 \
+	APPEND=selftest sh tools/host/run.sh "$kernel" "$initramfs" '' > "$log" 2>&1
+rc=$?
+p=$(grep -c '^PASS ' "$log")
+f=$(grep -c '^FAIL ' "$log")
+if [ $rc -eq 0 ] && [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
+	echo "PASS boot $name ($p tests)"
+	pass=$((pass + p + 1))
+else
+	echo "FAIL boot $name: exit $rc, $p passed, $f failed"
+	tail -n 5 "$log"
+	pass=$((pass + p)); fail=$((fail + f + 1))
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

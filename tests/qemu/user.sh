@@ -37,7 +37,8 @@ while IFS= read -r line; do
 done < "$log"
 if ! grep -q '^== user tests done' "$log" || [ $rc -ne 0 ]; then
 	echo "FAIL user: run did not finish (exit $rc)"
-	tail -n 30 "$log"
+	grep -A30 -E "^\*\*\*|^kernel panic" "$log" | head -n 60
+	tail -n 10 "$log"
 	fail=$((fail + 1))
 fi
 echo "expected failures: $xfail (tests/qemu/xfail.txt), unexpected passes: $xpass"

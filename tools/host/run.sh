@@ -24,6 +24,12 @@ printf '%s\n' "$cmd" > "$w/x/cmd"
 (cd "$w/x" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$w/extra.cpio"
 cat "$initramfs" "$w/extra.cpio" > "$w/initrd"
 
+# The demo records into /out: give it an OUTDIR so the host can report what it recorded.
+demo_out=
+if [ -z "$cmd" ] && [ -z "${OUTDIR:-}" ]; then
+	demo_out="$w/demo-out"
+	OUTDIR=$demo_out
+fi
 args="semihost ${APPEND:-}"
 if [ -n "${OUTDIR:-}" ]; then
 	mkdir -p "$OUTDIR"
@@ -42,6 +48,14 @@ qrc=$(cat "$w/qemu.rc")
 log=$(cat "$w/console.log")
 if [ -n "${OUTDIR:-}" ] && [ -s "$w/out.cpio" ]; then
 	(cd "$OUTDIR" && cpio -idmu --quiet --no-absolute-filenames < "$w/out.cpio")
+fi
+# The demo's round trip: the host's real perf report reads what perf record wrote inside.
+if [ -z "$cmd" ] && [ -s "$OUTDIR/perf.data" ] && command -v perf > /dev/null; then
+	symfs="$w/symfs"
+	mkdir -p "$symfs" && ln -s "$(cd "$BUILD/user/bin" && pwd)" "$symfs/bin"
+	echo "=== on the host: perf report --stdio of the guest's perf.data (top entries) ==="
+	perf report -i "$OUTDIR/perf.data" --stdio --symfs="$symfs" --no-children \
+		--percent-limit 2 2> /dev/null | grep -v '^#' | grep -v '^$' | head -n 40
 fi
 status=$(printf '%s\n' "$log" | sed -n 's/^perfkernel: exit status \(-\{0,1\}[0-9]*\)$/\1/p' | tail -n 1)
 if printf '%s\n' "$log" | grep -q '^perfkernel: panic$'; then

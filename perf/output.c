@@ -1,0 +1,369 @@
+/*
+ * output.c - what perf events write: the mmap'd ring (1 + 2^n pages, the user page kept as
+ * Linux keeps it), PERF_RECORD_SAMPLE from the PMU overflow interrupt with frame-pointer
+ * callchains, side-band records (COMM, MMAP2, FORK, EXIT) for the task and CPU contexts, and
+ * poll readiness (POLLIN with data, POLLHUP once the task exited).
+ *
+ * As Linux, an inherited event writes into its parent's ring, and a ring outlives close() as
+ * long as it is mapped.  Not yet: frequency mode's period adaptation and throttling, cpu-clock
+ * sampling from a timer, PERF_SAMPLE_STACK_USER contents, SET_OUTPUT redirection (refused
+ * with EINVAL at mmap), the AUX area (an mmap at a non-zero offset gets EINVAL).
+ */
+#include <linux/perf_event.h>
+#include <linux/poll.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/string.h>
+#include <perf/perf.h>
+#include "perf_internal.h"
+
+#define USER_TOP (1ull << 48)
+
+/* ---- ring lifetime and the user page ---- */
+
+static struct perf_ring *event_ring_get(struct perf_event *e)
+{
+	struct perf_event *owner = perf_core(e)->parent ? perf_core(e)->parent : e;
+	unsigned long f = spin_lock_irqsave(&perf_core(owner)->child_lock);
+	struct perf_ring *r = owner->ring;
+
+	if (r)
+		perf_ring_get(r);
+	spin_unlock_irqrestore(&perf_core(owner)->child_lock, f);
+	return r;
+}
+
+static void update_userpage(struct perf_event *e, struct perf_ring *r)
+{
+	struct perf_time_conv tc;
+	struct perf_userpage_event ev = { 0 };
+	uint32_t freq;
+	uint64_t cyc, ns;
+
+	ksvc_clock_info(&freq, &cyc, &ns);
+	perf_time_conv_init(&tc, freq, 56, cyc, ns);
+	ev.offset = (int64_t)atomic_load(&e->count);
+	ev.time_enabled = e->time_enabled;
+	ev.time_running = e->time_running;
+	perf_ring_update_userpage(r, &ev, &tc, ns);
+}
+
+int perf_mmap(void *priv, struct ksvc_mmap *m)
+{
+	struct perf_event *e = priv;
+	struct perf_event_core *c = perf_core(e);
+	uint64_t pages = m->len / KSVC_PAGE_SIZE, nr;
+	struct perf_ring *r, *fresh = NULL;
+	int err = 0;
+
+	if (!m->shared || m->pgoff != 0 || pages == 0)
+		return -EINVAL;
+	nr = pages - 1;
+	if (nr & (nr - 1))
+		return -EINVAL; /* data pages must be a power of two */
+	if (c->parent)
+		return -EINVAL; /* inherited events have no fd to map */
+	if (!e->ring) {
+		uint32_t wm = e->attr.watermark ? e->attr.wakeup_watermark : 0;
+
+		err = perf_ring_create((uint32_t)nr, wm, !m->write, &fresh);
+		if (err)
+			return err;
+	}
+	unsigned long f = spin_lock_irqsave(&c->child_lock);
+
+	r = e->ring;
+	if (!r && fresh) {
+		r = e->ring = fresh; /* the event's reference */
+		fresh = NULL;
+	}
+	if (r && r->nr_pages != nr)
+		err = -EINVAL;
+	else
+		perf_ring_get(r); /* the mapping's reference */
+	spin_unlock_irqrestore(&c->child_lock, f);
+	if (fresh)
+		perf_ring_put(fresh);
+	if (err)
+		return err;
+	update_userpage(e, r);
+	m->map_priv = r;
+	return 0;
+}
+
+uint64_t perf_mmap_phys(void *priv, void *map_priv, uint64_t pgoff)
+{
+	struct perf_ring *r = map_priv;
+
+	(void)priv;
+	return pgoff <= r->nr_pages ? perf_ring_page_phys(r, pgoff) : 0;
+}
+
+void perf_mmap_open(void *priv, void *map_priv)
+{
+	(void)priv;
+	perf_ring_get(map_priv);
+}
+
+void perf_mmap_close(void *priv, void *map_priv)
+{
+	(void)priv;
+	perf_ring_put(map_priv);
+}
+
+void perf_output_release(struct perf_event *e)
+{
+	unsigned long f = spin_lock_irqsave(&perf_core(e)->child_lock);
+	struct perf_ring *r = e->ring;
+
+	e->ring = NULL;
+	spin_unlock_irqrestore(&perf_core(e)->child_lock, f);
+	if (r)
+		perf_ring_put(r);
+}
+
+unsigned int perf_output_poll(struct perf_event *e)
+{
+	struct perf_ring *r = event_ring_get(e);
+	unsigned int mask = 0;
+
+	if (r) {
+		if (perf_ring_unread(r))
+			mask |= POLLIN | POLLRDNORM;
+		perf_ring_put(r);
+	}
+	return mask;
+}
+
+/* ---- samples ---- */
+
+static void fill_sid(struct perf_event *e, struct perf_sample_id *sid)
+{
+	sid->pid = (uint32_t)ksvc_current_tgid();
+	sid->tid = (uint32_t)ksvc_current_tid();
+	sid->time = ksvc_clock_ns();
+	sid->id = e->primary_id;
+	sid->stream_id = e->id;
+	sid->cpu = ksvc_cpu_id();
+}
+
+/* Frame-pointer walk: {fp, lr} records, stopping at a bad or hostile frame. */
+static unsigned int walk_frames(uint64_t *out, unsigned int room, uint64_t fp, bool user)
+{
+	unsigned int n = 0;
+
+	while (n < room && fp && !(fp & 7)) {
+		uint64_t rec[2];
+
+		if (user ? fp >= USER_TOP : fp < USER_TOP)
+			break;
+		if (ksvc_read_nofault(rec, (void *)fp, sizeof(rec), user))
+			break;
+		if (!rec[1])
+			break;
+		out[n++] = rec[1];
+		if (rec[0] <= fp)
+			break; /* frames grow upwards: a loop or a forged chain ends here */
+		fp = rec[0];
+	}
+	return n;
+}
+
+static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, bool user,
+				    uint64_t *chain, unsigned int room)
+{
+	unsigned int n = 0, max = e->attr.sample_max_stack ? e->attr.sample_max_stack : 127;
+	uint64_t uregs[34];
+
+	if (max + 4 < room)
+		room = max + 4;
+	if (!user && !e->attr.exclude_callchain_kernel) {
+		chain[n++] = PERF_CONTEXT_KERNEL;
+		chain[n++] = regs[32];
+		n += walk_frames(chain + n, room - n - 2, regs[29], false);
+	}
+	if (!e->attr.exclude_callchain_user && n + 2 < room) {
+		if (!user) {
+			ksvc_user_regs(uregs);
+			regs = uregs;
+			if (!regs[32])
+				return n; /* a kernel thread */
+		}
+		chain[n++] = PERF_CONTEXT_USER;
+		chain[n++] = regs[32];
+		n += walk_frames(chain + n, room - n, regs[29], true);
+	}
+	return n;
+}
+
+void perf_output_sample(struct perf_event *e, uint64_t period)
+{
+	struct perf_sample_data d = { 0 };
+	uint64_t regs[34], uregs[34], chain[160];
+	struct perf_ring_handle h;
+	struct perf_ring_writer w;
+	bool user = ksvc_irq_regs(regs);
+	struct perf_ring *r = event_ring_get(e);
+
+	if (!r)
+		return;
+	fill_sid(e, &d.sid);
+	d.ip = regs[32];
+	d.period = period;
+	if (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		d.callchain = chain;
+		d.callchain_nr = build_callchain(e, regs, user, chain, 160);
+	}
+	if (e->attr.sample_type & PERF_SAMPLE_REGS_USER) {
+		if (user) {
+			d.regs_user = regs;
+		} else {
+			ksvc_user_regs(uregs);
+			d.regs_user = uregs;
+		}
+		d.regs_user_abi = PERF_SAMPLE_REGS_ABI_64;
+	}
+	w.sample_type = e->attr.sample_type;
+	w.sample_id_all = e->attr.sample_id_all;
+	w.sid = d.sid;
+	size_t size = perf_sample_size(&e->attr, &d);
+
+	if (perf_ring_output_begin(r, &h, size, &w) == 0) {
+		perf_sample_write(&h.out, &e->attr, &d, perf_sample_misc(user, false));
+		if (perf_ring_output_end(&h, e->attr.watermark ? 0 : e->attr.wakeup_events))
+			ksvc_waitq_wake_all(perf_core(perf_core(e)->parent ? perf_core(e)->parent : e)->wq);
+	} else {
+		atomic_fetch_add(&e->lost_samples, 1);
+	}
+	perf_ring_put(r);
+}
+
+/* ---- side-band records ---- */
+
+enum sb_kind { SB_COMM, SB_MMAP, SB_TASK };
+
+struct sb_req {
+	enum sb_kind kind;
+	const char *comm;
+	bool exec;
+	const struct perf_mmap_info *mm;
+	uint32_t task_type, pid, ppid, tid, ptid;
+};
+
+static bool wants(const struct perf_event *e, const struct sb_req *q)
+{
+	if (e->state < PERF_EVENT_STATE_INACTIVE)
+		return false;
+	switch (q->kind) {
+	case SB_COMM:
+		return e->attr.comm;
+	case SB_MMAP:
+		return (e->attr.mmap || e->attr.mmap2) && (q->mm->exec || e->attr.mmap_data);
+	case SB_TASK:
+		return e->attr.task;
+	}
+	return false;
+}
+
+static void sb_emit_one(struct perf_event *e, const struct sb_req *q, uint8_t *buf, size_t cap)
+{
+	struct perf_sb_target t = { e->attr.sample_type, e->attr.sample_id_all, { 0 } };
+	struct perf_ring_writer w;
+	size_t n = 0;
+	bool wake = false;
+
+	fill_sid(e, &t.sid);
+	switch (q->kind) {
+	case SB_COMM:
+		n = perf_sb_comm(buf, cap, &t, t.sid.pid, t.sid.tid, q->comm, q->exec && e->attr.comm_exec);
+		break;
+	case SB_MMAP:
+		n = perf_sb_mmap(buf, cap, &t, q->mm, e->attr.mmap2);
+		break;
+	case SB_TASK:
+		n = perf_sb_task(buf, cap, &t, q->task_type, q->pid, q->ppid, q->tid, q->ptid,
+				 t.sid.time);
+		break;
+	}
+	if (!n || n > cap)
+		return;
+	struct perf_ring *r = event_ring_get(e);
+
+	if (!r)
+		return;
+	w.sample_type = t.sample_type;
+	w.sample_id_all = t.sample_id_all;
+	w.sid = t.sid;
+	perf_ring_write(r, buf, n, &w, &wake);
+	if (wake)
+		ksvc_waitq_wake_all(perf_core(perf_core(e)->parent ? perf_core(e)->parent : e)->wq);
+	perf_ring_put(r);
+}
+
+static void sb_ctx(struct perf_context *ctx, const struct sb_req *q, uint8_t *buf, size_t cap)
+{
+	struct list_node *n;
+	unsigned long f = spin_lock_irqsave(&ctx->sched.lock);
+	int cpu = (int)ksvc_cpu_id();
+
+	list_for_each(n, &ctx->events) {
+		struct perf_event *e = perf_event_of(list_entry(n, struct perf_event_core, event_entry));
+
+		/* event_filter_match: an event bound to another CPU hears nothing here */
+		if (e->cpu != -1 && e->cpu != cpu)
+			continue;
+		if (wants(e, q))
+			sb_emit_one(e, q, buf, cap);
+	}
+	spin_unlock_irqrestore(&ctx->sched.lock, f);
+}
+
+/* The current task's context and this CPU's (Linux's perf_iterate_sb). */
+static void sb_emit(const struct sb_req *q)
+{
+	size_t cap = 512 + (q->mm && q->mm->filename ? strnlen(q->mm->filename, 4096) : 0);
+	uint8_t *buf = ksvc_alloc(cap);
+	struct perf_context *tc;
+
+	if (!buf)
+		return;
+	unsigned long f = spin_lock_irqsave(&perf_attach_lock);
+
+	tc = perf_task_ctx_get_locked(ksvc_task_current(), false);
+	spin_unlock_irqrestore(&perf_attach_lock, f);
+	if (tc) {
+		sb_ctx(tc, q, buf, cap);
+		perf_ctx_put(tc);
+	}
+	unsigned int cpu = ksvc_cpu_id();
+
+	if (perf_cpu_ctx[cpu])
+		sb_ctx(perf_cpu_ctx[cpu], q, buf, cap);
+	ksvc_free(buf);
+}
+
+void perf_task_comm(const char *comm, bool exec)
+{
+	struct sb_req q = { .kind = SB_COMM, .comm = comm, .exec = exec };
+
+	sb_emit(&q);
+}
+
+void perf_task_mmap(const struct perf_mmap_info *m)
+{
+	struct sb_req q = { .kind = SB_MMAP, .mm = m };
+
+	sb_emit(&q);
+}
+
+void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct sb_req q = { .kind = SB_TASK,
+			    .task_type = fork ? PERF_RECORD_FORK : PERF_RECORD_EXIT,
+			    .pid = pid,
+			    .ppid = ppid,
+			    .tid = tid,
+			    .ptid = ptid };
+
+	sb_emit(&q);
+}
