@@ -17,7 +17,7 @@ CC=${CROSS:-aarch64-linux-gnu-}gcc
 W=$(mktemp -d /tmp/compare-stat.XXXXXX); trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/ov"
 cp "$OURS" "$W/ov/perfk"
-$CC -static -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o "$W/ov/hot" "$HERE/hot.c"
+$CC -static -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o "$W/ov/hot" "$HERE/../../workloads/hot.c"
 
 # One perf stat argument list per line; "rc" suffix cases also print the exit code.
 cat > "$W/ov/cases" <<'CASES'

@@ -1,7 +1,7 @@
 #!/bin/sh
 # refvm-record.sh - end-to-end check of our `perf record` on real Linux 6.1:
 # run it in refvm (Debian arm64 Linux under QEMU, --icount so counts are
-# deterministic) on tests/hot.c, bring perf.data back through the console
+# deterministic) on tools/workloads/hot.c, bring perf.data back through the console
 # (base64), then read it with the host's real `perf report` and `perf script`
 # (linux-perf 6.1). Passes when `burn` is the top symbol and neither tool
 # prints a warning. Host-side only; not part of `make test`.
@@ -19,7 +19,7 @@ CC=${CROSS:-aarch64-linux-gnu-}gcc
 W=$(mktemp -d /tmp/refvm-record.XXXXXX); trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/ov" "$W/symfs"
 cp "$OURS" "$W/ov/perfk"
-$CC -static -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o "$W/ov/hot" "$HERE/hot.c"
+$CC -static -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o "$W/ov/hot" "$HERE/../../workloads/hot.c"
 cp "$W/ov/hot" "$W/symfs/hot"
 
 "$REFVM" --smp 2 --icount --overlay "$W/ov" -- \

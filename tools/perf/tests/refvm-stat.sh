@@ -13,7 +13,7 @@ CC=${CROSS:-aarch64-linux-gnu-}gcc
 W=$(mktemp -d /tmp/refvm-stat.XXXXXX); trap 'rm -rf "$W"' EXIT
 mkdir -p "$W/ov"
 cp "$OURS" "$W/ov/perfk"
-$CC -static -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o "$W/ov/hot" "$HERE/hot.c"
+$CC -static -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -o "$W/ov/hot" "$HERE/../../workloads/hot.c"
 
 cat > "$W/ov/checks.sh" <<'CHECKS'
 P=/perfk
