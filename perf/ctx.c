@@ -267,6 +267,8 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 static void rotate(struct perf_context *ctx, uint64_t now)
 {
 	spin_lock(&ctx->sched.lock);
+	if (ctx->active)
+		perf_adjust_freq_unthr_locked(ctx);
 	if (ctx->active && ctx->sched.rotate_necessary) {
 		perf_ctx_update_time_locked(ctx, now);
 		perf_ctx_rotate_locked(&ctx->sched, ctx->time);
@@ -505,8 +507,7 @@ void perf_task_exit(void)
 static bool overflow(struct perf_event *e, uint64_t period, void *cookie)
 {
 	(void)cookie;
-	perf_output_sample(e, period);
-	return false; /* no throttling yet */
+	return perf_event_overflow(e, period);
 }
 
 int perf_init(void)

@@ -5,7 +5,8 @@
  * poll readiness (POLLIN with data, POLLHUP once the task exited).
  *
  * As Linux, an inherited event writes into its parent's ring, and a ring outlives close() as
- * long as it is mapped.  Not yet: frequency mode's period adaptation and throttling, cpu-clock
+ * long as it is mapped.  Frequency mode and throttling follow Linux 6.1 (perf_adjust_period,
+ * __perf_event_account_interrupt, perf_adjust_freq_unthr_context).  Not yet: cpu-clock
  * sampling from a timer, PERF_SAMPLE_STACK_USER contents, SET_OUTPUT redirection (refused
  * with EINVAL at mmap), the AUX area (an mmap at a non-zero offset gets EINVAL).
  */
@@ -366,4 +367,99 @@ void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uin
 			    .ptid = ptid };
 
 	sb_emit(&q);
+}
+
+/* ---- throttling and frequency mode ---- */
+
+#define PERF_TICK_HZ 250 /* the scheduler tick: max_samples_per_tick = rate / HZ */
+#define PERF_TICK_NS (1000000000ull / PERF_TICK_HZ)
+
+static void log_throttle(struct perf_event *e, bool unthrottle)
+{
+	uint8_t buf[128];
+	struct perf_sb_target t = { e->attr.sample_type, e->attr.sample_id_all, { 0 } };
+	struct perf_ring_writer w;
+	bool wake = false;
+
+	fill_sid(e, &t.sid);
+	size_t n = perf_sb_throttle(buf, sizeof(buf), &t, unthrottle, t.sid.time, e->primary_id,
+				    e->id);
+	struct perf_ring *r = event_ring_get(e);
+
+	if (!r)
+		return;
+	if (n && n <= sizeof(buf)) {
+		w.sample_type = t.sample_type;
+		w.sample_id_all = t.sample_id_all;
+		w.sid = t.sid;
+		perf_ring_write(r, buf, n, &w, &wake);
+	}
+	perf_ring_put(r);
+}
+
+/* Move the period 1/8 of the way toward the one that gives sample_freq (Linux's filter). */
+static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count)
+{
+	uint64_t freq = e->attr.sample_freq ? e->attr.sample_freq : 1;
+	unsigned __int128 want128 = (unsigned __int128)count * 1000000000ull;
+	uint64_t den = nsec * freq;
+	uint64_t want = den ? (uint64_t)(want128 / den) : e->hw.sample_period;
+	int64_t delta = (int64_t)(want - e->hw.sample_period);
+
+	delta = (delta + 7) / 8;
+	e->hw.sample_period += (uint64_t)delta;
+	if (!e->hw.sample_period || (int64_t)e->hw.sample_period < 0)
+		e->hw.sample_period = 1;
+}
+
+bool perf_event_overflow(struct perf_event *e, uint64_t period)
+{
+	struct perf_event_core *c = perf_core(e);
+	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
+	bool throttle = false;
+
+	if (++c->interrupts >= max && !c->throttled) {
+		c->throttled = true;
+		throttle = true;
+		log_throttle(e, false);
+	}
+	if (e->attr.freq) {
+		uint64_t now = ksvc_clock_ns();
+		uint64_t delta = now - c->freq_time_stamp;
+
+		c->freq_time_stamp = now;
+		if (delta > 0 && delta < 2 * PERF_TICK_NS)
+			adjust_period(e, delta, period);
+	}
+	perf_output_sample(e, period);
+	return throttle;
+}
+
+void perf_adjust_freq_unthr_locked(struct perf_context *ctx)
+{
+	struct list_node *n;
+
+	list_for_each(n, &ctx->events) {
+		struct perf_event *e = perf_event_of(list_entry(n, struct perf_event_core, event_entry));
+		struct perf_event_core *c = perf_core(e);
+
+		if (e->state != PERF_EVENT_STATE_ACTIVE || !(e->attr.sample_period || e->attr.freq))
+			continue;
+		c->interrupts = 0;
+		if (c->throttled) {
+			c->throttled = false;
+			log_throttle(e, true);
+			e->pmu->start(e, PERF_EF_RELOAD);
+		}
+		if (e->attr.freq) {
+			/* the count over the last tick re-tunes the period (a fast start from 1) */
+			e->pmu->read(e);
+			uint64_t now = atomic_load(&e->count);
+			uint64_t delta = now - c->freq_count_stamp;
+
+			c->freq_count_stamp = now;
+			if (delta)
+				adjust_period(e, PERF_TICK_NS, delta);
+		}
+	}
 }

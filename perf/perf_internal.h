@@ -638,6 +638,11 @@ struct perf_event_core {
 	struct wait_queue *wq;		/* [i] poll: POLLHUP at exit, POLLIN with ring data */
 	uint64_t sw_prev;		/* [p] clock events: last reading */
 	bool exited;			/* [c] its task exited: reads give the final count */
+	/* sampling: [p] on the CPU the event runs on, interrupts masked */
+	uint32_t interrupts;		/* overflows since the last tick */
+	bool throttled;			/* stopped by the throttle until the next tick */
+	uint64_t freq_time_stamp;	/* freq mode: time of the last overflow */
+	uint64_t freq_count_stamp;	/* freq mode: count at the last tick */
 };
 
 struct perf_kevent {
@@ -687,6 +692,11 @@ void perf_output_release(struct perf_event *e);
 unsigned int perf_output_poll(struct perf_event *e);
 /* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
 void perf_output_sample(struct perf_event *e, uint64_t period);
+/* [IRQ] The overflow path: throttle accounting, freq-mode period, the sample.  true: the PMU
+ * must stop the event (throttled until the next tick). */
+bool perf_event_overflow(struct perf_event *e, uint64_t period);
+/* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
+void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
 void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 
 /* sw.c: the software PMU. */
