@@ -165,6 +165,8 @@ void pb_putn(struct pbuf *b, const char *s, size_t n);
 void pb_pad(struct pbuf *b, size_t col); /* spaces up to column col of the current line */
 /* The possible (or online) CPUs as a Linux cpulist: "0-3", "0,2-3" (no newline). */
 void pb_cpu_list(struct pbuf *b, bool online_only);
+/* MIDR_EL1 of cpu, read there (smp_call, waits; no locks may be held). */
+uint64_t pseudo_cpu_midr(unsigned int cpu);
 
 struct pseudo_ops {
 	/* Regular files: produce the contents at the first read (and at each read from offset
@@ -180,6 +182,8 @@ struct pseudo_ops {
 	 * no NUL needed) without vfs_lock held and returns the length or -errno. */
 	long (*readlink)(struct inode *ino, char *buf, size_t size);
 };
+#define PROC_SUPER_MAGIC 0x9fa0
+#define SYSFS_MAGIC 0x62656572
 extern const struct file_ops pseudo_file_ops;
 /* Under vfs_lock.  Children inherit dir's fs_magic.  NULL when out of memory or the name
  * exists.  The new inode has no reference beyond its link. */

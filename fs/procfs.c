@@ -11,10 +11,9 @@
  * directory refreshes its <tgid> entries at each lookup and listing (pseudo.c), so a dead
  * process's directory goes away and a new one appears.
  *
- * Assumptions: every CPU has the MIDR of the CPU reading /proc/cpuinfo (QEMU's CPUs are all
- * the same model; kernel/ does not keep per-CPU MIDRs).  /proc/PID/cmdline is read from the
- * process's memory only when PID is the reader (other processes show an empty cmdline, as
- * Linux shows for kernel threads).  /proc/PID/exe only reads back (readlink); opening
+ * Assumptions: each CPU's MIDR is read on that CPU (pseudo_cpu_midr).  /proc/PID/cmdline is
+ * read from the process's memory only when PID is the reader (other processes show an empty
+ * cmdline, as Linux shows for kernel threads).  /proc/PID/exe only reads back (readlink); opening
  * through it is ENOENT.  Sysctls Linux lets root write but we keep fixed (kptr_restrict,
  * perf_event_max_stack, perf_cpu_time_max_percent) refuse writes with EACCES at open.
  *
@@ -39,7 +38,6 @@
 #include <perf/perf.h>
 #include "fs_internal.h"
 
-#define PROC_SUPER_MAGIC 0x9fa0
 #define PROC_TASK_BIT (1L << 32) /* parg of task/<tid>/ files: the id is a tid */
 #define PROC_MAX_LIST 1024
 /* kernel/exec.c's AT_HWCAP: HWCAP_FP | HWCAP_ASIMD | HWCAP_EVTSTRM | HWCAP_CPUID */
@@ -572,12 +570,14 @@ static int show_cpuinfo(struct inode *ino, struct pbuf *b)
 		"sm3", "sm4", "asimddp", "sha512", "sve", "asimdfhm", "dit", "uscat", "ilrcpc",
 		"flagm", "ssbs", "sb", "paca", "pacg",
 	};
-	uint64_t midr = read_sysreg(midr_el1);
 	uint64_t lpj = read_sysreg(cntfrq_el0) / 250; /* HZ 250: timer-based delay loop */
 
 	for (unsigned int i = 0; i < nr_cpus_possible; i++) {
+		uint64_t midr;
+
 		if (!atomic_load(&cpus[i].online))
 			continue;
+		midr = pseudo_cpu_midr(i);
 		pb_printf(b, "processor\t: %u\nBogoMIPS\t: %lu.%02lu\nFeatures\t:", i,
 			  (unsigned long)(lpj / (500000 / 250)),
 			  (unsigned long)((lpj / (5000 / 250)) % 100));

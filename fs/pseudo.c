@@ -10,16 +10,19 @@
  * ordinary ramfs directory whose ops->refresh the path walk (namei.c) and getdents (file.c)
  * call first, under vfs_lock, so /proc can add and drop <pid> entries as processes come and
  * go.  A pseudo symlink may have a fixed target or only ops->readlink (sys_readlinkat).
- * vfs_inode_path_locked finds a file's name for /proc/PID/maps and exe.
+ * vfs_inode_path_locked finds a file's name for /proc/PID/maps and exe; pseudo_cpu_midr reads
+ * MIDR_EL1 on the CPU it describes (a cross-CPU call; an offline CPU shows the reader's).
  *
  * What it does not do: poll notification (sysfs_notify), mmap of pseudo files (ENODEV, as
  * proc and sysfs attribute files), partial-page sysfs writes at an offset.
  *
- * ABI: as Linux's procfs/sysfs files: st_size 0, contents regenerated at offset 0, writes
+ * ABI: as Linux's procfs/sysfs files: st_size 0 (sysfs attributes 4096), contents regenerated at offset 0, writes
  * to files without a store handler refused at open with EACCES (kernfs_fop_open), statfs
  * f_type PROC_SUPER_MAGIC 0x9fa0 / SYSFS_MAGIC 0x62656572 (set by procfs.c and sysfs.c).
  */
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <arch/sysreg.h>
 #include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/format.h>
@@ -114,6 +117,20 @@ void pb_cpu_list(struct pbuf *b, bool online_only)
 		first = false;
 		i = j + 1;
 	}
+}
+
+static void midr_read_fn(void *arg)
+{
+	*(uint64_t *)arg = read_sysreg(midr_el1);
+}
+
+uint64_t pseudo_cpu_midr(unsigned int cpu)
+{
+	uint64_t v = read_sysreg(midr_el1);
+
+	if (cpu < nr_cpus_possible && atomic_load(&cpus[cpu].online))
+		smp_call(cpu, midr_read_fn, &v, true);
+	return v;
 }
 
 /* ---- pseudo files ---- */
@@ -241,6 +258,8 @@ static struct inode *pseudo_new_locked(struct inode *dir, const char *name, uint
 	ino->pseudo = ops;
 	ino->parg = arg;
 	ino->fs_magic = dir->fs_magic;
+	if (S_ISREG(mode) && ino->fs_magic == SYSFS_MAGIC)
+		ino->size = KSVC_PAGE_SIZE; /* sysfs attributes stat as one page, proc's as 0 */
 	if (ramfs_link_locked(dir, name, len, ino)) {
 		inode_put_locked(ino);
 		return NULL;
@@ -304,8 +323,7 @@ struct inode *pseudo_symlink_locked(struct inode *dir, const char *name, const c
 		return ino;
 	ino->target = kmalloc(strlen(target) + 1);
 	if (ino->target) {
-		memcpy(ino->target, target, strlen(target) + 1);
-		ino->size = strlen(target);
+		memcpy(ino->target, target, strlen(target) + 1); /* st_size stays 0, as Linux */
 	}
 	return ino;
 }

@@ -17,15 +17,14 @@
  * CPU and PMU entries are built at the first lookup or listing of their directory (the
  * PMUs register after vfs_init); online and the cpulists are generated at each read.
  *
- * Assumptions: every CPU has the MIDR of the CPU reading the file (QEMU's CPUs are all the
- * same model); REVIDR_EL1 reads 0 under QEMU; one cluster, one package, one NUMA node.
+ * Assumptions: REVIDR_EL1 reads 0 under QEMU (not read); one cluster, one package, one NUMA
+ * node.  midr_el1 is read on the CPU it belongs to (pseudo_cpu_midr).
  *
  * ABI: drivers/base/cpu.c, topology.c (cpumask "%*pb": hex, cpulist "%*pbl"),
  * arch/arm64/kernel/cpuinfo.c (regs/identification), drivers/base/node.c, memory.c; every
  * attribute ends in a newline; sysfs attributes without store refuse O_WRONLY with EACCES.
  */
 #include <stdatomic.h>
-#include <arch/sysreg.h>
 #include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/format.h>
@@ -36,7 +35,6 @@
 #include <perf/perf.h>
 #include "fs_internal.h"
 
-#define SYSFS_MAGIC 0x62656572
 #define SYSFS_MEMORY_BLOCK (128ull << 20)
 
 /* ---- generated attributes ---- */
@@ -92,7 +90,7 @@ static int cpu_attr_show(struct inode *ino, struct pbuf *b)
 		pb_printf(b, "%d", cpu < nr_cpus_possible && atomic_load(&cpus[cpu].online) ? 1 : 0);
 		break;
 	case CA_MIDR:
-		pb_printf(b, "0x%016lx", (unsigned long)read_sysreg(midr_el1));
+		pb_printf(b, "0x%016lx", (unsigned long)pseudo_cpu_midr(cpu));
 		break;
 	case CA_NODE_MEMINFO:
 		pb_printf(b, "Node 0 MemTotal:       %8lu kB\nNode 0 MemFree:        %8lu kB\n"

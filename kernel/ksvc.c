@@ -297,3 +297,49 @@ void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
 {
 	smp_call(cpu, fn, arg, true);
 }
+
+/* ---- one-shot timers over ktimer ---- */
+
+struct ksvc_timer {
+	struct ktimer kt;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void ksvc_timer_fire(struct ktimer *kt)
+{
+	struct ksvc_timer *t = container_of(kt, struct ksvc_timer, kt);
+
+	t->fn(t->arg);
+}
+
+struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg)
+{
+	struct ksvc_timer *t = kmalloc(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	ktimer_init(&t->kt, ksvc_timer_fire);
+	t->fn = fn;
+	t->arg = arg;
+	return t;
+}
+
+void ksvc_timer_free(struct ksvc_timer *t)
+{
+	if (!t)
+		return;
+	ktimer_cancel(&t->kt);
+	kfree(t);
+}
+
+void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns)
+{
+	if (t->kt.cpu < 0)
+		ktimer_arm(&t->kt, time_ns() + delay_ns);
+}
+
+void ksvc_timer_cancel(struct ksvc_timer *t)
+{
+	ktimer_cancel(&t->kt);
+}

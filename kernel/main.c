@@ -59,6 +59,7 @@ static void parse_bootargs(const char *args)
 	semihost_enabled = has_word(args, "semihost", NULL);
 	boot_opts.selftest = has_word(args, "selftest", NULL);
 	boot_opts.quiet = has_word(args, "quiet", NULL);
+	perf_debug = has_word(args, "perfdebug", NULL);
 	if (has_word(args, "hungdump", &v) && v)
 		for (; *v >= '0' && *v <= '9'; v++)
 			boot_opts.hungdump_s = boot_opts.hungdump_s * 10 + (unsigned int)(*v - '0');

@@ -52,9 +52,36 @@ static void user_abort(struct trapframe *tf, uint32_t ec)
  * MPIDR reads as Linux shows it (0x80000000); the ID_AA64 registers report the hardware's
  * values (Linux masks some fields it hides from user space: a known difference).
  */
+static bool emulate_mrs_iss(struct trapframe *tf, uint32_t iss);
+
 static bool emulate_mrs(struct trapframe *tf)
 {
-	uint32_t iss = tf->esr & ESR_ISS_MASK;
+	return emulate_mrs_iss(tf, tf->esr & ESR_ISS_MASK);
+}
+
+/*
+ * ARMv8.0 CPUs without FEAT_IDST (cortex-a72) report the same EL0 MRS as an undefined
+ * instruction (EC 0): decode the instruction into the trapped-MRS syndrome and emulate it,
+ * as Linux's undef hook does.
+ */
+static bool emulate_undef_mrs(struct trapframe *tf)
+{
+	uint32_t insn;
+
+	if (ksvc_copy_from_user(&insn, (void *)tf->pc, sizeof(insn)))
+		return false;
+	if ((insn & 0xfff00000u) != 0xd5300000u) /* MRS Xt, S3_<op1>_C<n>_C<m>_<op2> */
+		return false;
+	uint32_t op0 = 2 + ((insn >> 19) & 1), op1 = (insn >> 16) & 7, crn = (insn >> 12) & 0xf;
+	uint32_t crm = (insn >> 8) & 0xf, op2 = (insn >> 5) & 7, rt = insn & 0x1f;
+	uint32_t iss = (op0 << 20) | (op2 << 17) | (op1 << 14) | (crn << 10) | (rt << 5) |
+		       (crm << 1) | 1;
+
+	return emulate_mrs_iss(tf, iss);
+}
+
+static bool emulate_mrs_iss(struct trapframe *tf, uint32_t iss)
+{
 	unsigned int op0 = (iss >> 20) & 3, op2 = (iss >> 17) & 7, op1 = (iss >> 14) & 7;
 	unsigned int crn = (iss >> 10) & 0xf, rt = (iss >> 5) & 0x1f, crm = (iss >> 1) & 0xf;
 	uint64_t v = 0;
@@ -119,6 +146,10 @@ void trap_user_sync(struct trapframe *tf)
 		signal_force_fault(SIGILL, ILL_ILLOPC, tf->pc);
 		break;
 	case ESR_EC_UNKNOWN:
+		if (emulate_undef_mrs(tf))
+			break;
+		signal_force_fault(SIGILL, ILL_ILLOPC, tf->pc);
+		break;
 	case ESR_EC_ILL:
 	case ESR_EC_SVE:
 	case ESR_EC_PAC:

@@ -70,6 +70,7 @@ void perf_event_put(struct perf_event *e)
 		return;
 	if (c->ctx)
 		perf_ctx_put(c->ctx);
+	ksvc_timer_free(c->sw_timer);
 	ksvc_waitq_free(c->wq);
 	ksvc_free(e);
 }
@@ -292,18 +293,13 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 		int err;
 
 		if ((int)arg == -1)
-			return 0;
+			return perf_set_output(e, NULL);
 		err = ksvc_fd_get((int)arg, &perf_fops, &p);
 		if (err)
 			return err == -EINVAL ? -EBADF : err;
-		struct perf_event *out = p;
-		bool ok = out != e && out->cpu == e->cpu &&
-			  (out->cpu != -1 || perf_core(out)->ctx == perf_core(e)->ctx);
-
-		perf_event_put(out);
-		/* Without ring buffers there is nothing to redirect yet (mmap comes with
-		 * sampling): a compatible target is accepted, as Linux does before mmap. */
-		return ok ? 0 : -EINVAL;
+		err = perf_set_output(e, p);
+		perf_event_put(p);
+		return err;
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return -EINVAL; /* filters exist for tracepoints only */
@@ -380,7 +376,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 {
 	struct perf_event_attr attr;
 	int pid = (int)upid, cpu = (int)ucpu, group_fd = (int)ugroup;
-	struct perf_event *leader = NULL, *e = NULL;
+	struct perf_event *leader = NULL, *e = NULL, *output = NULL;
 	struct perf_context *ctx = NULL;
 	int err, fd;
 
@@ -405,12 +401,12 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 			/* group_fd names the output event, not a leader.  Linux's
 			 * perf_event_set_output runs before the new event has a context, so an
 			 * output event that follows a task (cpu -1) never matches: EINVAL. */
-			bool ok = leader->cpu == cpu && leader->cpu != -1;
-
-			perf_event_put(leader);
+			output = leader;
 			leader = NULL;
-			if (!ok)
+			if (output->cpu != cpu || output->cpu == -1 || !perf_event_has_ring(output)) {
+				perf_event_put(output);
 				return -EINVAL;
+			}
 		}
 	}
 	e = perf_event_alloc(&attr, cpu);
@@ -494,6 +490,10 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 	perf_install_event(ctx, e);
 	if (leader)
 		perf_event_put(leader);
+	if (output) {
+		perf_set_output(e, output); /* checked above: the target has a ring */
+		perf_event_put(output);
+	}
 	return fd;
 
 err_event:
@@ -501,6 +501,8 @@ err_event:
 err_leader:
 	if (leader)
 		perf_event_put(leader);
+	if (output)
+		perf_event_put(output);
 	return err;
 }
 SYSCALL(__NR_perf_event_open, sys_perf_event_open);

@@ -21,6 +21,7 @@
 
 struct perf_context *perf_cpu_ctx[PERF_MAX_CPUS];
 static bool perf_ready;
+bool perf_debug; /* boot option perfdebug: print each event's state at task exit */
 
 /* ---- contexts ---- */
 
@@ -260,6 +261,19 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 		perf_ctx_sched_in_locked(&nc->sched, nc->time);
 		if (migrated)
 			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1);
+		if (perf_debug) {
+			struct list_node *it;
+
+			list_for_each(it, &nc->events) {
+				struct perf_event *e = perf_event_of(
+					list_entry(it, struct perf_event_core, event_entry));
+
+				if (e->cpu == nc->cpu && e->state == PERF_EVENT_STATE_INACTIVE)
+					ksvc_printk("perf: event %lu stays off cpu %d (task %d, "
+						    "migrated %d)\n", (unsigned long)e->id, nc->cpu,
+						    ksvc_task_tid(next), migrated);
+			}
+		}
 		spin_unlock(&nc->sched.lock);
 	}
 }
@@ -468,6 +482,12 @@ void perf_task_exit(void)
 		struct perf_event *e = perf_event_of(c);
 		struct perf_event *top = c->parent;
 
+		if (perf_debug)
+			ksvc_printk("perf exit: tid %d event %lu cpu %d state %d idx %d count %lu "
+				    "interrupts %u throttled %d period_left %ld sample_period %lu\n",
+				    ksvc_task_tid(t), (unsigned long)e->id, e->cpu, e->state, e->hw.idx,
+				    (unsigned long)atomic_load(&e->count), c->interrupts, c->throttled,
+				    (long)e->hw.period_left, (unsigned long)e->hw.sample_period);
 		perf_event_read_count_locked(e);
 		perf_event_update_time_locked(e, ctx->time);
 		c->exited = true;

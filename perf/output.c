@@ -59,6 +59,8 @@ int perf_mmap(void *priv, struct ksvc_mmap *m)
 
 	if (!m->shared || m->pgoff != 0 || pages == 0)
 		return -EINVAL;
+	if (e->cpu == -1 && e->attr.inherit)
+		return -EINVAL; /* Linux: no mmap of inherited per-task counters */
 	nr = pages - 1;
 	if (nr & (nr - 1))
 		return -EINVAL; /* data pages must be a power of two */
@@ -76,6 +78,7 @@ int perf_mmap(void *priv, struct ksvc_mmap *m)
 	r = e->ring;
 	if (!r && fresh) {
 		r = e->ring = fresh; /* the event's reference */
+		c->own_ring = true;
 		fresh = NULL;
 	}
 	if (r && r->nr_pages != nr)
@@ -114,6 +117,7 @@ void perf_mmap_close(void *priv, void *map_priv)
 
 void perf_output_release(struct perf_event *e)
 {
+	perf_set_output(e, NULL);
 	unsigned long f = spin_lock_irqsave(&perf_core(e)->child_lock);
 	struct perf_ring *r = e->ring;
 
@@ -121,6 +125,63 @@ void perf_output_release(struct perf_event *e)
 	spin_unlock_irqrestore(&perf_core(e)->child_lock, f);
 	if (r)
 		perf_ring_put(r);
+}
+
+bool perf_event_has_ring(struct perf_event *e)
+{
+	struct perf_ring *r = event_ring_get(e);
+
+	if (r)
+		perf_ring_put(r);
+	return r != NULL;
+}
+
+int perf_set_output(struct perf_event *e, struct perf_event *out)
+{
+	struct perf_event_core *c = perf_core(e);
+	struct perf_ring *r = NULL, *old;
+	struct perf_event *old_out;
+	unsigned long f;
+
+	if (out) {
+		if (out == e || out->cpu != e->cpu ||
+		    (out->cpu == -1 && perf_core(out)->ctx != c->ctx) ||
+		    out->attr.use_clockid != e->attr.use_clockid ||
+		    (out->attr.use_clockid && out->attr.clockid != e->attr.clockid))
+			return -EINVAL;
+		r = event_ring_get(out); /* the target must have a ring (be mapped) */
+		if (!r)
+			return -EINVAL;
+	}
+	f = spin_lock_irqsave(&c->child_lock);
+	if (c->own_ring && e->ring) {
+		spin_unlock_irqrestore(&c->child_lock, f);
+		if (r)
+			perf_ring_put(r);
+		return -EBUSY; /* its own ring is mapped */
+	}
+	old = e->ring;
+	old_out = c->output;
+	e->ring = r; /* the reference event_ring_get took */
+	c->output = out;
+	if (out)
+		atomic_fetch_add(&perf_core(out)->refs, 1);
+	spin_unlock_irqrestore(&c->child_lock, f);
+	if (old)
+		perf_ring_put(old);
+	if (old_out)
+		perf_event_put(old_out);
+	return 0;
+}
+
+/* Wake the readers of e's ring: e's and, when redirected, its output event's. */
+static void ring_wake(struct perf_event *e)
+{
+	struct perf_event *owner = perf_core(e)->parent ? perf_core(e)->parent : e;
+
+	ksvc_waitq_wake_all(perf_core(owner)->wq);
+	if (perf_core(owner)->output)
+		ksvc_waitq_wake_all(perf_core(perf_core(owner)->output)->wq);
 }
 
 unsigned int perf_output_poll(struct perf_event *e)
@@ -135,6 +196,8 @@ unsigned int perf_output_poll(struct perf_event *e)
 	}
 	return mask;
 }
+
+static void ring_wake(struct perf_event *e);
 
 /* ---- samples ---- */
 
@@ -232,7 +295,7 @@ void perf_output_sample(struct perf_event *e, uint64_t period)
 	if (perf_ring_output_begin(r, &h, size, &w) == 0) {
 		perf_sample_write(&h.out, &e->attr, &d, perf_sample_misc(user, false));
 		if (perf_ring_output_end(&h, e->attr.watermark ? 0 : e->attr.wakeup_events))
-			ksvc_waitq_wake_all(perf_core(perf_core(e)->parent ? perf_core(e)->parent : e)->wq);
+			ring_wake(e);
 	} else {
 		atomic_fetch_add(&e->lost_samples, 1);
 	}
@@ -297,7 +360,7 @@ static void sb_emit_one(struct perf_event *e, const struct sb_req *q, uint8_t *b
 	w.sid = t.sid;
 	perf_ring_write(r, buf, n, &w, &wake);
 	if (wake)
-		ksvc_waitq_wake_all(perf_core(perf_core(e)->parent ? perf_core(e)->parent : e)->wq);
+		ring_wake(e);
 	perf_ring_put(r);
 }
 

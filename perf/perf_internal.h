@@ -643,6 +643,9 @@ struct perf_event_core {
 	bool throttled;			/* stopped by the throttle until the next tick */
 	uint64_t freq_time_stamp;	/* freq mode: time of the last overflow */
 	uint64_t freq_count_stamp;	/* freq mode: count at the last tick */
+	struct ksvc_timer *sw_timer;	/* [i] cpu-clock/task-clock sampling */
+	bool own_ring;			/* [l] e->ring comes from e's own mmap */
+	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
 };
 
 struct perf_kevent {
@@ -689,6 +692,9 @@ uint64_t perf_mmap_phys(void *priv, void *map_priv, uint64_t pgoff);
 void perf_mmap_open(void *priv, void *map_priv);
 void perf_mmap_close(void *priv, void *map_priv);
 void perf_output_release(struct perf_event *e);
+/* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT: share out's ring (NULL: stop sharing). */
+int perf_set_output(struct perf_event *e, struct perf_event *out);
+bool perf_event_has_ring(struct perf_event *e);
 unsigned int perf_output_poll(struct perf_event *e);
 /* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
 void perf_output_sample(struct perf_event *e, uint64_t period);

@@ -4,7 +4,10 @@
  * count what the kernel reports through perf_sw_event() and the switch hook; dummy counts
  * nothing (it exists for side-band records); alignment-faults and emulation-faults exist and
  * stay 0 as on arm64 Linux; bpf-output counts the records BPF programs write.
- * Software events never fail to go on, so groups of them are never multiplexed.
+ * Software events never fail to go on, so groups of them are never multiplexed.  A sampling
+ * cpu-clock or task-clock event samples from a one-shot timer re-armed every period (ns), as
+ * Linux's perf_swevent_hrtimer; in frequency mode it becomes a fixed period of 1e9 / freq, at
+ * least 10 us, as Linux does.
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
@@ -29,6 +32,25 @@ static uint64_t clock_now(struct perf_event *e)
 	return ksvc_clock_ns();
 }
 
+static void sw_read(struct perf_event *e);
+
+static bool is_sampling(const struct perf_event *e)
+{
+	return e->attr.sample_period != 0; /* sample_freq shares the field */
+}
+
+static void clock_timer_fn(void *arg)
+{
+	struct perf_event *e = arg;
+	uint64_t period = e->hw.sample_period;
+
+	if (e->hw.state & PERF_HES_STOPPED)
+		return;
+	sw_read(e);
+	if (!perf_event_overflow(e, period))
+		ksvc_timer_start(perf_core(e)->sw_timer, period);
+}
+
 static int sw_event_init(struct perf_event *e)
 {
 	if (e->attr.type != PERF_TYPE_SOFTWARE)
@@ -37,6 +59,18 @@ static int sw_event_init(struct perf_event *e)
 		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP; /* perf_swevent_init: has_branch_stack */
+	if (is_clock(e) && is_sampling(e)) {
+		if (e->attr.freq) {
+			e->attr.sample_period = 1000000000ull / (e->attr.sample_freq ? e->attr.sample_freq : 1);
+			e->attr.freq = 0;
+		}
+		if (e->attr.sample_period < 10000)
+			e->attr.sample_period = 10000;
+		e->hw.sample_period = e->hw.last_period = e->attr.sample_period;
+		perf_core(e)->sw_timer = ksvc_timer_alloc(clock_timer_fn, e);
+		if (!perf_core(e)->sw_timer)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -57,6 +91,8 @@ static void sw_start(struct perf_event *e, int flags)
 	e->hw.state = 0;
 	if (is_clock(e))
 		perf_core(e)->sw_prev = clock_now(e);
+	if (perf_core(e)->sw_timer)
+		ksvc_timer_start(perf_core(e)->sw_timer, e->hw.sample_period);
 }
 
 static void sw_stop(struct perf_event *e, int flags)
@@ -64,6 +100,8 @@ static void sw_stop(struct perf_event *e, int flags)
 	(void)flags;
 	sw_read(e);
 	e->hw.state = PERF_HES_STOPPED;
+	if (perf_core(e)->sw_timer)
+		ksvc_timer_cancel(perf_core(e)->sw_timer);
 }
 
 static int sw_add(struct perf_event *e, int flags)

@@ -145,6 +145,17 @@ void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
 /* [proc] The current task's user registers (at the last entry from user space). */
 void ksvc_user_regs(uint64_t regs[34]);
 
+/* ---- one-shot timers (cpu-clock sampling) ---- */
+
+struct ksvc_timer;
+/* [proc] A timer that calls fn(arg) in hard-IRQ context on the CPU that started it. */
+struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg);
+void ksvc_timer_free(struct ksvc_timer *t); /* [proc] cancels it first */
+/* [any, IRQs masked] Fire once after delay_ns on this CPU (also from its own callback). */
+void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns);
+/* [any, IRQs masked] Stop it if pending; waits out a callback running on another CPU. */
+void ksvc_timer_cancel(struct ksvc_timer *t);
+
 /* ---- wait queues (for poll) ---- */
 
 struct wait_queue;

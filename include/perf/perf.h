@@ -47,6 +47,7 @@ bool perf_pmu_irq(void);
 
 struct ksvc_task;
 
+extern bool perf_debug; /* boot option perfdebug (diagnosis) */
 /* [boot] Contexts, the software PMU, the PMUv3 probe.  0 or -errno. */
 int perf_init(void);
 /* [boot, each CPU, IRQs masked] Reset this CPU's PMU. */

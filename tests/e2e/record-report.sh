@@ -19,6 +19,7 @@ mkdir -p "$w/out" "$w/symfs"
 ln -s "$(cd "$BUILD/user/bin" && pwd)" "$w/symfs/bin"
 SMP=2 TIMEOUT=180 OUTDIR="$w/out" sh tools/host/run.sh "$BUILD/perfkernel.img" "$BUILD/initramfs.cpio" \
 	'perf record -g -e cycles -c 100000 -o /out/perf.data -- hot 8 && echo RECORD-OK' > "$w/run.log" 2>&1
+[ -n "${E2E_KEEP:-}" ] && cp "$w/run.log" "$E2E_KEEP.run.log" && cp "$w/out/perf.data" "$E2E_KEEP.perf.data" 2>/dev/null
 grep -q '^RECORD-OK' "$w/run.log" && ok "perf record inside the guest" || { bad "perf record inside the guest"; tail -20 "$w/run.log"; }
 [ -s "$w/out/perf.data" ] && ok "perf.data delivered through OUTDIR" || bad "perf.data delivered through OUTDIR"
 perf report -i "$w/out/perf.data" --stdio --no-children --sort sym --symfs="$w/symfs" \

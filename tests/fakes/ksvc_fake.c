@@ -419,3 +419,39 @@ void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
 	fn(arg);
 	ksvc_fake.cpu = saved;
 }
+
+/* ---- timers: tests fire them by hand (ksvc_fake_fire_timer) ---- */
+
+struct ksvc_timer {
+	void (*fn)(void *arg);
+	void *arg;
+	bool armed;
+	uint64_t delay_ns;
+};
+
+struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg)
+{
+	struct ksvc_timer *t = calloc(1, sizeof(*t));
+
+	if (t) {
+		t->fn = fn;
+		t->arg = arg;
+	}
+	return t;
+}
+
+void ksvc_timer_free(struct ksvc_timer *t)
+{
+	free(t);
+}
+
+void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns)
+{
+	t->armed = true;
+	t->delay_ns = delay_ns;
+}
+
+void ksvc_timer_cancel(struct ksvc_timer *t)
+{
+	t->armed = false;
+}

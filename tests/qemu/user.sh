@@ -7,7 +7,7 @@ kernel=$1 initramfs=$2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cmd='for t in /bin/t_*; do echo "== $t"; "$t"; echo "== rc($t)=$?"; done; echo "== user tests done"'
-SMP=4 TIMEOUT=${USER_TEST_TIMEOUT:-240} sh tools/host/run.sh "$kernel" "$initramfs" "$cmd" > "$log" 2>&1
+MACHINE=${MACHINE:-} CPU=${CPU:-} SMP=4 TIMEOUT=${USER_TEST_TIMEOUT:-240} sh tools/host/run.sh "$kernel" "$initramfs" "$cmd" > "$log" 2>&1
 rc=$?
 # Expected failures (tests/qemu/xfail.txt) are reported as XFAIL, not counted as failures.
 xfail_keys=$(sed -n 's/^\([^#].*[^ ]\) *|.*/\1/p' tests/qemu/xfail.txt)
