@@ -270,7 +270,7 @@ int ksvc_task_ppid(const struct ksvc_task *kt)
 {
 	const struct proc *p = ((const struct task *)kt)->proc;
 
-	return p && p->parent ? p->parent->tgid : 0;
+	return p ? READ_ONCE(p->ppid) : 0;
 }
 
 void **ksvc_task_perf_slot(struct ksvc_task *t)

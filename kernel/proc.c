@@ -275,6 +275,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		struct proc *par = (flags & CLONE_PARENT) && pp->parent ? pp->parent : pp;
 
 		p->parent = par;
+		WRITE_ONCE(p->ppid, par->tgid);
 		list_add_tail(&par->children, &p->sibling);
 		list_add_tail(&all_procs, &p->all_node);
 		spin_unlock_irqrestore(&proc_tree_lock, f);
@@ -383,6 +384,7 @@ static void reparent_children_locked(struct proc *p)
 
 		list_del(&c->sibling);
 		c->parent = init_proc;
+		WRITE_ONCE(c->ppid, init_proc->tgid);
 		list_add_tail(&init_proc->children, &c->sibling);
 		if (c->zombie)
 			waitq_wake_all(&init_proc->child_wait);

@@ -74,12 +74,7 @@ SYSCALL(__NR_gettid, sys_gettid);
 
 static long sys_getppid(SYSARGS)
 {
-	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
-	struct proc *pp = current_proc()->parent;
-	long r = pp ? pp->tgid : 0;
-
-	spin_unlock_irqrestore(&proc_tree_lock, f);
-	return r;
+	return READ_ONCE(current_proc()->ppid); /* kept with parent under proc_tree_lock */
 }
 SYSCALL(__NR_getppid, sys_getppid);
 

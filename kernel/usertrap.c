@@ -18,6 +18,8 @@
 #include <kern/syscall.h>
 #include <kern/trap.h>
 #include <kern/vm.h>
+#include <kern/signal_proc.h>
+#include "signal_internal.h"
 
 static void user_abort(struct trapframe *tf, uint32_t ec)
 {
@@ -161,14 +163,25 @@ void trap_user_sync(struct trapframe *tf)
 
 bool trap_user_work_pending(struct trapframe *tf)
 {
-	struct uthread *ut = current_uthread();
-	struct proc *p = current_proc();
+	struct task *t = current_task();
+	struct proc *p = t->proc;
+	struct uthread *ut = (struct uthread *)t;
 
-	if (p && p->mm && (read_sysreg(ttbr0_el1) >> 48) != p->mm->asid)
-		kpanic("task %d returns to user with TTBR0 %lx, its mm has ASID %u",
-		       current_task()->tid, read_sysreg(ttbr0_el1), p->mm->asid);
+	if (!p)
+		return false;
+	if (unlikely(p->mm && (read_sysreg(ttbr0_el1) >> 48) != p->mm->asid))
+		kpanic("task %d returns to user with TTBR0 %lx, its mm has ASID %u", t->tid,
+		       read_sysreg(ttbr0_el1), p->mm->asid);
+	if (ut->set_child_tid || READ_ONCE(p->exiting) || ut->restore_sigmask)
+		return true;
+	/* The common case, checked inline: no unblocked signal, no syscall restart code in x0,
+	 * no group stop.  Anything else goes through the signal code's full check. */
+	uint64_t pend = READ_ONCE(ut->sigpending_set) | READ_ONCE(p->sighand->shared_pending_set);
 
-	return ut && (ut->set_child_tid || proc_exiting() || signal_work_pending(tf));
+	if (!(pend & ~READ_ONCE(ut->sigmask)) && !signal_is_restart_code((long)tf->x[0]) &&
+	    !sig_group_stopped(p))
+		return false;
+	return signal_work_pending(tf);
 }
 
 void trap_user_work(struct trapframe *tf)

@@ -108,6 +108,13 @@ void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 	struct list_node *n;
 
 	event_sync(e);
+	if (list_empty(&c->children) && !c->child_count && !c->child_enabled) {
+		/* no inheritance in play (the common case): no lock to take */
+		*count = atomic_load(&e->count);
+		*enabled = e->time_enabled;
+		*running = e->time_running;
+		return;
+	}
 	unsigned long f = spin_lock_irqsave(&c->child_lock);
 
 	*count = atomic_load(&e->count) + c->child_count;
@@ -162,8 +169,21 @@ static long perf_read(void *priv, void *ubuf, size_t len)
 		}
 	} else {
 		perf_event_totals(e, &ent[0].value, &v.time_enabled, &v.time_running);
-		ent[0].id = e->primary_id;
-		ent[0].lost = atomic_load(&e->lost_samples);
+		/* One event: value, then the fields read_format asks for, in Linux's order. */
+		unsigned int n = 0;
+
+		buf[n++] = ent[0].value;
+		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
+			buf[n++] = v.time_enabled;
+		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
+			buf[n++] = v.time_running;
+		if (fmt & PERF_FORMAT_ID)
+			buf[n++] = e->primary_id;
+		if (fmt & PERF_FORMAT_LOST)
+			buf[n++] = atomic_load(&e->lost_samples);
+		if (ksvc_copy_to_user(ubuf, buf, n * 8))
+			return -EFAULT;
+		return (long)(n * 8);
 	}
 	perf_out_init(&o, buf, size);
 	perf_read_write(&o, fmt, &v);

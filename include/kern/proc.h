@@ -32,6 +32,7 @@ struct proc {
 	int tgid;
 	struct spinlock lock; /* covers the fields marked (l) */
 	struct proc *parent; /* (proc_tree_lock) */
+	int ppid; /* parent->tgid, kept with parent for lockless getppid (proc_tree_lock) */
 	struct list_node children; /* (proc_tree_lock) */
 	struct list_node sibling; /* (proc_tree_lock) */
 	struct list_node threads; /* struct uthread.thread_node (l) */
