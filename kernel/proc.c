@@ -621,7 +621,8 @@ void proc_switch(struct task *prev, struct task *next)
 		struct uthread *u = (struct uthread *)prev;
 
 		u->tpidr_el0 = read_tpidr_el0();
-		fpsimd_save(&u->fp);
+		if (!u->fp_in_memory)
+			fpsimd_save(&u->fp);
 	}
 	if (np) {
 		struct uthread *u = (struct uthread *)next;

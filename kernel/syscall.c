@@ -9,6 +9,7 @@
 #include <kern/printk.h>
 #include <kern/proc.h>
 #include <kern/syscall.h>
+#include <kern/ksvc.h>
 #include <kern/signal_proc.h>
 
 extern const struct syscall_entry __syscalls_start[], __syscalls_end[];
@@ -37,12 +38,19 @@ void syscall_dispatch(struct trapframe *tf)
 		bool fp_sync = nr == __NR_rt_sigreturn;
 		struct uthread *ut = current_uthread();
 
-		if (fp_sync)
+		if (fp_sync) {
 			fpsimd_save(&ut->fp);
+			ut->fp_in_memory = true;
+		}
 		signal_syscall_enter(tf);
 		ret = table[nr](tf->x[0], tf->x[1], tf->x[2], tf->x[3], tf->x[4], tf->x[5]);
-		if (fp_sync)
+		if (fp_sync) {
+			unsigned long f = ksvc_irq_save();
+
 			fpsimd_restore(&ut->fp);
+			ut->fp_in_memory = false;
+			ksvc_irq_restore(f);
+		}
 		if (nr == __NR_rt_sigreturn)
 			return; /* the frame it restored holds x0 */
 	} else {

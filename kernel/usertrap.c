@@ -199,7 +199,12 @@ void trap_user_work(struct trapframe *tf)
 	if (signal_work_pending(tf)) {
 		/* the signal code reads and writes the saved FP/SIMD copy */
 		fpsimd_save(&ut->fp);
+		ut->fp_in_memory = true;
 		signal_deliver(tf);
+		unsigned long f = ksvc_irq_save();
+
 		fpsimd_restore(&ut->fp);
+		ut->fp_in_memory = false;
+		ksvc_irq_restore(f);
 	}
 }

@@ -68,6 +68,9 @@ struct uthread {
 	struct trapframe *tf; /* the user frame at the top of the kernel stack */
 	uint64_t tpidr_el0;
 	struct fpsimd_regs fp;
+	/* fp (not the registers) holds the truth: set while the kernel edits it (signal frames,
+	 * sigreturn), so a context switch in between must not save the stale registers over it */
+	bool fp_in_memory;
 	uint64_t clear_child_tid; /* user address: set_tid_address / CLONE_CHILD_CLEARTID */
 	uint64_t set_child_tid; /* fork with CLONE_CHILD_SETTID: written on first return */
 	struct vfork_done *vfork; /* CLONE_VFORK: the parent waits until we exec or exit */
