@@ -649,6 +649,7 @@ static const struct pseudo_ops kallsyms_ops = { .show = show_kallsyms };
 static const char *const sysctl_names[] = {
 	"perf_event_paranoid",	"perf_event_max_sample_rate", "perf_event_mlock_kb",
 	"perf_event_max_stack", "perf_cpu_time_max_percent",
+	"perf_user_access", /* index 5: writable, as indexes 0-2 */
 };
 
 static int sysctl_show(struct inode *ino, struct pbuf *b)
@@ -722,7 +723,7 @@ void procfs_init(struct inode *procdir)
 	if (kern) {
 		for (long i = 0; i < (long)ARRAY_SIZE(sysctl_names); i++)
 			pseudo_file_locked(kern, sysctl_names[i], 0644,
-					   i < 3 ? &sysctl_rw_ops : &sysctl_ro_ops, i);
+					   (i < 3 || i == 5) ? &sysctl_rw_ops : &sysctl_ro_ops, i);
 		pseudo_text_locked(kern, "kptr_restrict", "0\n");
 	}
 	fs_mutex_unlock(&vfs_lock);

@@ -240,6 +240,7 @@ static void state_fn(struct perf_context *ctx, void *arg)
 	}
 	if (op->what == 1 && ctx->active)
 		perf_ctx_sched_in_locked(&ctx->sched, ctx->time);
+	perf_event_update_userpage_locked(e); /* index/offset follow the counter */
 }
 
 static void event_state_op(struct perf_event *e, int what, bool group)

@@ -261,6 +261,15 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 		perf_ctx_sched_in_locked(&nc->sched, nc->time);
 		if (migrated)
 			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1);
+		struct list_node *un;
+
+		list_for_each(un, &nc->events) {
+			struct perf_event *ue =
+				perf_event_of(list_entry(un, struct perf_event_core, event_entry));
+
+			if (ue->ring && (ue->hw.flags & PERF_HW_USER_READ))
+				perf_event_update_userpage_locked(ue);
+		}
 		if (perf_debug) {
 			struct list_node *it;
 

@@ -34,6 +34,11 @@ static struct perf_ring *event_ring_get(struct perf_event *e)
 	return r;
 }
 
+/*
+ * The user page as Linux's perf_event_update_userpage + arm64's arch_perf_update_userpage:
+ * while the event is on a counter of this CPU and EL0 may read it (rdpmc), index is the
+ * counter + 1 and count = offset + the counter's value (pmc_width bits).  [c]
+ */
 static void update_userpage(struct perf_event *e, struct perf_ring *r)
 {
 	struct perf_time_conv tc;
@@ -43,10 +48,22 @@ static void update_userpage(struct perf_event *e, struct perf_ring *r)
 
 	ksvc_clock_info(&freq, &cyc, &ns);
 	perf_time_conv_init(&tc, freq, 56, cyc, ns);
+	if (e->state == PERF_EVENT_STATE_ACTIVE && e->pmu->event_idx)
+		ev.index = (uint32_t)e->pmu->event_idx(e);
 	ev.offset = (int64_t)atomic_load(&e->count);
+	if (ev.index)
+		ev.offset -= (int64_t)e->hw.prev_count;
 	ev.time_enabled = e->time_enabled;
 	ev.time_running = e->time_running;
+	ev.pmc_width = (e->hw.flags & PERF_HW_64BIT) ? 64 : 32;
+	ev.cap_user_rdpmc = (e->hw.flags & PERF_HW_USER_READ) != 0; /* the index says if it works */
 	perf_ring_update_userpage(r, &ev, &tc, ns);
+}
+
+void perf_event_update_userpage_locked(struct perf_event *e)
+{
+	if (e->ring && perf_core(e)->own_ring)
+		update_userpage(e, e->ring);
 }
 
 int perf_mmap(void *priv, struct ksvc_mmap *m)

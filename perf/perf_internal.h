@@ -695,6 +695,8 @@ void perf_output_release(struct perf_event *e);
 /* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT: share out's ring (NULL: stop sharing). */
 int perf_set_output(struct perf_event *e, struct perf_event *out);
 bool perf_event_has_ring(struct perf_event *e);
+/* Refresh e's user page (index, offset, times) after it went on or off a counter. [c] */
+void perf_event_update_userpage_locked(struct perf_event *e);
 unsigned int perf_output_poll(struct perf_event *e);
 /* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
 void perf_output_sample(struct perf_event *e, uint64_t period);

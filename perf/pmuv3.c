@@ -17,8 +17,10 @@
  * the CPU whose counters it touches with interrupts masked ([p]); the interrupt handler
  * allocates nothing and hands elapsed periods to the overflow callback core.c registered.
  *
- * Does not: user access to counters (PMUSERENR stays 0 unless pmuv3_user_access is set, as
- * Linux's perf_user_access sysctl), KVM guest/host event switching, the implementation-specific
+ * EL0 counter access (rdpmc) as Linux 6.1: PMUSERENR gets ER|CR while a task event with the
+ * rdpmc format bit (config1:1) is on a counter and the perf_user_access sysctl
+ * (pmuv3_user_access) is set; unused counters are cleared first so nothing leaks.
+ * Does not: KVM guest/host event switching, the implementation-specific
  * event maps (Cortex-A53/A57/A72 tables): the generic maps are what Linux uses for QEMU's
  * "arm,armv8-pmuv3" device.
  */
@@ -121,7 +123,11 @@ static uint32_t cache_map_get(unsigned int t, unsigned int op, unsigned int res)
 struct pmuv3_cpu {
 	struct perf_event *events[PMUV3_MAX_COUNTERS]; /* [p] by idx */
 	uint32_t used_mask;			       /* [p] */
+	uint32_t user_readers;			       /* [p] events on it with EL0 read access */
 };
+
+#define PMUSERENR_CR (1u << 2) /* EL0 reads the cycle counter */
+#define PMUSERENR_ER (1u << 3) /* EL0 reads the event counters */
 
 static struct {
 	struct perf_pmu pmu;
@@ -491,6 +497,16 @@ static int pmuv3_add(struct perf_event *e, int flags)
 	hw_disable(e);
 	c->events[idx] = e;
 	e->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+	if ((e->hw.flags & PERF_HW_USER_READ) && c->user_readers++ == 0 && pmuv3_user_access) {
+		/* armv8pmu_enable_user_access: clear what other tasks left in free counters */
+		for (unsigned int i = 1; i < pv.num_events; i++)
+			if (!(c->used_mask & (1u << i)))
+				pmu_write_evcntr(IDX_TO_COUNTER(i), 0);
+		if (!(c->used_mask & 1u))
+			pmu_write_pmccntr(0);
+		pmu_write_pmuserenr(PMUSERENR_ER | PMUSERENR_CR);
+		pmu_isb();
+	}
 	if (flags & PERF_EF_START)
 		pmuv3_start(e, PERF_EF_RELOAD);
 	return 0;
@@ -508,6 +524,8 @@ static void pmuv3_del(struct perf_event *e, int flags)
 	if (ev_is_chained(e))
 		c->used_mask &= ~(1u << (idx - 1));
 	e->hw.idx = -1;
+	if ((e->hw.flags & PERF_HW_USER_READ) && --c->user_readers == 0)
+		pmu_write_pmuserenr(0);
 }
 
 static void pmuv3_read(struct perf_event *e)

@@ -158,6 +158,8 @@ int perf_sysctl_get(const char *name, long *val)
 		*val = READ_ONCE(perf_limits.max_stack);
 	else if (!strcmp(name, "perf_cpu_time_max_percent"))
 		*val = sysctl_cpu_time_max_percent;
+	else if (!strcmp(name, "perf_user_access"))
+		*val = READ_ONCE(pmuv3_user_access);
 	else
 		return -ENOENT;
 	return 0;
@@ -175,6 +177,10 @@ int perf_sysctl_set(const char *name, long val)
 		WRITE_ONCE(perf_limits.max_sample_rate, (uint32_t)val);
 	} else if (!strcmp(name, "perf_event_mlock_kb")) {
 		WRITE_ONCE(sysctl_mlock_kb, (int)val);
+	} else if (!strcmp(name, "perf_user_access")) {
+		if (val < 0 || val > 1)
+			return -EINVAL; /* proc_dointvec_minmax, 0..1 */
+		WRITE_ONCE(pmuv3_user_access, val == 1);
 	} else if (!strcmp(name, "perf_event_max_stack") ||
 		   !strcmp(name, "perf_cpu_time_max_percent")) {
 		return -EPERM;
