@@ -644,6 +644,7 @@ struct perf_event_core {
 	uint64_t freq_time_stamp;	/* freq mode: time of the last overflow */
 	uint64_t freq_count_stamp;	/* freq mode: count at the last tick */
 	struct ksvc_timer *sw_timer;	/* [i] cpu-clock/task-clock sampling */
+	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
 };

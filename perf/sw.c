@@ -47,8 +47,16 @@ static void clock_timer_fn(void *arg)
 	if (e->hw.state & PERF_HES_STOPPED)
 		return;
 	sw_read(e);
-	if (!perf_event_overflow(e, period))
-		ksvc_timer_start(perf_core(e)->sw_timer, period);
+	if (perf_event_overflow(e, period))
+		return; /* throttled: the tick's unthrottle restarts it */
+	/* A fixed schedule, as hrtimer_forward: the time spent sampling does not add up. */
+	uint64_t now = ksvc_clock_ns();
+	struct perf_event_core *c = perf_core(e);
+
+	c->sw_deadline += period;
+	if (c->sw_deadline <= now)
+		c->sw_deadline = now + period; /* fell behind: skip the missed expiries */
+	ksvc_timer_start(c->sw_timer, c->sw_deadline - now);
 }
 
 static int sw_event_init(struct perf_event *e)
@@ -91,8 +99,10 @@ static void sw_start(struct perf_event *e, int flags)
 	e->hw.state = 0;
 	if (is_clock(e))
 		perf_core(e)->sw_prev = clock_now(e);
-	if (perf_core(e)->sw_timer)
+	if (perf_core(e)->sw_timer) {
+		perf_core(e)->sw_deadline = ksvc_clock_ns() + e->hw.sample_period;
 		ksvc_timer_start(perf_core(e)->sw_timer, e->hw.sample_period);
+	}
 }
 
 static void sw_stop(struct perf_event *e, int flags)
