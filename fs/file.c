@@ -66,7 +66,13 @@ void file_put(struct file *f)
 	if (f->ops && f->ops->release)
 		f->ops->release(f);
 	inode_put(f->inode);
+	kfree(f->path);
 	kfree(f);
+}
+
+const char *file_path(struct file *f)
+{
+	return f->path;
 }
 
 bool file_readable(const struct file *f)

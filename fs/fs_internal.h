@@ -99,6 +99,9 @@ long ramfs_write(struct inode *ino, const void *buf, size_t n, uint64_t *off, bo
 int vfs_walk_locked(struct inode *base, const char *path, bool follow, struct inode **out);
 /* Resolve all but the last component: *dir and the last name (pointer into path, *len
  * bytes; len 0 for "/" ), *trailing when the path ends in "/". */
+/* The absolute path of directory dir, NUL-terminated, at buf + *start (built from the end
+ * of buf): 0, -ENOENT (removed) or -ENAMETOOLONG.  vfs_lock held. */
+int vfs_dir_path_locked(struct inode *dir, char *buf, size_t cap, size_t *start);
 int vfs_walk_parent_locked(struct inode *base, const char *path, struct inode **dir,
 			   const char **last, size_t *len, bool *trailing);
 /* The starting directory for dirfd (AT_FDCWD: cwd) and path, with a reference. */

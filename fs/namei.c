@@ -280,9 +280,77 @@ static int open_create_locked(struct inode *base, const char *path, int flags, u
 	return 0;
 }
 
+/* The name dir has in its parent (directories have exactly one). */
+static struct ramfs_dirent *name_in_parent_locked(struct inode *dir)
+{
+	struct list_node *n;
+
+	list_for_each(n, &dir->parent->dirents) {
+		struct ramfs_dirent *de = list_entry(n, struct ramfs_dirent, node);
+
+		if (de->inode == dir)
+			return de;
+	}
+	return NULL;
+}
+
+int vfs_dir_path_locked(struct inode *dir, char *buf, size_t cap, size_t *start)
+{
+	struct inode *root = vfs_root();
+	size_t at = cap - 1;
+
+	buf[at] = 0;
+	for (struct inode *d = dir; d != root; d = d->parent) {
+		struct ramfs_dirent *de = d->parent ? name_in_parent_locked(d) : NULL;
+
+		if (!de)
+			return -ENOENT; /* removed */
+		if (de->len + 1u > at)
+			return -ENAMETOOLONG;
+		at -= de->len;
+		memcpy(buf + at, de->name, de->len);
+		buf[--at] = '/';
+	}
+	if (at == cap - 1)
+		buf[--at] = '/';
+	*start = at;
+	return 0;
+}
+
+/* The absolute name a regular file was opened by (MMAP2 records); NULL when unknown. */
+static char *open_path_locked(struct inode *base, const char *path)
+{
+	size_t len = strlen(path), at;
+	char *buf = kmalloc(VFS_PATH_MAX);
+
+	if (!buf)
+		return NULL;
+	if (path[0] == '/') {
+		if (len >= VFS_PATH_MAX)
+			goto fail;
+		memcpy(buf, path, len + 1);
+		return buf;
+	}
+	if (vfs_dir_path_locked(base, buf, VFS_PATH_MAX, &at))
+		goto fail;
+	size_t dl = VFS_PATH_MAX - 1 - at; /* without the NUL */
+
+	if (dl + 1 + len + 1 > VFS_PATH_MAX)
+		goto fail;
+	memmove(buf, buf + at, dl);
+	if (dl > 1)
+		buf[dl++] = '/';
+	memcpy(buf + dl, path[0] == '.' && path[1] == '/' ? path + 2 : path, len + 1);
+	return buf;
+fail:
+	kfree(buf);
+	return NULL;
+}
+
 int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 	       struct file **out)
 {
+	char *abs_path = NULL;
 	unsigned int acc = (unsigned int)flags & O_ACCMODE;
 	struct inode *ino;
 	struct file *f;
@@ -316,14 +384,19 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 	/* Linux truncates even with O_RDONLY (O_TRUNC asks for write permission, root has it). */
 	if ((flags & O_TRUNC) && S_ISREG(ino->mode) && !ino->pseudo)
 		ramfs_truncate_locked(ino, 0);
+	if (S_ISREG(ino->mode) && !ino->pseudo)
+		abs_path = open_path_locked(base, path);
 	fs_mutex_unlock(&vfs_lock);
 	if (S_ISREG(ino->mode) || S_ISDIR(ino->mode))
 		flags |= O_LARGEFILE; /* Linux forces it on 64-bit; F_GETFL shows it */
 	f = file_alloc(vfs_inode_fops(ino), ino, (unsigned int)flags &
 		       ~(unsigned int)(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC), NULL);
 	inode_put(ino);
-	if (!f)
+	if (!f) {
+		kfree(abs_path);
 		return -ENOMEM;
+	}
+	f->path = abs_path;
 	*out = f;
 	return 0;
 

@@ -438,25 +438,11 @@ static long sys_fchdir(uint64_t fd)
 }
 SYSCALL(__NR_fchdir, sys_fchdir);
 
-/* The name dir has in its parent (directories have exactly one). */
-static struct ramfs_dirent *name_in_parent_locked(struct inode *dir)
-{
-	struct list_node *n;
-
-	list_for_each(n, &dir->parent->dirents) {
-		struct ramfs_dirent *de = list_entry(n, struct ramfs_dirent, node);
-
-		if (de->inode == dir)
-			return de;
-	}
-	return NULL;
-}
-
 static long sys_getcwd(uint64_t ubuf, uint64_t size)
 {
-	struct inode *cwd, *root = vfs_root();
+	struct inode *cwd;
 	char *buf = kmalloc(VFS_PATH_MAX);
-	size_t at = VFS_PATH_MAX - 1;
+	size_t at;
 	long r;
 	int err;
 
@@ -467,25 +453,10 @@ static long sys_getcwd(uint64_t ubuf, uint64_t size)
 		kfree(buf);
 		return err;
 	}
-	buf[at] = 0;
 	fs_mutex_lock(&vfs_lock);
-	for (struct inode *d = cwd; d != root && !err; d = d->parent) {
-		struct ramfs_dirent *de = d->parent ? name_in_parent_locked(d) : NULL;
-
-		if (!de)
-			err = -ENOENT; /* removed */
-		else if (de->len + 1u > at)
-			err = -ENAMETOOLONG;
-		else {
-			at -= de->len;
-			memcpy(buf + at, de->name, de->len);
-			buf[--at] = '/';
-		}
-	}
+	err = vfs_dir_path_locked(cwd, buf, VFS_PATH_MAX, &at);
 	fs_mutex_unlock(&vfs_lock);
 	inode_put(cwd);
-	if (!err && at == VFS_PATH_MAX - 1)
-		buf[--at] = '/';
 	r = err ? err : (long)(VFS_PATH_MAX - at);
 	if (r > 0 && (uint64_t)r > size)
 		r = -ERANGE;

@@ -230,7 +230,7 @@ static void exec_mmap_records(const struct elf_plan *plan, struct file *f, const
 			.ino = ino,
 			.prot = (uint32_t)seg.prot,
 			.flags = 0x2 /* MAP_PRIVATE */,
-			.filename = path,
+			.filename = file_path(f) ? file_path(f) : path,
 			.exec = true,
 			.user = true,
 		};

@@ -701,6 +701,31 @@ static long sys_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags,
 		ret = (long)addr;
 out:
 	kmutex_unlock(&mm->lock);
+	if (ret >= 0) {
+		/* PERF_RECORD_MMAP2 (perf_event_mmap): events take exec ones, mmap_data the rest */
+		uint64_t ino = 0;
+		uint32_t dev = 0;
+
+		if (f)
+			file_id(f, &ino, &dev);
+		struct perf_mmap_info m = {
+			.pid = (uint32_t)current_proc()->tgid,
+			.tid = (uint32_t)current_task()->tid,
+			.addr = (uint64_t)ret,
+			.len = len,
+			.pgoff = f ? off : 0,
+			.maj = dev >> 8,
+			.min = dev & 0xff,
+			.ino = ino,
+			.prot = (uint32_t)prot,
+			.flags = (uint32_t)(flags & (MAP_SHARED | MAP_PRIVATE)),
+			.filename = f && file_path(f) ? file_path(f) : "//anon",
+			.exec = (vflags & VMA_EXEC) != 0,
+			.user = true,
+		};
+
+		perf_task_mmap(&m);
+	}
 	if (f)
 		file_put(f);
 	return ret;

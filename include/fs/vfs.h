@@ -38,6 +38,8 @@ long file_pread_kernel(struct file *f, void *kbuf, size_t n, uint64_t off);
 uint64_t file_size(struct file *f);
 /* The file's inode number and device (as stat reports them), for MMAP2 records. */
 void file_id(struct file *f, uint64_t *ino, uint32_t *dev);
+/* The absolute name a regular file was opened by, or NULL (for MMAP2 records). */
+const char *file_path(struct file *f);
 bool file_is_regular(struct file *f);
 bool file_may_exec(struct file *f); /* a regular file with an execute bit */
 /* The physical page holding page pgoff of a regular file, for MAP_SHARED mappings (the page
@@ -92,6 +94,7 @@ struct file {
 	uint64_t pos; /* racy between threads sharing the description, as Linux without f_pos_lock */
 	_Atomic unsigned int flags; /* O_ACCMODE | O_APPEND | O_NONBLOCK | ... as open(2) took */
 	void *priv; /* the file type's (pipe end, anon object) */
+	char *path; /* regular files: the absolute name it was opened by (kmalloc'd), or NULL */
 };
 
 /* A new file (refcount 1) on inode (a new reference is taken) with ops; NULL when no memory. */
