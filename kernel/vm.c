@@ -487,7 +487,7 @@ int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
 
 		if (ut)
 			ut->min_flt++;
-		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1);
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, addr);
 	}
 	return err;
 }

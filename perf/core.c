@@ -273,6 +273,33 @@ static void event_state_op(struct perf_event *e, int what, bool group)
 	spin_unlock_irqrestore(&c->child_lock, f);
 }
 
+struct period_op {
+	struct perf_event *e;
+	uint64_t period;
+};
+
+/* __perf_event_period: the new period applies now, restarting the current one. */
+static void period_fn(struct perf_context *ctx, void *arg)
+{
+	struct period_op *op = arg;
+	struct perf_event *e = op->e;
+
+	(void)ctx;
+	if (e->attr.freq) {
+		e->attr.sample_freq = op->period;
+		return;
+	}
+	e->attr.sample_period = op->period;
+	e->hw.sample_period = op->period;
+	if (e->state == PERF_EVENT_STATE_ACTIVE) {
+		e->pmu->stop(e, PERF_EF_UPDATE);
+		e->hw.period_left = 0;
+		e->pmu->start(e, PERF_EF_RELOAD);
+	} else {
+		e->hw.period_left = (int64_t)op->period;
+	}
+}
+
 static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 {
 	struct perf_event *e = priv;
@@ -303,10 +330,7 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 		} else if (!period || (period & (1ull << 63))) {
 			return -EINVAL;
 		}
-		if (e->attr.freq)
-			e->attr.sample_freq = period;
-		else
-			e->attr.sample_period = period;
+		perf_ctx_call(perf_core(e)->ctx, period_fn, &(struct period_op){ e, period });
 		return 0;
 	}
 	case PERF_EVENT_IOC_SET_OUTPUT: {

@@ -239,7 +239,7 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 	if (pc) {
 		spin_lock(&pc->sched.lock);
 		perf_ctx_update_time_locked(pc, now);
-		perf_sw_count_locked(pc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+		perf_sw_count_locked(pc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
 		perf_ctx_sched_out_locked(&pc->sched, pc->time);
 		pc->active = false;
 		pc->cpu = -1;
@@ -248,9 +248,9 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
 		if (pc)
-			perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+			perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
 		if (migrated && nc)
-			perf_sw_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS, 1);
+			perf_sw_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
 		spin_unlock(&cc->sched.lock);
 	}
 	if (nc) {
@@ -260,7 +260,7 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 		nc->tstamp = now;
 		perf_ctx_sched_in_locked(&nc->sched, nc->time);
 		if (migrated)
-			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1);
+			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
 		struct list_node *un;
 
 		list_for_each(un, &nc->events) {
@@ -314,7 +314,7 @@ void perf_tick(void)
 }
 
 /* Software counters bumped by the kernel (page faults) on the running task and this CPU. */
-void perf_sw_event(uint32_t config, uint64_t n)
+void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr)
 {
 	struct perf_context *tc, *cc;
 	unsigned long f;
@@ -326,12 +326,12 @@ void perf_sw_event(uint32_t config, uint64_t n)
 	cc = perf_cpu_ctx[ksvc_cpu_id()];
 	if (tc) {
 		spin_lock(&tc->sched.lock);
-		perf_sw_count_locked(tc, config, n);
+		perf_sw_count_locked(tc, config, n, addr);
 		spin_unlock(&tc->sched.lock);
 	}
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		perf_sw_count_locked(cc, config, n);
+		perf_sw_count_locked(cc, config, n, addr);
 		spin_unlock(&cc->sched.lock);
 	}
 	ksvc_irq_restore(f);

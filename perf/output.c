@@ -19,6 +19,10 @@
 #include "perf_internal.h"
 
 #define USER_TOP (1ull << 48)
+#define PERF_TICK_HZ 250 /* the scheduler tick: max_samples_per_tick = rate / HZ */
+#define PERF_TICK_NS (1000000000ull / PERF_TICK_HZ)
+
+static void log_throttle(struct perf_event *e, bool unthrottle);
 
 /* ---- ring lifetime and the user page ---- */
 
@@ -277,13 +281,15 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	return n;
 }
 
-void perf_output_sample(struct perf_event *e, uint64_t period)
+static void output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+			  uint64_t addr)
 {
 	struct perf_sample_data d = { 0 };
-	uint64_t regs[34], uregs[34], chain[160];
+	uint64_t uregs[34], chain[160];
 	struct perf_ring_handle h;
 	struct perf_ring_writer w;
-	bool user = ksvc_irq_regs(regs);
+	struct perf_read_entry rent;
+	struct perf_read_values rv;
 	struct perf_ring *r = event_ring_get(e);
 
 	if (!r)
@@ -291,6 +297,18 @@ void perf_output_sample(struct perf_event *e, uint64_t period)
 	fill_sid(e, &d.sid);
 	d.ip = regs[32];
 	d.period = period;
+	d.addr = addr;
+	if (e->attr.sample_type & PERF_SAMPLE_READ) {
+		/* this event's own values (the group form reads as one entry: no siblings here) */
+		rent.value = atomic_load(&e->count);
+		rent.id = e->primary_id;
+		rent.lost = atomic_load(&e->lost_samples);
+		rv.time_enabled = e->time_enabled;
+		rv.time_running = e->time_running;
+		rv.nr = 1;
+		rv.ent = &rent;
+		d.read = &rv;
+	}
 	if (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
 		d.callchain = chain;
 		d.callchain_nr = build_callchain(e, regs, user, chain, 160);
@@ -317,6 +335,32 @@ void perf_output_sample(struct perf_event *e, uint64_t period)
 		atomic_fetch_add(&e->lost_samples, 1);
 	}
 	perf_ring_put(r);
+}
+
+void perf_output_sample(struct perf_event *e, uint64_t period)
+{
+	uint64_t regs[34];
+	bool user = ksvc_irq_regs(regs);
+
+	output_sample(e, period, regs, user, 0);
+}
+
+/* A software event's period elapsed in process context (a page fault, a context switch):
+ * the sample shows the task's user state; addr is the fault address for page faults. */
+void perf_sw_sample(struct perf_event *e, uint64_t addr)
+{
+	uint64_t regs[34];
+	struct perf_event_core *c = perf_core(e);
+	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
+
+	if (c->throttled)
+		return;
+	if (++c->interrupts >= max) {
+		c->throttled = true;
+		log_throttle(e, false);
+	}
+	ksvc_user_regs(regs);
+	output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr);
 }
 
 /* ---- side-band records ---- */
@@ -450,9 +494,6 @@ void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uin
 }
 
 /* ---- throttling and frequency mode ---- */
-
-#define PERF_TICK_HZ 250 /* the scheduler tick: max_samples_per_tick = rate / HZ */
-#define PERF_TICK_NS (1000000000ull / PERF_TICK_HZ)
 
 static void log_throttle(struct perf_event *e, bool unthrottle)
 {

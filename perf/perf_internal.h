@@ -704,10 +704,12 @@ void perf_output_sample(struct perf_event *e, uint64_t period);
 /* [IRQ] The overflow path: throttle accounting, freq-mode period, the sample.  true: the PMU
  * must stop the event (throttled until the next tick). */
 bool perf_event_overflow(struct perf_event *e, uint64_t period);
+/* [proc or IRQs masked] A counting software event with a period reached it. */
+void perf_sw_sample(struct perf_event *e, uint64_t addr);
 /* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
 void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);
-void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n);
+void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr);

@@ -61,6 +61,11 @@ static void clock_timer_fn(void *arg)
 
 static int sw_event_init(struct perf_event *e)
 {
+	if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.freq && e->attr.sample_freq &&
+	    e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) {
+		/* counting events in freq mode sample every event first (Linux adjusts later) */
+		e->hw.sample_period = e->hw.last_period = 1;
+	}
 	if (e->attr.type != PERF_TYPE_SOFTWARE)
 		return -ENOENT;
 	if (e->attr.config >= PERF_COUNT_SW_MAX)
@@ -143,7 +148,7 @@ struct perf_pmu *perf_sw_pmu(void)
 	return &sw_pmu;
 }
 
-void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n)
+void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr)
 {
 	struct list_node *it;
 
@@ -152,11 +157,20 @@ void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n)
 
 		if (e->attr.type != PERF_TYPE_SOFTWARE || e->state != PERF_EVENT_STATE_ACTIVE)
 			continue;
-		if (e->attr.config == config ||
-		    (config == PERF_COUNT_SW_PAGE_FAULTS_MIN &&
-		     e->attr.config == PERF_COUNT_SW_PAGE_FAULTS) ||
-		    (config == PERF_COUNT_SW_PAGE_FAULTS_MAJ &&
-		     e->attr.config == PERF_COUNT_SW_PAGE_FAULTS))
-			atomic_fetch_add(&e->count, n);
+		if (!(e->attr.config == config ||
+		      (config == PERF_COUNT_SW_PAGE_FAULTS_MIN &&
+		       e->attr.config == PERF_COUNT_SW_PAGE_FAULTS) ||
+		      (config == PERF_COUNT_SW_PAGE_FAULTS_MAJ &&
+		       e->attr.config == PERF_COUNT_SW_PAGE_FAULTS)))
+			continue;
+		atomic_fetch_add(&e->count, n);
+		/* sampling with a period (perf_swevent_event): one sample per period elapsed */
+		if (e->attr.sample_period && !is_clock(e)) {
+			e->hw.period_left -= (int64_t)n;
+			while (e->hw.period_left <= 0) {
+				e->hw.period_left += (int64_t)e->hw.sample_period;
+				perf_sw_sample(e, addr);
+			}
+		}
 	}
 }

@@ -68,8 +68,9 @@ void perf_task_mmap(const struct perf_mmap_info *m);
 /* [proc] The current thread exits: fold inherited counts, POLLHUP for its readers. */
 void perf_task_exit(void);
 /* [any] A software event happened n times on the current task and CPU
- * (PERF_COUNT_SW_PAGE_FAULTS_MIN / _MAJ count toward PAGE_FAULTS too). */
-void perf_sw_event(uint32_t config, uint64_t n);
+ * (PERF_COUNT_SW_PAGE_FAULTS_MIN / _MAJ count toward PAGE_FAULTS too); addr is the fault
+ * address for page faults (PERF_SAMPLE_ADDR), else 0. */
+void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr);
 
 /* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
 

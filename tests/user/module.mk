@@ -23,6 +23,8 @@ UPROGS += t_bpf_basic
 t_bpf_basic_SRCS := tests/user/t_bpf_basic.c
 UPROGS += t_bpf_mmap
 UPROGS += t_perf_rdpmc
+UPROGS += t_perf_swsample
+t_perf_swsample_SRCS := tests/user/t_perf_swsample.c
 t_perf_rdpmc_SRCS := tests/user/t_perf_rdpmc.c
 t_bpf_mmap_SRCS := tests/user/t_bpf_mmap.c
 UPROGS += t_perf_count
@@ -36,7 +38,7 @@ t_perf_sample_LIBS := -lpthread
 # Shell tests, run with busybox sh inside the guest (copied as they are into /bin)
 USCRIPTS += tests/user/t_busybox.sh
 # Every C test includes tap.h: rebuild them when it changes.
-TESTS_USER_C := t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_perf_rdpmc t_perf_count t_procsys t_perf_sample
+TESTS_USER_C := t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample
 # (keep whatever the default goal was: this rule must not become it)
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
