@@ -518,19 +518,9 @@ static void log_throttle(struct perf_event *e, bool unthrottle)
 	perf_ring_put(r);
 }
 
-/* Move the period 1/8 of the way toward the one that gives sample_freq (Linux's filter). */
 static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count)
 {
-	uint64_t freq = e->attr.sample_freq ? e->attr.sample_freq : 1;
-	unsigned __int128 want128 = (unsigned __int128)count * 1000000000ull;
-	uint64_t den = nsec * freq;
-	uint64_t want = den ? (uint64_t)(want128 / den) : e->hw.sample_period;
-	int64_t delta = (int64_t)(want - e->hw.sample_period);
-
-	delta = (delta + 7) / 8;
-	e->hw.sample_period += (uint64_t)delta;
-	if (!e->hw.sample_period || (int64_t)e->hw.sample_period < 0)
-		e->hw.sample_period = 1;
+	perf_freq_adjust_period(&e->hw, e->attr.sample_freq, nsec, count);
 }
 
 bool perf_event_overflow(struct perf_event *e, uint64_t period)

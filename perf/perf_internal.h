@@ -479,6 +479,13 @@ uint64_t perf_hw_update(struct perf_hw *hw, _Atomic uint64_t *count, uint64_t ne
  * capped at half the counter range so the IRQ has slack.
  */
 bool perf_hw_set_period(struct perf_hw *hw, unsigned int width, uint64_t *program);
+/*
+ * Frequency mode (Linux's perf_adjust_period): count events happened in nsec; move
+ * hw->sample_period 1/8 of the way toward the period that gives sample_freq samples per
+ * second (at least 1).
+ */
+void perf_freq_adjust_period(struct perf_hw *hw, uint64_t sample_freq, uint64_t nsec,
+			     uint64_t count);
 
 /* ---- events and their scheduling context ---- */
 

@@ -169,6 +169,20 @@ uint64_t perf_hw_update(struct perf_hw *hw, _Atomic uint64_t *count, uint64_t ne
 	return delta;
 }
 
+void perf_freq_adjust_period(struct perf_hw *hw, uint64_t sample_freq, uint64_t nsec, uint64_t count)
+{
+	uint64_t freq = sample_freq ? sample_freq : 1;
+	unsigned __int128 want128 = (unsigned __int128)count * 1000000000ull;
+	unsigned __int128 den = (unsigned __int128)nsec * freq;
+	uint64_t want = den ? (uint64_t)(want128 / den) : hw->sample_period;
+	int64_t delta = (int64_t)(want - hw->sample_period);
+
+	delta = (delta + 7) / 8; /* perf_adjust_period's low-pass filter */
+	hw->sample_period += (uint64_t)delta;
+	if (!hw->sample_period || (int64_t)hw->sample_period < 0)
+		hw->sample_period = 1;
+}
+
 bool perf_hw_set_period(struct perf_hw *hw, unsigned int width, uint64_t *program)
 {
 	int64_t left = hw->period_left;

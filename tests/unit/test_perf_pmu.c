@@ -439,6 +439,35 @@ static void test_group_detach(void **state)
 	assert_ptr_equal(l.sibling_list.next, &s2.group_entry);
 }
 
+/* Frequency mode: from period 1, a steady 1e9 events/s at 4000 Hz converges toward 250000
+ * by 1/8 steps and stays there; a rate change moves it again; nothing drops to 0. */
+static void test_freq_adjust_period(void **state)
+{
+	struct perf_hw hw = { .sample_period = 1 };
+	uint64_t prev = hw.sample_period;
+
+	(void)state;
+	for (int tick = 0; tick < 200; tick++) {
+		/* a 4 ms tick of a 1 GHz counter */
+		perf_freq_adjust_period(&hw, 4000, 4000000, 4000000);
+		assert_true(hw.sample_period >= prev); /* monotonic approach from below */
+		prev = hw.sample_period;
+	}
+	assert_in_range(hw.sample_period, 249000, 251000);
+	/* one step moves 1/8 of the way: halving the rate halves the target */
+	uint64_t before = hw.sample_period;
+
+	perf_freq_adjust_period(&hw, 4000, 4000000, 2000000);
+	assert_in_range(before - hw.sample_period, 15000, 16000);
+	/* a degenerate interval keeps the period, and a zero count never reaches 0 */
+	before = hw.sample_period;
+	perf_freq_adjust_period(&hw, 4000, 0, 1000);
+	assert_int_equal(hw.sample_period, before);
+	hw.sample_period = 1;
+	perf_freq_adjust_period(&hw, 4000, 4000000, 0);
+	assert_int_equal(hw.sample_period, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +481,7 @@ int main(void)
 	    cmocka_unit_test(test_sched_exclusive),
 	    cmocka_unit_test(test_rotation_times),
 	    cmocka_unit_test(test_group_detach),
+	    cmocka_unit_test(test_freq_adjust_period),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
