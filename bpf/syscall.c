@@ -7,7 +7,8 @@
  * Commands: MAP_CREATE, MAP_LOOKUP_ELEM, MAP_UPDATE_ELEM, MAP_DELETE_ELEM, MAP_GET_NEXT_KEY,
  * MAP_FREEZE, PROG_LOAD (prog.c), OBJ_GET_INFO_BY_FD (progs and maps), PROG_TEST_RUN
  * (BPF_PROG_TYPE_SYSCALL; others ENOTSUPP as Linux's perf_event programs), PROG_GET_NEXT_ID,
- * MAP_GET_NEXT_ID, BTF_LOAD (EINVAL: no BTF, libbpf falls back).  Others: EINVAL.
+ * MAP_GET_NEXT_ID, LINK_CREATE (BPF_PERF_EVENT links: a PERF_EVENT program on a perf event,
+ * detached when the link closes), BTF_LOAD (EINVAL: no BTF, libbpf falls back).  Others: EINVAL.
  * Every user pointer goes through ksvc_copy_{from,to}_user (EFAULT).
  */
 #include <stddef.h>
@@ -344,6 +345,85 @@ static int test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 	return err;
 }
 
+/* ---- BPF_LINK_CREATE: PERF_EVENT programs on perf events (Linux's bpf_perf_link) ---- */
+
+struct perf_link {
+	_Atomic int refs;
+	struct bpf_prog *prog; /* the link's reference; the event holds another while attached */
+	void *event;	       /* a reference on the perf event */
+};
+
+static void link_get(void *priv)
+{
+	atomic_fetch_add(&((struct perf_link *)priv)->refs, 1);
+}
+
+static void link_release(void *priv)
+{
+	struct perf_link *l = priv;
+	const struct bpf_perf_ops *ops = bpf_perf();
+
+	if (atomic_fetch_sub(&l->refs, 1) != 1)
+		return;
+	/* closing the link detaches the program (Linux: perf_event_free_bpf_prog) */
+	ops->detach(l->event, NULL);
+	ops->event_put(l->event);
+	bpf_prog_put(l->prog);
+	ksvc_free(l);
+}
+
+static const struct ksvc_file_ops bpf_link_fops = {
+	.name = "bpf_link",
+	.get = link_get,
+	.release = link_release,
+};
+
+static int link_create(const union bpf_attr *attr)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	struct bpf_prog *prog;
+	struct perf_link *l;
+	void *event;
+	int err, fd;
+
+	if (tail_dirty(attr, END_OF(link_create.kprobe_multi.cookies)))
+		return -EINVAL;
+	err = bpf_prog_get_fd((int)attr->link_create.prog_fd, &prog);
+	if (err)
+		return err;
+	err = -EINVAL;
+	/* perf events take PERF_EVENT programs (TRACEPOINT ones are not loadable here) */
+	if (prog->type != BPF_PROG_TYPE_PERF_EVENT ||
+	    attr->link_create.attach_type != BPF_PERF_EVENT || attr->link_create.flags)
+		goto out_prog;
+	err = -EBADF;
+	if (!ops || ops->event_get_fd((int)attr->link_create.target_fd, &event))
+		goto out_prog;
+	err = -ENOMEM;
+	l = ksvc_alloc(sizeof(*l));
+	if (!l)
+		goto out_event;
+	atomic_store(&l->refs, 1);
+	l->prog = prog;
+	l->event = event;
+	bpf_prog_get(prog); /* the event's reference */
+	err = ops->attach(event, prog, attr->link_create.perf_event.bpf_cookie);
+	if (err) {
+		bpf_prog_put(prog);
+		ksvc_free(l);
+		goto out_event;
+	}
+	fd = ksvc_fd_install(&bpf_link_fops, l, true);
+	if (fd < 0)
+		link_release(l);
+	return fd;
+out_event:
+	ops->event_put(event);
+out_prog:
+	bpf_prog_put(prog);
+	return err;
+}
+
 long bpf_sys(int cmd, const void *uattr, unsigned int size)
 {
 	union bpf_attr attr;
@@ -382,6 +462,8 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_PROG_GET_NEXT_ID:
 	case BPF_MAP_GET_NEXT_ID:
 		return next_id(cmd, &attr, (union bpf_attr *)uattr);
+	case BPF_LINK_CREATE:
+		return link_create(&attr);
 	case BPF_BTF_LOAD:
 		return -EINVAL;
 	default:

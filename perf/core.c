@@ -7,7 +7,8 @@
  * attr.c decodes and checks the attr; the target task or CPU, the group and the PMU follow;
  * the fd is installed last.  Counting only: sampling (mmap rings, overflow records) and BPF
  * attachment come with the sampling and BPF issues; until then mmap is refused with ENODEV
- * (the file has no mmap operation) and PERF_EVENT_IOC_SET_BPF answers ENOTTY.
+ * (the file has no mmap operation).  PERF_EVENT_IOC_SET_BPF attaches a PERF_EVENT program
+ * (bpf_attach.c).
  *
  * Locking: see perf_internal.h (perf_attach_lock -> ctx lock).  Event memory lives while
  * core.refs > 0: the fd holds one, each inherited child one on its parent.
@@ -20,6 +21,7 @@
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <perf/perf.h>
+#include <bpf/bpf.h>
 #include "perf_internal.h"
 
 struct spinlock perf_attach_lock = SPINLOCK_INIT;
@@ -53,6 +55,7 @@ struct perf_event *perf_event_alloc(const struct perf_event_attr *attr, int cpu)
 	list_init(&k->core.children);
 	list_init(&k->core.child_entry);
 	spin_init(&k->core.child_lock);
+	spin_init(&k->core.bpf_lock);
 	atomic_store(&k->core.refs, 1);
 	k->core.wq = ksvc_waitq_alloc();
 	if (!k->core.wq) {
@@ -70,6 +73,8 @@ void perf_event_put(struct perf_event *e)
 		return;
 	if (c->ctx)
 		perf_ctx_put(c->ctx);
+	if (c->prog)
+		bpf_prog_put(c->prog);
 	ksvc_timer_free(c->sw_timer);
 	ksvc_waitq_free(c->wq);
 	ksvc_free(e);
@@ -346,6 +351,17 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 		perf_event_put(p);
 		return err;
 	}
+	case PERF_EVENT_IOC_SET_BPF: {
+		struct bpf_prog *prog;
+		int err = bpf_prog_get_fd((int)arg, &prog);
+
+		if (err)
+			return err;
+		err = perf_event_set_bpf(e, prog, 0);
+		if (err)
+			bpf_prog_put(prog);
+		return err;
+	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return -EINVAL; /* filters exist for tracepoints only */
 	case PERF_EVENT_IOC_REFRESH:
@@ -413,6 +429,17 @@ static const struct ksvc_file_ops perf_fops = {
 	.mmap_open = perf_mmap_open,
 	.mmap_close = perf_mmap_close,
 };
+
+int perf_event_get_fd(int fd, struct perf_event **out)
+{
+	void *p;
+	int err = ksvc_fd_get(fd, &perf_fops, &p);
+
+	if (err)
+		return -EBADF; /* Linux's perf_event_get: not open, or not a perf event */
+	*out = p;
+	return 0;
+}
 
 /* ---- perf_event_open ---- */
 

@@ -357,6 +357,7 @@ static struct perf_event *inherit_one(struct perf_event *pe, struct perf_context
 		return NULL;
 	}
 	perf_core(ce)->parent = top;
+	perf_event_inherit_bpf(ce, top);
 	atomic_fetch_add(&cctx->refs, 1);
 	perf_core(ce)->ctx = cctx;
 	if (cleader)
@@ -551,6 +552,7 @@ int perf_init(void)
 			return -ENOMEM;
 	}
 	perf_pmu_register(perf_sw_pmu(), PERF_TYPE_SOFTWARE);
+	perf_bpf_init();
 	int err = pmuv3_probe(n, overflow, NULL);
 
 	if (err && err != -ENODEV)

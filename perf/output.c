@@ -281,8 +281,8 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	return n;
 }
 
-static void output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
-			  uint64_t addr)
+static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+			 uint64_t addr, const void *raw, uint32_t raw_size)
 {
 	struct perf_sample_data d = { 0 };
 	uint64_t uregs[34], chain[160];
@@ -291,13 +291,16 @@ static void output_sample(struct perf_event *e, uint64_t period, const uint64_t 
 	struct perf_read_entry rent;
 	struct perf_read_values rv;
 	struct perf_ring *r = event_ring_get(e);
+	int err = 0;
 
 	if (!r)
-		return;
+		return -ENOSPC;
 	fill_sid(e, &d.sid);
 	d.ip = regs[32];
 	d.period = period;
 	d.addr = addr;
+	d.raw = raw;
+	d.raw_size = raw_size;
 	if (e->attr.sample_type & PERF_SAMPLE_READ) {
 		/* this event's own values (the group form reads as one entry: no siblings here) */
 		rent.value = atomic_load(&e->count);
@@ -333,8 +336,10 @@ static void output_sample(struct perf_event *e, uint64_t period, const uint64_t 
 			ring_wake(e);
 	} else {
 		atomic_fetch_add(&e->lost_samples, 1);
+		err = -ENOSPC;
 	}
 	perf_ring_put(r);
+	return err;
 }
 
 void perf_output_sample(struct perf_event *e, uint64_t period)
@@ -342,7 +347,37 @@ void perf_output_sample(struct perf_event *e, uint64_t period)
 	uint64_t regs[34];
 	bool user = ksvc_irq_regs(regs);
 
-	output_sample(e, period, regs, user, 0);
+	if (perf_bpf_filter(e, period, regs, 0))
+		output_sample(e, period, regs, user, 0, NULL, 0);
+}
+
+long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
+		     uint32_t size)
+{
+	return output_sample(e, 1, regs, user, 0, raw, size);
+}
+
+long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
+			uint32_t max)
+{
+	uint64_t uregs[34];
+
+	if (!max)
+		return 0;
+	if (!user) {
+		if (regs_user)
+			return 0; /* no kernel frames under a user-mode sample */
+		ips[0] = regs[32];
+		return 1 + walk_frames(ips + 1, max - 1, regs[29], false);
+	}
+	if (!regs_user) {
+		ksvc_user_regs(uregs);
+		regs = uregs;
+		if (!regs[32])
+			return 0; /* a kernel thread */
+	}
+	ips[0] = regs[32];
+	return 1 + walk_frames(ips + 1, max - 1, regs[29], true);
 }
 
 /* A software event's period elapsed in process context (a page fault, a context switch):
@@ -360,7 +395,8 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr)
 		log_throttle(e, false);
 	}
 	ksvc_user_regs(regs);
-	output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr);
+	if (perf_bpf_filter(e, e->hw.sample_period, regs, addr))
+		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0);
 }
 
 /* ---- side-band records ---- */

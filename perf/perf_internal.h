@@ -654,7 +654,27 @@ struct perf_event_core {
 	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
+	struct spinlock bpf_lock;
+	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
+	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
 };
+
+struct bpf_prog;
+/* bpf_attach.c: programs on events (Linux's perf_event_set_bpf_handler and friends). */
+int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t cookie);
+void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog);
+void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent);
+/* [any] Run e's program for an overflow: false drops the sample. */
+bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr);
+void perf_bpf_init(void);
+/* core.c: the perf event behind fd with a reference, or -EBADF. */
+int perf_event_get_fd(int fd, struct perf_event **out);
+/* output.c: a PERF_RECORD_SAMPLE carrying raw data (bpf_perf_event_output): 0, -ENOSPC. */
+long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
+		     uint32_t size);
+/* output.c: kernel or user frames of regs for bpf_get_stackid/get_stack. */
+long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
+			uint32_t max);
 
 struct perf_kevent {
 	struct perf_event ev;

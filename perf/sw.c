@@ -3,7 +3,7 @@
  * while the event is on; page-faults (all, minor, major), context-switches and cpu-migrations
  * count what the kernel reports through perf_sw_event() and the switch hook; dummy counts
  * nothing (it exists for side-band records); alignment-faults and emulation-faults exist and
- * stay 0 as on arm64 Linux; bpf-output counts the records BPF programs write.
+ * stay 0 as on arm64 Linux; bpf-output carries the records BPF programs write (bpf_attach.c).
  * Software events never fail to go on, so groups of them are never multiplexed.  A sampling
  * cpu-clock or task-clock event samples from a one-shot timer re-armed every period (ns), as
  * Linux's perf_swevent_hrtimer; in frequency mode it becomes a fixed period of 1e9 / freq, at

@@ -80,6 +80,13 @@ struct bpf_perf_ops {
 	 * of entries written (at most max), or -errno.
 	 */
 	long (*callchain)(void *ctx, bool user, uint64_t *ips, uint32_t max);
+	/*
+	 * [proc] BPF_LINK_CREATE / link close: attach prog (the caller's reference passes to the
+	 * event on success) with a cookie: 0, -EEXIST (one already), -EINVAL (not PERF_EVENT);
+	 * detach removes prog if it is still the event's program.
+	 */
+	int (*attach)(void *event, struct bpf_prog *prog, uint64_t cookie);
+	void (*detach)(void *event, struct bpf_prog *prog);
 };
 
 /* [sleep] perf registers its ops once at init; NULL unregisters (tests). */

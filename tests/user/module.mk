@@ -43,3 +43,5 @@ TESTS_USER_C := t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_err
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
 .DEFAULT_GOAL := $(tests_user_goal)
+UPROGS += t_perf_bpf
+t_perf_bpf_SRCS := tests/user/t_perf_bpf.c

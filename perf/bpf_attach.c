@@ -1,0 +1,201 @@
+/*
+ * bpf_attach.c - BPF_PROG_TYPE_PERF_EVENT programs on perf events: attach
+ * (PERF_EVENT_IOC_SET_BPF and BPF_LINK_CREATE through struct bpf_perf_ops), the overflow-path
+ * filter (Linux's bpf_overflow_handler: the program returning 0 drops the sample), and the
+ * hooks the bpf/ helpers reach perf through (event fds for PERF_EVENT_ARRAY maps,
+ * bpf_perf_event_output into a bpf-output event, perf_prog_read_value, get_stackid/get_stack).
+ *
+ * Linux 6.1 is the reference: one program per event (EEXIST), only PERF_EVENT programs
+ * (EINVAL), inherited children share the parent's program, a per-CPU recursion guard drops a
+ * sample whose overflow happens while a program already runs on that CPU.
+ *
+ * Locking: core.bpf_lock (irqsave) guards core.prog; the filter holds it while the program
+ * runs, so detaching waits for a run in flight and the program is never freed under it.
+ */
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/string.h>
+#include "perf_internal.h"
+
+#define BPF_GUARD_CPUS 64
+static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
+
+int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t cookie)
+{
+	struct perf_event_core *c = perf_core(e);
+	int err = 0;
+
+	unsigned long f = spin_lock_irqsave(&c->bpf_lock);
+
+	if (c->prog)
+		err = -EEXIST;
+	else if (bpf_prog_type(prog) != BPF_PROG_TYPE_PERF_EVENT)
+		err = -EINVAL;
+	else {
+		c->prog = prog; /* takes over the caller's reference */
+		c->bpf_cookie = cookie;
+	}
+	spin_unlock_irqrestore(&c->bpf_lock, f);
+	return err;
+}
+
+void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog)
+{
+	struct perf_event_core *c = perf_core(e);
+	struct bpf_prog *old = NULL;
+
+	unsigned long f = spin_lock_irqsave(&c->bpf_lock);
+
+	if (!prog || c->prog == prog) {
+		old = c->prog;
+		c->prog = NULL;
+		c->bpf_cookie = 0;
+	}
+	spin_unlock_irqrestore(&c->bpf_lock, f);
+	if (old)
+		bpf_prog_put(old);
+}
+
+void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
+{
+	struct perf_event_core *pc = perf_core(parent), *cc = perf_core(child);
+
+	unsigned long f = spin_lock_irqsave(&pc->bpf_lock);
+
+	if (pc->prog) {
+		bpf_prog_get(pc->prog);
+		cc->prog = pc->prog;
+		cc->bpf_cookie = pc->bpf_cookie;
+	}
+	spin_unlock_irqrestore(&pc->bpf_lock, f);
+}
+
+bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr)
+{
+	struct perf_event_core *c = perf_core(e);
+	struct bpf_perf_event_data_kern ctx;
+	uint64_t ret = 0;
+
+	if (!READ_ONCE(c->prog))
+		return true;
+	unsigned long f = ksvc_irq_save();
+	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
+
+	if (++bpf_active[cpu] == 1) {
+		spin_lock(&c->bpf_lock);
+		if (c->prog) {
+			memcpy(&ctx.data.regs, regs, sizeof(ctx.data.regs));
+			ctx.data.sample_period = period;
+			ctx.data.addr = addr;
+			ctx.event = e;
+			ctx.cookie = c->bpf_cookie;
+			ret = bpf_prog_run(c->prog, &ctx);
+		} else {
+			ret = 1; /* detached meanwhile: the sample goes out as without a program */
+		}
+		spin_unlock(&c->bpf_lock);
+	}
+	bpf_active[cpu]--;
+	ksvc_irq_restore(f);
+	return ret != 0;
+}
+
+/* ---- struct bpf_perf_ops ---- */
+
+static int ops_get_fd(int fd, void **event)
+{
+	return perf_event_get_fd(fd, (struct perf_event **)event);
+}
+
+static void ops_put(void *event)
+{
+	perf_event_put(event);
+}
+
+static int ops_cpu(void *event)
+{
+	return ((struct perf_event *)event)->cpu;
+}
+
+/* The event counts on this CPU now (Linux: event->oncpu == smp_processor_id()). */
+static bool on_this_cpu(struct perf_event *e)
+{
+	struct perf_context *ctx = perf_core(e)->ctx;
+
+	if (e->state != PERF_EVENT_STATE_ACTIVE)
+		return false;
+	if (e->cpu >= 0)
+		return (unsigned int)e->cpu == ksvc_cpu_id();
+	return ctx && ctx->task == ksvc_task_current();
+}
+
+static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
+{
+	struct perf_event *e = event;
+	const struct bpf_perf_event_data_kern *k = ctx;
+	uint64_t regs[34];
+
+	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
+		return -EINVAL;
+	if (size > 0xffff) /* a raw record's size is a u32, the record's a u16 */
+		return -E2BIG;
+	if (!on_this_cpu(e))
+		return -EOPNOTSUPP;
+	memcpy(regs, &k->data.regs, sizeof(k->data.regs));
+	return perf_output_raw(e, regs, (regs[33] & 0xf) == 0, data, (uint32_t)size);
+}
+
+static long ops_read(void *event, struct bpf_perf_event_value *v)
+{
+	struct perf_event *e = event;
+	struct perf_context *ctx = perf_core(e)->ctx;
+
+	/* Linux's perf_event_read_local: the current task's event, or this CPU's */
+	if (e->attach_task ? !ctx || ctx->task != ksvc_task_current()
+			   : e->cpu != (int)ksvc_cpu_id())
+		return -EINVAL;
+	if (on_this_cpu(e))
+		e->pmu->read(e);
+	v->counter = atomic_load(&e->count);
+	v->enabled = e->time_enabled;
+	v->running = e->time_running;
+	return 0;
+}
+
+static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+	uint64_t regs[34];
+
+	memcpy(regs, &k->data.regs, sizeof(k->data.regs));
+	return perf_bpf_callchain(regs, (regs[33] & 0xf) == 0, user, ips, max);
+}
+
+static int ops_attach(void *event, struct bpf_prog *prog, uint64_t cookie)
+{
+	return perf_event_set_bpf(event, prog, cookie);
+}
+
+static void ops_detach(void *event, struct bpf_prog *prog)
+{
+	perf_event_clear_bpf(event, prog);
+}
+
+static const struct bpf_perf_ops perf_bpf_ops = {
+	.event_get_fd = ops_get_fd,
+	.event_put = ops_put,
+	.event_cpu = ops_cpu,
+	.event_output = ops_output,
+	.event_read = ops_read,
+	.callchain = ops_callchain,
+	.attach = ops_attach,
+	.detach = ops_detach,
+};
+
+void perf_bpf_init(void)
+{
+	bpf_register_perf_ops(&perf_bpf_ops);
+}
