@@ -4,7 +4,9 @@
  * ctx, bpf_get_attach_cookie gives the link's cookie, bpf_perf_prog_read_value the count;
  * returning 0 drops every sample (the ring stays empty) while the count still advances; closing
  * the link detaches the program.
- * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29.
+ * Also a hardware (cycles) event, bpf_get_stackid with BPF_F_USER_STACK, and
+ * bpf_perf_event_output into a bpf-output event in a PERF_EVENT_ARRAY (PERF_SAMPLE_RAW).
+ * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29 (52/52).
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -19,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PG 4096
@@ -108,6 +111,86 @@ static int link_create(int prog, int target, int attach_type, uint32_t flags, ui
 
 static int map_fd;
 
+static int map_create(int type, unsigned int ks, unsigned int vs, unsigned int max)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = ks;
+	a.value_size = vs;
+	a.max_entries = max;
+	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+static long map_op(int cmd, int fd, const void *key, void *value)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = (uintptr_t)key;
+	a.value = (uintptr_t)value;
+	return sys_bpf(cmd, &a);
+}
+
+static int load_insns(const struct bpf_insn *p, unsigned int n)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.insns = (uintptr_t)p;
+	a.insn_cnt = n;
+	a.license = (uintptr_t) "GPL";
+	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+/* bpf_perf_event_output(ctx, array, index 0, &ctx->addr, 8); return 0 */
+static int load_output_prog(int array_fd)
+{
+	struct bpf_insn p[] = {
+		MOV64_REG(6, 1),
+		LDX64(7, 6, offsetof(struct bpf_perf_event_data, addr)),
+		STX64(10, 7, -8),
+		MOV64_REG(1, 6),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, array_fd),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_IMM(3, 0),
+		MOV64_REG(4, 10),
+		ADD64_IMM(4, -8),
+		MOV64_IMM(5, 8),
+		CALL(BPF_FUNC_perf_event_output),
+		MOV64_IMM(0, 0),
+		EXIT(),
+	};
+	return load_insns(p, sizeof(p) / sizeof(p[0]));
+}
+
+/* id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK); map[0].cookie = id; return 1 */
+static int load_stack_prog(int stacks_fd)
+{
+	struct bpf_insn p[] = {
+		MOV64_REG(6, 1),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, stacks_fd),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_IMM(3, BPF_F_USER_STACK),
+		CALL(BPF_FUNC_get_stackid),
+		MOV64_REG(7, 0),
+		ST32(10, -4, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map_fd),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_REG(2, 10),
+		ADD64_IMM(2, -4),
+		CALL(BPF_FUNC_map_lookup_elem),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0),
+		STX64(0, 7, 24),
+		MOV64_IMM(0, 1),
+		EXIT(),
+	};
+	return load_insns(p, sizeof(p) / sizeof(p[0]));
+}
+
 static struct val map_get(void)
 {
 	struct val v = { 0 };
@@ -121,6 +204,8 @@ static struct val map_get(void)
 	sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
 	return v;
 }
+
+static uint64_t last_ip; /* PERF_SAMPLE_IP of the last sample run() saw */
 
 struct ev {
 	int fd;
@@ -169,7 +254,10 @@ static uint64_t run(struct ev *e, uint64_t *count, uint64_t *lo, uint64_t *hi)
 	while (tail < head) {
 		struct perf_event_header *h = (void *)(data + (tail % (DATA_PAGES * PG)));
 
-		samples += h->type == PERF_RECORD_SAMPLE;
+		if (h->type == PERF_RECORD_SAMPLE) {
+			samples++;
+			last_ip = *(uint64_t *)(h + 1);
+		}
 		tail += h->size;
 	}
 	__atomic_store_n(&e->m->data_tail, tail, __ATOMIC_RELEASE);
@@ -285,5 +373,140 @@ int main(void)
 	      "%llu samples %llu runs", (unsigned long long)n, (unsigned long long)(v.runs - v0.runs));
 	EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, drop), "SET_BPF after the link closed");
 	ev_close(&e);
+
+	/* a hardware event: cycles in user mode, period 100000, until 10 overflows (QEMU's
+	 * PMUv3 has no instructions event on every CPU model; cycles it always has) */
+	struct perf_event_attr ha;
+
+	memset(&ha, 0, sizeof(ha));
+	ha.size = sizeof(ha);
+	ha.type = PERF_TYPE_HARDWARE;
+	ha.config = PERF_COUNT_HW_CPU_CYCLES;
+	ha.sample_period = 100000;
+	ha.sample_type = PERF_SAMPLE_IP;
+	ha.exclude_kernel = 1;
+	ha.exclude_hv = 1;
+	ha.disabled = 1;
+	for (int ret = 1; ret >= 0; ret--) {
+		int hfd = (int)syscall(__NR_perf_event_open, &ha, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		struct perf_event_mmap_page *hm =
+			hfd >= 0 ? mmap(NULL, (1 + DATA_PAGES) * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
+					hfd, 0)
+				 : MAP_FAILED;
+
+		if (!CHECK(hm != MAP_FAILED, "open and mmap cycles, period 100000", "errno %d",
+			   errno))
+			break;
+		EXPECT_OK(ioctl(hfd, PERF_EVENT_IOC_SET_BPF, ret ? keep : drop),
+			  ret ? "SET_BPF (returns 1) on a hardware event"
+			      : "SET_BPF (returns 0) on a hardware event");
+		v0 = map_get();
+		/* QEMU's cycles follow host time: spin until 10 overflows ran (or 10 s) */
+		time_t t0 = time(NULL);
+
+		ioctl(hfd, PERF_EVENT_IOC_ENABLE, 0);
+		do {
+			for (volatile int i = 0; i < 100000; i++)
+				;
+			v = map_get();
+		} while (v.runs - v0.runs < 10 && time(NULL) - t0 < 10);
+		ioctl(hfd, PERF_EVENT_IOC_DISABLE, 0);
+		v = map_get();
+		n = 0;
+		for (uint64_t t = hm->data_tail, hd = hm->data_head; t < hd;) {
+			struct perf_event_header *h = (void *)((char *)hm + PG + t % (DATA_PAGES * PG));
+
+			n += h->type == PERF_RECORD_SAMPLE;
+			t += h->size;
+		}
+		if (read(hfd, &count, sizeof(count)) != sizeof(count))
+			count = 0;
+		if (ret) {
+			CHECK(n >= 10 && v.runs - v0.runs == n,
+			      "hardware overflows run the program, samples go out", "%llu samples, %llu runs",
+			      (unsigned long long)n, (unsigned long long)(v.runs - v0.runs));
+		} else {
+			CHECK(n == 0 && v.runs - v0.runs >= 10,
+			      "hardware overflows: returning 0 drops every sample", "%llu samples, %llu runs",
+			      (unsigned long long)n, (unsigned long long)(v.runs - v0.runs));
+			CHECK(count >= 1000000, "and the count still advances", "count %llu",
+			      (unsigned long long)count);
+		}
+		munmap(hm, (1 + DATA_PAGES) * PG);
+		close(hfd);
+	}
+
+	/* bpf_get_stackid with BPF_F_USER_STACK: the stack's first entry is the sample's ip */
+	int stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
+	int sprog = stacks >= 0 ? load_stack_prog(stacks) : -1;
+
+	if (CHECK(sprog >= 0 && ev_open(&e) == 0, "STACK_TRACE map, get_stackid program, event",
+		  "stacks %d prog %d errno %d", stacks, sprog, errno)) {
+		uint64_t ips[16] = { 0 };
+		uint32_t id;
+
+		EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, sprog), "SET_BPF the get_stackid program");
+		n = run(&e, &count, &lo, &hi);
+		v = map_get();
+		id = (uint32_t)v.cookie;
+		CHECK(n >= 15 && (int64_t)v.cookie >= 0, "get_stackid returns a stack id", "%lld",
+		      (long long)v.cookie);
+		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips), "look the stack up by id");
+		CHECK(ips[0] == last_ip && ips[1] != 0,
+		      "the user stack starts at the sample's ip, then its callers", "%#llx %#llx vs %#llx",
+		      (unsigned long long)ips[0], (unsigned long long)ips[1],
+		      (unsigned long long)last_ip);
+		ev_close(&e);
+	}
+
+	/* bpf_perf_event_output into a bpf-output event held in a PERF_EVENT_ARRAY */
+	struct perf_event_attr oa;
+
+	memset(&oa, 0, sizeof(oa));
+	oa.size = sizeof(oa);
+	oa.type = PERF_TYPE_SOFTWARE;
+	oa.config = PERF_COUNT_SW_BPF_OUTPUT;
+	oa.sample_type = PERF_SAMPLE_RAW;
+	oa.wakeup_events = 1;
+	int ofd = (int)syscall(__NR_perf_event_open, &oa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_mmap_page *om =
+		ofd >= 0 ? mmap(NULL, (1 + DATA_PAGES) * PG, PROT_READ | PROT_WRITE, MAP_SHARED, ofd, 0)
+			 : MAP_FAILED;
+	int arr = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 1);
+	uint32_t k0 = 0;
+	int oprog = arr >= 0 ? load_output_prog(arr) : -1;
+
+	if (CHECK(om != MAP_FAILED && oprog >= 0, "bpf-output event, PERF_EVENT_ARRAY, output program",
+		  "ofd %d arr %d prog %d errno %d", ofd, arr, oprog, errno) &&
+	    CHECK(ev_open(&e) == 0, "open a page-faults event", "errno %d", errno)) {
+		EXPECT_OK(map_op(BPF_MAP_UPDATE_ELEM, arr, &k0, &ofd), "store the bpf-output fd in slot 0");
+		EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, oprog), "SET_BPF the output program");
+		n = run(&e, &count, &lo, &hi);
+		CHECK(n == 0, "the program returns 0: the sampling event's ring stays empty", "%llu",
+		      (unsigned long long)n);
+
+		uint64_t tail = om->data_tail, head = __atomic_load_n(&om->data_head, __ATOMIC_ACQUIRE);
+		uint64_t raws = 0, good = 0;
+		char *data = (char *)om + PG;
+
+		while (tail < head) {
+			struct perf_event_header *h = (void *)(data + (tail % (DATA_PAGES * PG)));
+
+			if (h->type == PERF_RECORD_SAMPLE) {
+				uint32_t size = *(uint32_t *)(h + 1);
+				uint64_t addr;
+
+				memcpy(&addr, (char *)(h + 1) + 4, 8);
+				raws++;
+				good += h->size == 24 && size == 12 && addr >= lo && addr < hi;
+			}
+			tail += h->size;
+		}
+		CHECK(raws >= 15 && raws <= 17, "one PERF_SAMPLE_RAW record per overflow in its ring",
+		      "%llu records", (unsigned long long)raws);
+		CHECK(good == raws, "each holds the 8 bytes written (raw size 12: padded to 8-byte end)",
+		      "%llu of %llu", (unsigned long long)good, (unsigned long long)raws);
+		ev_close(&e);
+	}
 	return tap_done();
 }
