@@ -6,3 +6,6 @@ hot_SRCS := tools/workloads/hot.c
 # burn() must keep its own symbol and frame record for callchains (see hot.c)
 hot_CFLAGS := -O1 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline
 USCRIPTS += tools/demo.sh
+# profile: per-CPU cpu-clock + a PERF_EVENT eBPF program -> folded stacks (tools/profile)
+UPROGS += profile
+profile_SRCS := tools/profile/profile.c
