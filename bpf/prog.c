@@ -7,7 +7,9 @@
  * EINVAL for unknown types/flags/names and bad log attributes, EFAULT for bad pointers,
  * EBADF/EINVAL for lddw map fds that are not maps, ENOSPC when the log was too small.
  * Program types: BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL (for PROG_TEST_RUN) and
- * BPF_PROG_TYPE_SOCKET_FILTER (loads; its __sk_buff ctx fields are not readable here).
+ * BPF_PROG_TYPE_SOCKET_FILTER (loads; its __sk_buff ctx fields are not readable here) and
+ * BPF_PROG_TYPE_TRACEPOINT (loads, as libbpf's perf-link probe needs; there are no tracepoints
+ * to attach to, and perf events take PERF_EVENT programs only).
  * The tag is FNV-1a-64 of the loaded instructions, not Linux's SHA-1 (nothing checks it).
  * Not here: BTF, func/line info, attach types, JIT, tail calls.
  */
@@ -249,7 +251,7 @@ static int load_check(const union bpf_attr *attr)
 	if (attr->prog_flags & ~flags_ok)
 		return -EINVAL;
 	if (attr->prog_type != BPF_PROG_TYPE_PERF_EVENT && attr->prog_type != BPF_PROG_TYPE_SYSCALL &&
-	    attr->prog_type != BPF_PROG_TYPE_SOCKET_FILTER)
+	    attr->prog_type != BPF_PROG_TYPE_SOCKET_FILTER && attr->prog_type != BPF_PROG_TYPE_TRACEPOINT)
 		return -EINVAL;
 	if ((attr->prog_flags & BPF_F_SLEEPABLE) && attr->prog_type != BPF_PROG_TYPE_SYSCALL)
 		return -EINVAL;

@@ -392,8 +392,9 @@ static int link_create(const union bpf_attr *attr)
 	if (err)
 		return err;
 	err = -EINVAL;
-	/* perf events take PERF_EVENT programs (TRACEPOINT ones are not loadable here) */
-	if (prog->type != BPF_PROG_TYPE_PERF_EVENT ||
+	/* PERF_EVENT and TRACEPOINT programs link to perf events; the attach below then takes
+	 * PERF_EVENT ones only (no tracepoint events here): libbpf probes with TRACEPOINT, fd -1 */
+	if ((prog->type != BPF_PROG_TYPE_PERF_EVENT && prog->type != BPF_PROG_TYPE_TRACEPOINT) ||
 	    attr->link_create.attach_type != BPF_PERF_EVENT || attr->link_create.flags)
 		goto out_prog;
 	err = -EBADF;

@@ -193,6 +193,11 @@ static int ctx_access(struct venv *env, uint32_t regno, const struct reg *p, int
 		else
 			ok = true; /* sample_period, addr: narrow loads allowed */
 	}
+	/* BPF_PROG_TYPE_TRACEPOINT: the raw record past its first word, read-only (Linux's
+	 * tp_prog_is_valid_access, PERF_MAX_TRACE_SIZE 2048) */
+	if (env->prog->type == BPF_PROG_TYPE_TRACEPOINT && !write && o >= 8 && o + size <= 2048 &&
+	    o % size == 0)
+		ok = true;
 	/* BPF_PROG_TYPE_SYSCALL: ctx is the caller's buffer; PROG_TEST_RUN checks its size */
 	if (env->prog->type == BPF_PROG_TYPE_SYSCALL && o >= 0 && o + size < 65535 && o % size == 0)
 		ok = true;

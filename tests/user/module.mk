@@ -45,3 +45,15 @@ $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
 .DEFAULT_GOAL := $(tests_user_goal)
 UPROGS += t_perf_bpf
 t_perf_bpf_SRCS := tests/user/t_perf_bpf.c
+# t_libbpf: Debian's arm64 libbpf (static, unpacked by make deps) with an embedded BPF object
+UPROGS += t_libbpf
+t_libbpf_SRCS := tests/user/t_libbpf.c $(BUILD)/user/bpf/pagefaults.bpf.lo
+t_libbpf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_libbpf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bpf/%.bpf.o: tests/user/bpf/%.bpf.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)clang -target bpf -O2 -g -Wall -Werror -I/usr/aarch64-linux-gnu/include \
+		-I$(BUILD)/deps/arm64/usr/include -c -o $@ $<
+# the object as bytes in an aarch64 ELF: _binary_<name>_bpf_o_start/_end
+$(BUILD)/user/bpf/%.bpf.lo: $(BUILD)/user/bpf/%.bpf.o
+	$(Q)cd $(dir $<) && $(CROSS)ld -r -b binary -o $(notdir $@) $(notdir $<)

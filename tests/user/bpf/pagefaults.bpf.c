@@ -1,0 +1,28 @@
+/* pagefaults.bpf.c - a BPF_PROG_TYPE_PERF_EVENT program for t_libbpf (the KernelScript
+ * @perf_event flow): counts each overflow of the event it is attached to in counts[0] and
+ * the attach cookie in counts[1]; keeps the sample. Built by clang -target bpf. */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <bpf/bpf_helpers.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+SEC("perf_event")
+int on_overflow(struct bpf_perf_event_data *ctx)
+{
+	__u32 k = 0, kc = 1;
+	__u64 *v = bpf_map_lookup_elem(&counts, &k), *c = bpf_map_lookup_elem(&counts, &kc);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	if (c)
+		*c = bpf_get_attach_cookie(ctx);
+	return 1;
+}
+
+char LICENSE[] SEC("license") = "GPL";
