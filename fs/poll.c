@@ -13,7 +13,8 @@
  * the handler's frame has recorded it, as Linux's restore_saved_sigmask_unless().
  * Both write the time left back into the timeout, as Linux does (errors there are ignored).
  *
- * What it does not do: epoll, poll(2)/select(2) (arm64 has only ppoll and pselect6).
+ * What it does not do: poll(2)/select(2) (arm64 has only ppoll and pselect6).  epoll (level-
+ * triggered, on the same loop) is at the end of this file.
  *
  * ABI: struct pollfd {int fd; short events, revents}; POLL* from <asm-generic/poll.h>;
  * struct __kernel_timespec; fd_set as an array of unsigned long bits; pselect6's sixth
@@ -435,3 +436,256 @@ static long sys_pselect6(uint64_t n_, uint64_t uin, uint64_t uout, uint64_t uex,
 	return ret;
 }
 SYSCALL(__NR_pselect6, sys_pselect6);
+
+/*
+ * ---- epoll: epoll_create1, epoll_ctl, epoll_pwait ----
+ *
+ * An interest list of (fd, file, events, data) polled with the same loop as ppoll, so it is
+ * level-triggered: EPOLLET is accepted and reported like a level (a spurious extra report is
+ * all a caller can see); EPOLLONESHOT disarms an entry once it reported, until EPOLL_CTL_MOD.
+ * An entry whose fd was closed (or now names another file) is skipped, as Linux drops it at
+ * close.  Errnos follow Linux 6.1: EINVAL (flags, op, maxevents, epfd not an epoll or fd ==
+ * epfd), EBADF, EPERM (a file without poll: regular files), EEXIST, ENOENT, EFAULT.
+ * Not here: nested epoll readiness (an epoll file polls as always ready), EPOLLEXCLUSIVE
+ * semantics, epoll_pwait2.
+ */
+#include <linux/eventpoll.h>
+
+struct ep_item {
+	int fd;
+	const struct file *file; /* identity only: never dereferenced */
+	uint32_t events;
+	uint64_t data;
+};
+
+struct eventpoll {
+	_Atomic int refs;
+	struct spinlock lock;
+	struct ep_item *items; /* (lock) */
+	unsigned int n, cap;   /* (lock) */
+};
+
+static void ep_get(void *priv)
+{
+	atomic_fetch_add(&((struct eventpoll *)priv)->refs, 1);
+}
+
+static void ep_release(void *priv)
+{
+	struct eventpoll *ep = priv;
+
+	if (atomic_fetch_sub(&ep->refs, 1) != 1)
+		return;
+	kfree(ep->items);
+	kfree(ep);
+}
+
+static const struct ksvc_file_ops ep_fops = {
+	.name = "[eventpoll]",
+	.get = ep_get,
+	.release = ep_release,
+};
+
+static long sys_epoll_create1(uint64_t flags)
+{
+	struct eventpoll *ep;
+	int fd;
+
+	if (flags & ~(uint64_t)EPOLL_CLOEXEC)
+		return -EINVAL;
+	ep = kmalloc(sizeof(*ep));
+	if (!ep)
+		return -ENOMEM;
+	memset(ep, 0, sizeof(*ep));
+	atomic_store(&ep->refs, 1);
+	spin_init(&ep->lock);
+	fd = ksvc_fd_install(&ep_fops, ep, flags & EPOLL_CLOEXEC);
+	if (fd < 0)
+		kfree(ep);
+	return fd;
+}
+SYSCALL(__NR_epoll_create1, sys_epoll_create1);
+
+static int ep_find(struct eventpoll *ep, int fd, const struct file *f)
+{
+	for (unsigned int i = 0; i < ep->n; i++)
+		if (ep->items[i].fd == fd && ep->items[i].file == f)
+			return (int)i;
+	return -1;
+}
+
+static int ep_get_fd(int epfd, struct eventpoll **out)
+{
+	void *priv;
+	int err = ksvc_fd_get(epfd, &ep_fops, &priv);
+
+	if (err)
+		return err == -EINVAL ? -EINVAL : -EBADF;
+	*out = priv;
+	return 0;
+}
+
+static long sys_epoll_ctl(uint64_t epfd, uint64_t op, uint64_t fd_, uint64_t uev)
+{
+	struct epoll_event ev = { 0 };
+	struct eventpoll *ep;
+	struct file *f;
+	int fd = (int)fd_, err, i;
+
+	if (op != EPOLL_CTL_DEL && ksvc_copy_from_user(&ev, (const void *)uev, sizeof(ev)))
+		return -EFAULT;
+	if (fd_get((int)epfd, &f))
+		return -EBADF;
+	file_put(f);
+	if (fd_get(fd, &f))
+		return -EBADF;
+	if (!f->ops || !f->ops->poll) {
+		file_put(f);
+		return -EPERM;
+	}
+	err = ep_get_fd((int)epfd, &ep);
+	if (err || fd == (int)epfd) {
+		if (!err)
+			ep_release(ep);
+		file_put(f);
+		return -EINVAL;
+	}
+	unsigned long fl = spin_lock_irqsave(&ep->lock);
+
+	i = ep_find(ep, fd, f);
+	switch (op) {
+	case EPOLL_CTL_ADD:
+		if (i >= 0) {
+			err = -EEXIST;
+			break;
+		}
+		if (ep->n == ep->cap) {
+			unsigned int cap = ep->cap ? ep->cap * 2 : 8;
+			struct ep_item *n = cap <= FILES_MAX ? kmalloc(cap * sizeof(*n)) : NULL;
+
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			if (ep->n)
+				memcpy(n, ep->items, ep->n * sizeof(*n));
+			kfree(ep->items);
+			ep->items = n;
+			ep->cap = cap;
+		}
+		ep->items[ep->n++] = (struct ep_item){ fd, f, ev.events | EPOLLERR | EPOLLHUP, ev.data };
+		break;
+	case EPOLL_CTL_MOD:
+		if (i < 0)
+			err = -ENOENT;
+		else
+			ep->items[i].events = ev.events | EPOLLERR | EPOLLHUP, ep->items[i].data = ev.data;
+		break;
+	case EPOLL_CTL_DEL:
+		if (i < 0)
+			err = -ENOENT;
+		else
+			ep->items[i] = ep->items[--ep->n];
+		break;
+	default:
+		err = -EINVAL;
+	}
+	spin_unlock_irqrestore(&ep->lock, fl);
+	ep_release(ep);
+	file_put(f);
+	return err;
+}
+SYSCALL(__NR_epoll_ctl, sys_epoll_ctl);
+
+struct ep_wait {
+	struct eventpoll *ep;
+	struct ep_item *snap;
+	unsigned int n, max;
+	struct epoll_event *out;
+};
+
+static int ep_pass(void *arg, struct ksvc_poll *pt)
+{
+	struct ep_wait *w = arg;
+	struct eventpoll *ep = w->ep;
+	int count = 0;
+
+	unsigned long fl = spin_lock_irqsave(&ep->lock);
+
+	w->n = MIN(ep->n, FILES_MAX);
+	if (w->n)
+		memcpy(w->snap, ep->items, w->n * sizeof(*w->snap));
+	spin_unlock_irqrestore(&ep->lock, fl);
+	for (unsigned int i = 0; i < w->n && (unsigned int)count < w->max; i++) {
+		struct ep_item *it = &w->snap[i];
+		struct file *f;
+		unsigned int m;
+
+		if (!(it->events & ~(EPOLLERR | EPOLLHUP | EPOLLET | EPOLLONESHOT)) &&
+		    (it->events & EPOLLONESHOT))
+			continue;
+		if (fd_get(it->fd, &f))
+			continue; /* closed: gone from the set */
+		if (f != it->file) {
+			file_put(f);
+			continue;
+		}
+		m = file_poll(f, pt) & it->events;
+		file_put(f);
+		if (!m)
+			continue;
+		w->out[count].events = m;
+		w->out[count].data = it->data;
+		count++;
+		if (it->events & EPOLLONESHOT) {
+			fl = spin_lock_irqsave(&ep->lock);
+			int j = ep_find(ep, it->fd, it->file);
+
+			if (j >= 0)
+				ep->items[j].events &= EPOLLONESHOT; /* disarmed until EPOLL_CTL_MOD */
+			spin_unlock_irqrestore(&ep->lock, fl);
+		}
+	}
+	return count;
+}
+
+static long sys_epoll_pwait(uint64_t epfd, uint64_t uevents, uint64_t maxevents, uint64_t timeout,
+			    uint64_t usig, uint64_t sigsize)
+{
+	struct ep_wait w = { 0 };
+	uint64_t deadline = 0;
+	bool swapped;
+	long ret;
+	int ms = (int)timeout;
+
+	if ((int)maxevents <= 0 || (int)maxevents > INT32_MAX / (int)sizeof(struct epoll_event))
+		return -EINVAL;
+	ret = ep_get_fd((int)epfd, &w.ep);
+	if (ret)
+		return ret;
+	w.max = MIN((unsigned int)(int)maxevents, (unsigned int)FILES_MAX);
+	w.snap = kmalloc(FILES_MAX * sizeof(*w.snap));
+	w.out = kmalloc(w.max * sizeof(*w.out));
+	ret = -ENOMEM;
+	if (!w.snap || !w.out)
+		goto out;
+	if (ms == 0)
+		deadline = UINT64_MAX;
+	else if (ms > 0)
+		deadline = time_ns() + (uint64_t)ms * 1000000;
+	ret = sigmask_enter(usig, sigsize, &swapped);
+	if (ret)
+		goto out;
+	ret = poll_loop(ep_pass, &w, deadline);
+	if (ret == -ERESTARTNOHAND)
+		ret = -EINTR; /* epoll_wait is never restarted (Linux) */
+	if (ret > 0 && ksvc_copy_to_user((void *)uevents, w.out, (size_t)ret * sizeof(*w.out)))
+		ret = -EFAULT;
+	sigmask_exit(swapped, ret);
+out:
+	kfree(w.snap);
+	kfree(w.out);
+	ep_release(w.ep);
+	return ret;
+}
+SYSCALL(__NR_epoll_pwait, sys_epoll_pwait);

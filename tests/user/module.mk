@@ -57,3 +57,6 @@ $(BUILD)/user/bpf/%.bpf.o: tests/user/bpf/%.bpf.c $(DEPS_STAMP)
 # the object as bytes in an aarch64 ELF: _binary_<name>_bpf_o_start/_end
 $(BUILD)/user/bpf/%.bpf.lo: $(BUILD)/user/bpf/%.bpf.o
 	$(Q)cd $(dir $<) && $(CROSS)ld -r -b binary -o $(notdir $@) $(notdir $<)
+UPROGS += t_epoll
+t_epoll_SRCS := tests/user/t_epoll.c
+t_epoll_LIBS := -lpthread

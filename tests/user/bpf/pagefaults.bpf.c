@@ -25,4 +25,20 @@ int on_overflow(struct bpf_perf_event_data *ctx)
 	return 1;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} events SEC(".maps");
+
+/* each overflow's fault address to this CPU's bpf-output event (libbpf's perf_buffer) */
+SEC("perf_event")
+int to_buffer(struct bpf_perf_event_data *ctx)
+{
+	__u64 addr = ctx->addr;
+
+	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &addr, sizeof(addr));
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";
