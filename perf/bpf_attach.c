@@ -136,7 +136,7 @@ static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 {
 	struct perf_event *e = event;
 	const struct bpf_perf_event_data_kern *k = ctx;
-	uint64_t regs[34];
+	uint64_t regs[34] = { 0 };
 
 	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
 		return -EINVAL;
@@ -144,7 +144,8 @@ static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 		return -E2BIG;
 	if (!on_this_cpu(e))
 		return -EOPNOTSUPP;
-	memcpy(regs, &k->data.regs, sizeof(k->data.regs));
+	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
+	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), sizeof(regs)));
 	return perf_output_raw(e, regs, (regs[33] & 0xf) == 0, data, (uint32_t)size);
 }
 
@@ -168,9 +169,10 @@ static long ops_read(void *event, struct bpf_perf_event_value *v)
 static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
 {
 	const struct bpf_perf_event_data_kern *k = ctx;
-	uint64_t regs[34];
+	uint64_t regs[34] = { 0 };
 
-	memcpy(regs, &k->data.regs, sizeof(k->data.regs));
+	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
+	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), sizeof(regs)));
 	return perf_bpf_callchain(regs, (regs[33] & 0xf) == 0, user, ips, max);
 }
 

@@ -15,3 +15,5 @@ UNIT_SRCS_perf_pmu := perf/pmu.c
 UNIT_SRCS_perf_pmuv3 := perf/pmuv3.c perf/pmu.c tests/fakes/pmu_fake.c
 UNIT_TESTS += perf_sysfs
 UNIT_SRCS_perf_sysfs := perf/sysfs.c perf/pmuv3.c perf/pmu.c tests/fakes/pmu_fake.c
+UNIT_TESTS += perf_bpf_attach
+UNIT_SRCS_perf_bpf_attach := perf/bpf_attach.c
