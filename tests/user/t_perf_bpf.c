@@ -4,14 +4,16 @@
  * ctx, bpf_get_attach_cookie gives the link's cookie, bpf_perf_prog_read_value the count;
  * returning 0 drops every sample (the ring stays empty) while the count still advances; closing
  * the link detaches the program.
- * Also a hardware (cycles) event, bpf_get_stackid with BPF_F_USER_STACK, and
+ * Also a hardware (cycles) event, bpf_get_stackid (user stacks, and kernel stacks from
+ * cpu-clock samples inside write()), bpf_get_stack, and
  * bpf_perf_event_output into a bpf-output event in a PERF_EVENT_ARRAY (PERF_SAMPLE_RAW).
- * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29 (52/52).
+ * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29 (61/61).
  */
 #define _GNU_SOURCE
 #include "tap.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <stddef.h>
@@ -167,16 +169,20 @@ static int load_output_prog(int array_fd)
 	return load_insns(p, sizeof(p) / sizeof(p[0]));
 }
 
-/* id = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK); map[0].cookie = id; return 1 */
-static int load_stack_prog(int stacks_fd)
+/* id = bpf_get_stackid(ctx, stacks, flags); if id >= 0: map[0].cookie = 1 << 32 | id; return 1 */
+static int load_stack_prog(int stacks_fd, int flags)
 {
 	struct bpf_insn p[] = {
 		MOV64_REG(6, 1),
 		INSN(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, stacks_fd),
 		INSN(0, 0, 0, 0, 0),
-		MOV64_IMM(3, BPF_F_USER_STACK),
+		MOV64_IMM(3, flags),
 		CALL(BPF_FUNC_get_stackid),
 		MOV64_REG(7, 0),
+		INSN(BPF_JMP | BPF_JSLT | BPF_K, 0, 0, 11, 0),
+		MOV64_IMM(1, 1), /* r7 = id | 1 << 32: "an id was stored" (ids start at 0) */
+		INSN(BPF_ALU64 | BPF_LSH | BPF_K, 1, 0, 0, 32),
+		INSN(BPF_ALU64 | BPF_OR | BPF_X, 7, 1, 0, 0),
 		ST32(10, -4, 0),
 		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map_fd),
 		INSN(0, 0, 0, 0, 0),
@@ -189,6 +195,49 @@ static int load_stack_prog(int stacks_fd)
 		EXIT(),
 	};
 	return load_insns(p, sizeof(p) / sizeof(p[0]));
+}
+
+/* n = bpf_get_stack(ctx, buf[8], 64, BPF_F_USER_STACK); map[0].cookie = n, .counter = buf[0] */
+static int load_get_stack_prog(void)
+{
+	struct bpf_insn p[] = {
+		MOV64_REG(6, 1),
+		MOV64_REG(2, 10),
+		ADD64_IMM(2, -64),
+		MOV64_REG(1, 6),
+		MOV64_IMM(3, 64),
+		MOV64_IMM(4, BPF_F_USER_STACK),
+		CALL(BPF_FUNC_get_stack),
+		MOV64_REG(7, 0),
+		ST32(10, -68, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map_fd),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_REG(2, 10),
+		ADD64_IMM(2, -68),
+		CALL(BPF_FUNC_map_lookup_elem),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 5, 0),
+		STX64(0, 7, 24),
+		LDX64(1, 10, -64),
+		STX64(0, 1, 32),
+		MOV64_IMM(0, 1),
+		EXIT(),
+		MOV64_IMM(0, 1),
+		EXIT(),
+	};
+	return load_insns(p, sizeof(p) / sizeof(p[0]));
+}
+
+static void map_zero(void)
+{
+	struct val v = { 0 };
+	uint32_t key = 0;
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = map_fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&v;
+	sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
 }
 
 static struct val map_get(void)
@@ -438,7 +487,7 @@ int main(void)
 
 	/* bpf_get_stackid with BPF_F_USER_STACK: the stack's first entry is the sample's ip */
 	int stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
-	int sprog = stacks >= 0 ? load_stack_prog(stacks) : -1;
+	int sprog = stacks >= 0 ? load_stack_prog(stacks, BPF_F_USER_STACK) : -1;
 
 	if (CHECK(sprog >= 0 && ev_open(&e) == 0, "STACK_TRACE map, get_stackid program, event",
 		  "stacks %d prog %d errno %d", stacks, sprog, errno)) {
@@ -449,14 +498,71 @@ int main(void)
 		n = run(&e, &count, &lo, &hi);
 		v = map_get();
 		id = (uint32_t)v.cookie;
-		CHECK(n >= 15 && (int64_t)v.cookie >= 0, "get_stackid returns a stack id", "%lld",
-		      (long long)v.cookie);
+		CHECK(n >= 15 && v.cookie >> 32 == 1, "get_stackid returns a stack id", "%#llx",
+		      (unsigned long long)v.cookie);
 		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips), "look the stack up by id");
 		CHECK(ips[0] == last_ip && ips[1] != 0,
 		      "the user stack starts at the sample's ip, then its callers", "%#llx %#llx vs %#llx",
 		      (unsigned long long)ips[0], (unsigned long long)ips[1],
 		      (unsigned long long)last_ip);
 		ev_close(&e);
+	}
+
+	/* bpf_get_stack with BPF_F_USER_STACK into the program's stack */
+	int gprog = load_get_stack_prog();
+
+	if (CHECK(gprog >= 0 && ev_open(&e) == 0, "get_stack program and event", "prog %d errno %d",
+		  gprog, errno)) {
+		map_zero();
+		EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, gprog), "SET_BPF the get_stack program");
+		n = run(&e, &count, &lo, &hi);
+		v = map_get();
+		CHECK(n >= 15 && v.cookie >= 16 && v.cookie <= 64 && v.cookie % 8 == 0,
+		      "get_stack returns the bytes written (8 per frame)", "%lld", (long long)v.cookie);
+		CHECK(v.counter == last_ip, "its first frame is the sample's ip", "%#llx vs %#llx",
+		      (unsigned long long)v.counter, (unsigned long long)last_ip);
+		ev_close(&e);
+	}
+
+	/* kernel stacks: cpu-clock samples taken inside write() give a kernel call chain */
+	int kprog = stacks >= 0 ? load_stack_prog(stacks, 0) : -1;
+	struct perf_event_attr ka;
+
+	memset(&ka, 0, sizeof(ka));
+	ka.size = sizeof(ka);
+	ka.type = PERF_TYPE_SOFTWARE;
+	ka.config = PERF_COUNT_SW_CPU_CLOCK;
+	ka.sample_period = 100000;
+	ka.disabled = 1;
+	int kfd = (int)syscall(__NR_perf_event_open, &ka, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int devnull = open("/dev/null", O_WRONLY);
+
+	if (CHECK(kprog >= 0 && kfd >= 0 && devnull >= 0, "kernel get_stackid program, cpu-clock",
+		  "prog %d fd %d errno %d", kprog, kfd, errno)) {
+		uint64_t ips[16] = { 0 };
+		uint32_t id;
+		time_t t0 = time(NULL);
+
+		map_zero();
+		v.cookie = 0;
+		EXPECT_OK(ioctl(kfd, PERF_EVENT_IOC_SET_BPF, kprog), "SET_BPF it on cpu-clock");
+		ioctl(kfd, PERF_EVENT_IOC_ENABLE, 0);
+		while (time(NULL) - t0 < 10) {
+			for (int i = 0; i < 1000; i++)
+				if (write(devnull, "x", 1) != 1)
+					break;
+			v = map_get();
+			if (v.cookie)
+				break;
+		}
+		ioctl(kfd, PERF_EVENT_IOC_DISABLE, 0);
+		id = (uint32_t)v.cookie;
+		CHECK(v.cookie >> 32 == 1, "get_stackid (kernel) gives a stack id for an in-kernel sample",
+		      "none in 10 s");
+		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips), "look the kernel stack up");
+		CHECK(ips[0] >= 0xffff000000000000ull, "its first frame is a kernel address", "%#llx",
+		      (unsigned long long)ips[0]);
+		close(kfd);
 	}
 
 	/* bpf_perf_event_output into a bpf-output event held in a PERF_EVENT_ARRAY */
