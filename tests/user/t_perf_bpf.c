@@ -231,26 +231,16 @@ static void map_zero(void)
 {
 	struct val v = { 0 };
 	uint32_t key = 0;
-	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.map_fd = map_fd;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)&v;
-	sys_bpf(BPF_MAP_UPDATE_ELEM, &a);
+	map_op(BPF_MAP_UPDATE_ELEM, map_fd, &key, &v);
 }
 
 static struct val map_get(void)
 {
 	struct val v = { 0 };
 	uint32_t key = 0;
-	union bpf_attr a;
 
-	memset(&a, 0, sizeof(a));
-	a.map_fd = map_fd;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)&v;
-	sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
+	map_op(BPF_MAP_LOOKUP_ELEM, map_fd, &key, &v);
 	return v;
 }
 
