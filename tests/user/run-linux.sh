@@ -7,7 +7,7 @@ BUILD=${BUILD:-build}
 ov=$(mktemp -d)
 trap 'rm -rf "$ov"' EXIT
 mkdir -p "$ov/bin"
-cp "$BUILD"/user/bin/t_* tests/user/t_*.sh "$ov/bin/"
+cp "$BUILD"/user/bin/t_* "$BUILD"/user/bin/profile "$BUILD"/user/bin/hot tests/user/t_*.sh "$ov/bin/"
 sh ../shared/tools/refvm.sh --smp 4 --overlay "$ov" -- \
 	'for t in /bin/t_*; do $t; echo "rc($t)=$?"; done' | tee "$ov/log"
 p=$(grep -c '^PASS ' "$ov/log" || true)
