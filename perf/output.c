@@ -347,7 +347,8 @@ void perf_output_sample(struct perf_event *e, uint64_t period)
 	uint64_t regs[34];
 	bool user = ksvc_irq_regs(regs);
 
-	if (perf_bpf_filter(e, period, regs, 0))
+	/* the program check stays inline: the common case has none */
+	if (!READ_ONCE(perf_core(e)->prog) || perf_bpf_filter(e, period, regs, 0))
 		output_sample(e, period, regs, user, 0, NULL, 0);
 }
 
@@ -395,7 +396,7 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr)
 		log_throttle(e, false);
 	}
 	ksvc_user_regs(regs);
-	if (perf_bpf_filter(e, e->hw.sample_period, regs, addr))
+	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
 		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0);
 }
 
