@@ -10,62 +10,23 @@
 # refvm.sh); without it, or when it fails (no cache and no network), the Linux column is n/a.
 # Env: BUILD (build), REFVM, PERFBENCH_SCALE (iteration multiplier, 1), REFVM_LIMIT (s, 100).
 cd "$(dirname "$0")/../.." || exit 1
-BUILD="${BUILD:-build}"
-BIN="$BUILD/user/bin/perfbench"
-IMG="$BUILD/perfkernel.img"
-INITRD="$BUILD/initramfs.cpio"
 SCALE="${PERFBENCH_SCALE:-1}"
-for f in "$BIN" "$IMG" "$INITRD"; do
-	[ -f "$f" ] || { echo "bench-perf: missing $f (make bench builds it; perfbench needs tests/bench/bench.mk included)"; exit 1; }
-done
-
-w=$(mktemp -d /tmp/bench-perf.XXXXXX) || exit 1
-trap 'rm -rf "$w"' EXIT INT TERM
-mkdir -p "$w/ov/bin"
-cp "$BIN" "$w/ov/bin/perfbench"
+. tests/bench/lib.sh
+bench_init bench-perf perfbench
 
 # figures NAME VALUE from perfbench's "NAME: N guest instructions per op" lines
 figures() {
 	sed -n 's/^\([a-z_0-9]*\): \([0-9.]*\) guest instructions per op$/\1 \2/p' "$1"
 }
 
-rc=0
 # ---- perfkernel: ICOUNT=1 SMP=1 ----
-if ICOUNT=1 SMP=1 OVERLAY="$w/ov" TIMEOUT=60 BUILD="$BUILD" \
-	sh tools/host/run.sh "$IMG" "$INITRD" "/bin/perfbench -s $SCALE" > "$w/ours.log" 2>&1; then
-	:
-else
-	echo "bench-perf: perfkernel run failed (status $?); console tail:"
-	tail -n 15 "$w/ours.log"
-	rc=1
-fi
+bench_ours "/bin/perfbench -s $SCALE"
 figures "$w/ours.log" > "$w/ours"
 grep '^# ' "$w/ours.log" | sed 's/^# /perfkernel: /'
 
 # ---- Linux 6.1: refvm --icount --smp 1 ----
-REFVM="${REFVM:-}"
-if [ -z "$REFVM" ]; then
-	for r in /work/shared/tools/refvm.sh ../shared/tools/refvm.sh; do
-		[ -f "$r" ] && { REFVM=$r; break; }
-	done
-fi
-: > "$w/linux"
-linux="no refvm.sh"
-if [ -z "$REFVM" ] || [ ! -f "$REFVM" ]; then
-	:
-elif ! command -v qemu-system-aarch64 >/dev/null 2>&1; then
-	linux="no qemu-system-aarch64"
-# refvm downloads the kernel once into its cache; bound the whole attempt (download, boot, run)
-# so that no network never means a hang
-elif timeout "${REFVM_LIMIT:-100}" sh "$REFVM" --icount --smp 1 --overlay "$w/ov" -- \
-	"/bin/perfbench -s $SCALE" > "$w/linux.log" 2>&1 < /dev/null; then
-	figures "$w/linux.log" > "$w/linux"
-	linux="no figures in its output"
-	[ -s "$w/linux" ] && linux=ok
-	grep '^# ' "$w/linux.log" | sed 's/^# /Linux 6.1: /'
-else
-	linux="refvm failed: $(tail -n 1 "$w/linux.log")"
-fi
+bench_linux "/bin/perfbench -s $SCALE"
+grep '^# ' "$w/linux.log" | sed 's/^# /Linux 6.1: /'
 [ "$linux" = ok ] || echo "Linux: n/a ($linux)"
 
 # ---- the table ----

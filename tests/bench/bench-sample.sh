@@ -14,62 +14,23 @@
 # Env: BUILD (build), REFVM, SAMPLEBENCH_ARGS (extra samplebench options, e.g. "-r 5"),
 #      REFVM_LIMIT (s, 100).
 cd "$(dirname "$0")/../.." || exit 1
-BUILD="${BUILD:-build}"
-BIN="$BUILD/user/bin/samplebench"
-IMG="$BUILD/perfkernel.img"
-INITRD="$BUILD/initramfs.cpio"
 ARGS="${SAMPLEBENCH_ARGS:-}"
-for f in "$BIN" "$IMG" "$INITRD"; do
-	[ -f "$f" ] || { echo "bench-sample: missing $f (make bench builds it; samplebench needs tests/bench/bench.mk included)"; exit 1; }
-done
-
-w=$(mktemp -d /tmp/bench-sample.XXXXXX) || exit 1
-trap 'rm -rf "$w"' EXIT INT TERM
-mkdir -p "$w/ov/bin"
-cp "$BIN" "$w/ov/bin/samplebench"
+. tests/bench/lib.sh
+bench_init bench-sample samplebench
 
 # figures NAME PER_SAMPLE SAMPLES THROTTLE LOST CALLCHAIN_NR from samplebench's result lines
 figures() {
 	sed -n 's/^\([a-z_0-9]*\): \([0-9.]*\) guest instructions per sample (samples \([0-9]*\), extra [-0-9]*, throttle \([0-9]*\), unthrottle [0-9]*, lost \([0-9]*\), callchain \([0-9.]*\))$/\1 \2 \3 \4 \5 \6/p' "$1"
 }
 
-rc=0
 # ---- perfkernel: ICOUNT=1 SMP=1 ----
-if ICOUNT=1 SMP=1 OVERLAY="$w/ov" TIMEOUT=60 BUILD="$BUILD" \
-	sh tools/host/run.sh "$IMG" "$INITRD" "/bin/samplebench $ARGS" > "$w/ours.log" 2>&1; then
-	:
-else
-	echo "bench-sample: perfkernel run failed (status $?); console tail:"
-	tail -n 15 "$w/ours.log"
-	rc=1
-fi
+bench_ours "/bin/samplebench $ARGS"
 figures "$w/ours.log" > "$w/ours"
 grep -e '^# \(alone\|perf_\|[a-z_]*: first\)' -e ' per sample (' "$w/ours.log" | sed "s/^# //; s/^/perfkernel: /"
 
 # ---- Linux 6.1: refvm --icount --smp 1 ----
-REFVM="${REFVM:-}"
-if [ -z "$REFVM" ]; then
-	for r in /work/shared/tools/refvm.sh ../shared/tools/refvm.sh; do
-		[ -f "$r" ] && { REFVM=$r; break; }
-	done
-fi
-: > "$w/linux"
-linux="no refvm.sh"
-if [ -z "$REFVM" ] || [ ! -f "$REFVM" ]; then
-	:
-elif ! command -v qemu-system-aarch64 >/dev/null 2>&1; then
-	linux="no qemu-system-aarch64"
-# refvm downloads the kernel once into its cache; bound the whole attempt (download, boot, run)
-# so that no network never means a hang
-elif timeout "${REFVM_LIMIT:-100}" sh "$REFVM" --icount --smp 1 --overlay "$w/ov" -- \
-	"/bin/samplebench $ARGS" > "$w/linux.log" 2>&1 < /dev/null; then
-	figures "$w/linux.log" > "$w/linux"
-	linux="no figures in its output"
-	[ -s "$w/linux" ] && linux=ok
-	grep -e '^# \(alone\|perf_\|[a-z_]*: first\)' -e ' per sample (' "$w/linux.log" | sed "s/^# //; s/^/Linux 6.1: /"
-else
-	linux="refvm failed: $(tail -n 1 "$w/linux.log")"
-fi
+bench_linux "/bin/samplebench $ARGS"
+grep -e '^# \(alone\|perf_\|[a-z_]*: first\)' -e ' per sample (' "$w/linux.log" | sed "s/^# //; s/^/Linux 6.1: /"
 [ "$linux" = ok ] || echo "Linux: n/a ($linux)"
 
 # ---- the table ----
