@@ -599,8 +599,8 @@ SYSCALL(__NR_epoll_ctl, sys_epoll_ctl);
 
 struct ep_wait {
 	struct eventpoll *ep;
-	struct ep_item *snap;
-	unsigned int n, max;
+	struct ep_item *snap; /* this pass's copy of the interest list */
+	unsigned int snap_cap, n, max;
 	struct epoll_event *out;
 };
 
@@ -610,12 +610,28 @@ static int ep_pass(void *arg, struct ksvc_poll *pt)
 	struct eventpoll *ep = w->ep;
 	int count = 0;
 
-	unsigned long fl = spin_lock_irqsave(&ep->lock);
+	unsigned long fl;
 
-	w->n = MIN(ep->n, FILES_MAX);
-	if (w->n)
-		memcpy(w->snap, ep->items, w->n * sizeof(*w->snap));
-	spin_unlock_irqrestore(&ep->lock, fl);
+	for (;;) { /* copy the list, growing the copy (outside the lock) when it got longer */
+		unsigned int need;
+
+		fl = spin_lock_irqsave(&ep->lock);
+		need = ep->n;
+		if (need <= w->snap_cap) {
+			w->n = need;
+			if (need)
+				memcpy(w->snap, ep->items, need * sizeof(*w->snap));
+			spin_unlock_irqrestore(&ep->lock, fl);
+			break;
+		}
+		spin_unlock_irqrestore(&ep->lock, fl);
+		kfree(w->snap);
+		w->snap_cap = 0;
+		w->snap = kmalloc(need * sizeof(*w->snap));
+		if (!w->snap)
+			return -ENOMEM;
+		w->snap_cap = need;
+	}
 	for (unsigned int i = 0; i < w->n && (unsigned int)count < w->max; i++) {
 		struct ep_item *it = &w->snap[i];
 		struct file *f;
@@ -664,10 +680,9 @@ static long sys_epoll_pwait(uint64_t epfd, uint64_t uevents, uint64_t maxevents,
 	if (ret)
 		return ret;
 	w.max = MIN((unsigned int)(int)maxevents, (unsigned int)FILES_MAX);
-	w.snap = kmalloc(FILES_MAX * sizeof(*w.snap));
 	w.out = kmalloc(w.max * sizeof(*w.out));
 	ret = -ENOMEM;
-	if (!w.snap || !w.out)
+	if (!w.out)
 		goto out;
 	if (ms == 0)
 		deadline = UINT64_MAX;
