@@ -93,6 +93,24 @@ int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user)
 	return left ? -EFAULT : 0;
 }
 
+int arch_read_pair(uint64_t dst[2], const void *src); /* uaccess.S */
+
+int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
+{
+	struct task *t;
+	int err;
+
+	if (addr & 15)
+		return ksvc_read_nofault(out, (const void *)addr, 2 * sizeof(uint64_t), user);
+	if (user ? addr >= USER_VA_END : addr < PAGE_OFFSET)
+		return -EFAULT; /* 16-aligned: the pair does not cross the end of either range */
+	t = current_task();
+	t->preempt_count++; /* as ksvc_read_nofault: a user fault takes the fixup */
+	err = arch_read_pair(out, (const void *)addr);
+	t->preempt_count--;
+	return err ? -EFAULT : 0;
+}
+
 uint64_t ksvc_clock_ns(void)
 {
 	return time_ns();
@@ -188,15 +206,15 @@ void arch_cpu_relax(void)
 
 /* ---- interrupted context ---- */
 
-bool ksvc_irq_regs(uint64_t regs[34])
+const uint64_t *ksvc_irq_regs(bool *user)
 {
 	struct trapframe *tf = this_cpu()->irq_tf;
 
 	if (!tf)
-		return false;
-	if (regs)
-		memcpy(regs, tf, 34 * sizeof(uint64_t));
-	return trapframe_from_user(tf);
+		return NULL;
+	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
+	*user = trapframe_from_user(tf);
+	return (const uint64_t *)tf;
 }
 
 void ksvc_user_regs(uint64_t regs[34])

@@ -39,9 +39,13 @@ uint64_t time_ticks_to_ns(uint64_t ticks)
 	return (uint64_t)(((unsigned __int128)ticks * ns_mult) >> 32);
 }
 
+/* floor(ns * freq / 1e9) exactly, split at whole seconds so that no 128-bit divide is needed
+ * (r * freq < 1e9 * 2^32 fits 64 bits): this runs each time a timer is armed or fires. */
 static uint64_t ns_to_count(uint64_t ns)
 {
-	return boot_count + (uint64_t)(((unsigned __int128)ns * freq) / NSEC_PER_SEC);
+	uint64_t s = ns / NSEC_PER_SEC, r = ns % NSEC_PER_SEC;
+
+	return boot_count + s * freq + r * freq / NSEC_PER_SEC;
 }
 
 uint64_t time_ns(void)
@@ -86,7 +90,8 @@ void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
 			break;
 	}
 	list_insert_between(&t->node, n->prev, n);
-	if (c->timers.next == &t->node)
+	/* from a callback, timer_irq reprograms once when they are all done */
+	if (c->timers.next == &t->node && !c->in_timer_irq)
 		reprogram_locked(c);
 	spin_unlock_irqrestore(&c->timer_lock, f);
 }
@@ -133,6 +138,7 @@ static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 	uint64_t now = time_ns();
 
 	spin_lock(&c->timer_lock);
+	c->in_timer_irq = true;
 	while (!list_empty(&c->timers)) {
 		struct ktimer *t = list_entry(c->timers.next, struct ktimer, node);
 
@@ -147,6 +153,7 @@ static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 		atomic_store_explicit(&c->running_timer, NULL, memory_order_release);
 		spin_lock(&c->timer_lock);
 	}
+	c->in_timer_irq = false;
 	reprogram_locked(c);
 	spin_unlock(&c->timer_lock);
 }

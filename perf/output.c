@@ -242,7 +242,7 @@ static unsigned int walk_frames(uint64_t *out, unsigned int room, uint64_t fp, b
 
 		if (user ? fp >= USER_TOP : fp < USER_TOP)
 			break;
-		if (ksvc_read_nofault(rec, (void *)fp, sizeof(rec), user))
+		if (ksvc_read_pair_nofault(rec, fp, user))
 			break;
 		if (!rec[1])
 			break;
@@ -281,27 +281,44 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	return n;
 }
 
+/* sample_type bits whose perf_sample_data fields output_sample fills itself */
+#define SAMPLE_FILLED                                                                              \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |             \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |              \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |          \
+	 PERF_SAMPLE_REGS_USER)
+
 static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
 			 uint64_t addr, const void *raw, uint32_t raw_size)
 {
-	struct perf_sample_data d = { 0 };
+	uint64_t st = e->attr.sample_type;
+	struct perf_sample_data d;
 	uint64_t uregs[34], chain[160];
 	struct perf_ring_handle h;
 	struct perf_ring_writer w;
 	struct perf_read_entry rent;
 	struct perf_read_values rv;
-	struct perf_ring *r = event_ring_get(e);
+	/* as event_ring_get, but the ring is used under the lock instead of with a reference: the
+	 * owner's pointer keeps it alive until perf_output_release or SET_OUTPUT, which take it */
+	struct perf_event *owner = perf_core(e)->parent ? perf_core(e)->parent : e;
+	struct perf_ring *r;
+	unsigned long f;
+	bool wake = false;
 	int err = 0;
 
-	if (!r)
-		return -ENOSPC;
+	if (!READ_ONCE(owner->ring))
+		return -ENOSPC; /* not mapped (a racing mmap only makes this sample the last lost) */
+	/* the fields we have no data for read as zero; the rest are all set below */
+	if (st & ~SAMPLE_FILLED)
+		memset(&d, 0, sizeof(d));
 	fill_sid(e, &d.sid);
 	d.ip = regs[32];
 	d.period = period;
 	d.addr = addr;
 	d.raw = raw;
 	d.raw_size = raw_size;
-	if (e->attr.sample_type & PERF_SAMPLE_READ) {
+	d.read = NULL;
+	if (st & PERF_SAMPLE_READ) {
 		/* this event's own values (the group form reads as one entry: no siblings here) */
 		rent.value = atomic_load(&e->count);
 		rent.id = e->primary_id;
@@ -312,11 +329,11 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		rv.ent = &rent;
 		d.read = &rv;
 	}
-	if (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+	if (st & PERF_SAMPLE_CALLCHAIN) {
 		d.callchain = chain;
 		d.callchain_nr = build_callchain(e, regs, user, chain, 160);
 	}
-	if (e->attr.sample_type & PERF_SAMPLE_REGS_USER) {
+	if (st & PERF_SAMPLE_REGS_USER) {
 		if (user) {
 			d.regs_user = regs;
 		} else {
@@ -325,28 +342,35 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		}
 		d.regs_user_abi = PERF_SAMPLE_REGS_ABI_64;
 	}
-	w.sample_type = e->attr.sample_type;
+	w.sample_type = st;
 	w.sample_id_all = e->attr.sample_id_all;
 	w.sid = d.sid;
 	size_t size = perf_sample_size(&e->attr, &d);
 
-	if (perf_ring_output_begin(r, &h, size, &w) == 0) {
-		perf_sample_write(&h.out, &e->attr, &d, perf_sample_misc(user, false));
-		if (perf_ring_output_end(&h, e->attr.watermark ? 0 : e->attr.wakeup_events))
-			ring_wake(e);
+	f = spin_lock_irqsave(&perf_core(owner)->child_lock);
+	r = owner->ring;
+	if (r && perf_ring_output_begin(r, &h, size, &w) == 0) {
+		perf_sample_write(&h.out, &e->attr, &d, perf_sample_misc(user, false), size);
+		wake = perf_ring_output_end(&h, e->attr.watermark ? 0 : e->attr.wakeup_events);
 	} else {
-		atomic_fetch_add(&e->lost_samples, 1);
+		if (r)
+			atomic_fetch_add(&e->lost_samples, 1);
 		err = -ENOSPC;
 	}
-	perf_ring_put(r);
+	spin_unlock_irqrestore(&perf_core(owner)->child_lock, f);
+	if (wake)
+		ring_wake(e);
 	return err;
 }
 
 void perf_output_sample(struct perf_event *e, uint64_t period)
 {
-	uint64_t regs[34];
-	bool user = ksvc_irq_regs(regs);
+	static const uint64_t none[34];
+	bool user = false;
+	const uint64_t *regs = ksvc_irq_regs(&user);
 
+	if (!regs)
+		regs = none; /* not from an interrupt: nothing to attribute the sample to */
 	/* the program check stays inline: the common case has none */
 	if (!READ_ONCE(perf_core(e)->prog) || perf_bpf_filter(e, period, regs, 0))
 		output_sample(e, period, regs, user, 0, NULL, 0);

@@ -157,8 +157,39 @@ struct perf_out {
 void perf_out_init(struct perf_out *o, void *buf, size_t len);
 void perf_out_put(struct perf_out *o, const void *src, size_t n);
 void perf_out_zero(struct perf_out *o, size_t n);
-void perf_out_u64(struct perf_out *o, uint64_t v);
-void perf_out_u32(struct perf_out *o, uint32_t v);
+/* n u64 values in a row (a callchain) */
+void perf_out_u64s(struct perf_out *o, const uint64_t *v, size_t n);
+/*
+ * One u64 or u32: inline, a single store when it does not straddle the end of the area (the
+ * sample path writes a dozen of these per record); perf_out_put otherwise.
+ */
+static inline void perf_out_small(struct perf_out *o, const void *v, size_t n)
+{
+	if (__builtin_expect(o->size - o->off > n && o->left >= n, 1)) {
+		__builtin_memcpy(o->base + o->off, v, n); /* n is a constant: one store */
+		o->off += n;
+		o->left -= n;
+	} else {
+		perf_out_put(o, v, n);
+	}
+}
+
+static inline void perf_out_u64(struct perf_out *o, uint64_t v)
+{
+	perf_out_small(o, &v, sizeof(v));
+}
+
+static inline void perf_out_u32(struct perf_out *o, uint32_t v)
+{
+	perf_out_small(o, &v, sizeof(v));
+}
+
+/* Two u32 fields that follow each other (TID's pid and tid, CPU's cpu and res), as one u64. */
+static inline void perf_out_u32x2(struct perf_out *o, uint32_t lo, uint32_t hi)
+{
+	_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "records are little-endian");
+	perf_out_u64(o, (uint64_t)lo | (uint64_t)hi << 32);
+}
 
 /* The sample_id fields (trailer, LOST, sideband): what Linux's perf_event_header__init_id fills. */
 struct perf_sample_id {
@@ -226,11 +257,12 @@ uint16_t perf_sample_ustack_size(uint16_t stack_size, uint16_t header_size, bool
 /* Total PERF_RECORD_SAMPLE size (8-aligned, header included); > 0xfff8 cannot be written. */
 size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sample_data *d);
 /*
- * [any] Write one PERF_RECORD_SAMPLE of exactly perf_sample_size bytes.  STACK_USER reads the
- * user stack with ksvc_read_nofault; bytes it cannot read are zero and dyn_size tells.
+ * [any] Write one PERF_RECORD_SAMPLE; size is perf_sample_size(attr, d), which the caller has
+ * already computed to reserve the space.  STACK_USER reads the user stack with
+ * ksvc_read_nofault; bytes it cannot read are zero and dyn_size tells.
  */
 void perf_sample_write(struct perf_out *o, const struct perf_event_attr *attr,
-		       const struct perf_sample_data *d, uint16_t misc);
+		       const struct perf_sample_data *d, uint16_t misc, size_t size);
 /* PERF_RECORD_LOST {id, lost} plus trailer. */
 size_t perf_lost_size(uint64_t sample_type, bool sample_id_all);
 void perf_lost_write(struct perf_out *o, uint64_t id, uint64_t lost, uint64_t sample_type,

@@ -558,11 +558,14 @@ bool pmuv3_handle_irq(void)
 		return false;
 	/* stop everything so the group's counts stay consistent while we look */
 	pmu_write_pmcr(pmu_read_pmcr() & ~(uint64_t)PMCR_E);
-	for (unsigned int idx = 0; idx < pv.num_events; idx++) {
-		struct perf_event *e = c->events[idx];
+	/* rotated by one, bit idx of pending is counter IDX_TO_COUNTER(idx): visit the overflowed
+	 * counters only, in idx order (the cycle counter first) */
+	for (uint32_t pending = ovs << 1 | ovs >> 31; pending; pending &= pending - 1) {
+		unsigned int idx = (unsigned int)__builtin_ctz(pending);
+		struct perf_event *e = idx < pv.num_events ? c->events[idx] : NULL;
 		uint64_t period;
 
-		if (!e || !(ovs & (1u << IDX_TO_COUNTER(idx))))
+		if (!e)
 			continue;
 		event_update(e);
 		period = e->hw.last_period;

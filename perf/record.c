@@ -46,6 +46,22 @@ void perf_out_put(struct perf_out *o, const void *src, size_t n)
 	}
 }
 
+void perf_out_u64s(struct perf_out *o, const uint64_t *v, size_t n)
+{
+	size_t off = o->off, bytes = 8 * n;
+
+	kassert(bytes <= o->left);
+	if (bytes >= o->size - off) {
+		perf_out_put(o, v, bytes); /* reaches the end of the area: the wrapping copy */
+		return;
+	}
+	/* a few u64 (a callchain): a store each, no memcpy call */
+	for (uint8_t *p = o->base + off, *end = p + bytes; p < end; p += 8, v++)
+		__builtin_memcpy(p, v, 8);
+	o->off = off + bytes;
+	o->left -= bytes;
+}
+
 void perf_out_zero(struct perf_out *o, size_t n)
 {
 	kassert(n <= o->left);
@@ -61,22 +77,11 @@ void perf_out_zero(struct perf_out *o, size_t n)
 	}
 }
 
-void perf_out_u64(struct perf_out *o, uint64_t v)
-{
-	perf_out_put(o, &v, sizeof(v));
-}
-
-void perf_out_u32(struct perf_out *o, uint32_t v)
-{
-	perf_out_put(o, &v, sizeof(v));
-}
-
 static void out_header(struct perf_out *o, uint32_t type, uint16_t misc, size_t size)
 {
-	struct perf_event_header h = {.type = type, .misc = misc, .size = (uint16_t)size};
-
+	/* struct perf_event_header: u32 type, u16 misc, u16 size */
 	kassert(size <= PERF_RECORD_MAX_SIZE && (size & 7) == 0);
-	perf_out_put(o, &h, sizeof(h));
+	perf_out_u32x2(o, type, (uint32_t)misc | (uint32_t)size << 16);
 }
 
 /* ---- read_format ---- */
@@ -161,20 +166,16 @@ void perf_id_trailer_write(struct perf_out *o, uint64_t sample_type, bool sample
 {
 	if (!sample_id_all)
 		return;
-	if (sample_type & PERF_SAMPLE_TID) {
-		perf_out_u32(o, sid->pid);
-		perf_out_u32(o, sid->tid);
-	}
+	if (sample_type & PERF_SAMPLE_TID)
+		perf_out_u32x2(o, sid->pid, sid->tid);
 	if (sample_type & PERF_SAMPLE_TIME)
 		perf_out_u64(o, sid->time);
 	if (sample_type & PERF_SAMPLE_ID)
 		perf_out_u64(o, sid->id);
 	if (sample_type & PERF_SAMPLE_STREAM_ID)
 		perf_out_u64(o, sid->stream_id);
-	if (sample_type & PERF_SAMPLE_CPU) {
-		perf_out_u32(o, sid->cpu);
-		perf_out_u32(o, 0);
-	}
+	if (sample_type & PERF_SAMPLE_CPU)
+		perf_out_u32x2(o, sid->cpu, 0);
 	if (sample_type & PERF_SAMPLE_IDENTIFIER)
 		perf_out_u64(o, sid->id);
 }
@@ -222,29 +223,32 @@ static size_t raw_padded(const struct perf_sample_data *d)
 	return ALIGN_UP((size_t)d->raw_size + 4, 8) - 4;
 }
 
+/* The sample fields that are one u64 whatever the sample holds (WEIGHT_TYPE apart: either bit). */
+#define SAMPLE_U64_FIELDS                                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |             \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |              \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |                      \
+	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |                  \
+	 PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
+
+/* Bits set in v, without a libgcc call (the kernel builds with general registers only). */
+static inline unsigned int popcount64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((v * 0x0101010101010101ull) >> 56);
+}
+
 size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sample_data *d)
 {
 	uint64_t st = attr->sample_type;
-	size_t size = sizeof(struct perf_event_header);
+	size_t size = sizeof(struct perf_event_header) + 8 * (size_t)popcount64(st & SAMPLE_U64_FIELDS);
 
-	if (st & PERF_SAMPLE_IDENTIFIER)
+	if (st & PERF_SAMPLE_WEIGHT_TYPE)
 		size += 8;
-	if (st & PERF_SAMPLE_IP)
-		size += 8;
-	if (st & PERF_SAMPLE_TID)
-		size += 8;
-	if (st & PERF_SAMPLE_TIME)
-		size += 8;
-	if (st & PERF_SAMPLE_ADDR)
-		size += 8;
-	if (st & PERF_SAMPLE_ID)
-		size += 8;
-	if (st & PERF_SAMPLE_STREAM_ID)
-		size += 8;
-	if (st & PERF_SAMPLE_CPU)
-		size += 8;
-	if (st & PERF_SAMPLE_PERIOD)
-		size += 8;
+	if (!(st & ~(SAMPLE_U64_FIELDS | PERF_SAMPLE_WEIGHT_TYPE)))
+		return size; /* the common case: no field whose size depends on the sample */
 	if (st & PERF_SAMPLE_READ)
 		size += perf_read_size(attr->read_format, d->read ? d->read->nr : 1);
 	if (st & PERF_SAMPLE_CALLCHAIN)
@@ -267,24 +271,8 @@ size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sa
 		if (d->regs_user_abi && d->stack_user_size)
 			size += (size_t)d->stack_user_size + 8;
 	}
-	if (st & PERF_SAMPLE_WEIGHT_TYPE)
-		size += 8;
-	if (st & PERF_SAMPLE_DATA_SRC)
-		size += 8;
-	if (st & PERF_SAMPLE_TRANSACTION)
-		size += 8;
 	if (st & PERF_SAMPLE_REGS_INTR)
 		size += regs_size(d->regs_intr_abi, attr->sample_regs_intr);
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		size += 8;
-	if (st & PERF_SAMPLE_CGROUP)
-		size += 8;
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		size += 8;
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		size += 8;
-	if (st & PERF_SAMPLE_AUX)
-		size += 8; /* aux_size 0: no AUX PMU */
 	return size;
 }
 
@@ -348,10 +336,9 @@ static void write_stack_user(struct perf_out *o, const struct perf_sample_data *
 }
 
 void perf_sample_write(struct perf_out *o, const struct perf_event_attr *attr,
-		       const struct perf_sample_data *d, uint16_t misc)
+		       const struct perf_sample_data *d, uint16_t misc, size_t size)
 {
 	uint64_t st = attr->sample_type;
-	size_t size = perf_sample_size(attr, d);
 	size_t start_left = o->left;
 
 	out_header(o, PERF_RECORD_SAMPLE, misc, size);
@@ -359,10 +346,8 @@ void perf_sample_write(struct perf_out *o, const struct perf_event_attr *attr,
 		perf_out_u64(o, d->sid.id);
 	if (st & PERF_SAMPLE_IP)
 		perf_out_u64(o, d->ip);
-	if (st & PERF_SAMPLE_TID) {
-		perf_out_u32(o, d->sid.pid);
-		perf_out_u32(o, d->sid.tid);
-	}
+	if (st & PERF_SAMPLE_TID)
+		perf_out_u32x2(o, d->sid.pid, d->sid.tid);
 	if (st & PERF_SAMPLE_TIME)
 		perf_out_u64(o, d->sid.time);
 	if (st & PERF_SAMPLE_ADDR)
@@ -371,10 +356,8 @@ void perf_sample_write(struct perf_out *o, const struct perf_event_attr *attr,
 		perf_out_u64(o, d->sid.id);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		perf_out_u64(o, d->sid.stream_id);
-	if (st & PERF_SAMPLE_CPU) {
-		perf_out_u32(o, d->sid.cpu);
-		perf_out_u32(o, 0);
-	}
+	if (st & PERF_SAMPLE_CPU)
+		perf_out_u32x2(o, d->sid.cpu, 0);
 	if (st & PERF_SAMPLE_PERIOD)
 		perf_out_u64(o, d->period);
 	if (st & PERF_SAMPLE_READ) {
@@ -385,7 +368,7 @@ void perf_sample_write(struct perf_out *o, const struct perf_event_attr *attr,
 	}
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		perf_out_u64(o, d->callchain_nr);
-		perf_out_put(o, d->callchain, 8 * (size_t)d->callchain_nr);
+		perf_out_u64s(o, d->callchain, d->callchain_nr);
 	}
 	if (st & PERF_SAMPLE_RAW) {
 		size_t padded = raw_padded(d);

@@ -127,6 +127,7 @@ bool trap_fixup_uaccess(struct trapframe *tf)
 	}
 	if (pc < (uint64_t)uaccess_start || pc >= (uint64_t)uaccess_end)
 		return false;
+	/* arch_strncpy_user and arch_read_pair (after it) return -1 */
 	tf->pc = pc >= (uint64_t)(uintptr_t)arch_strncpy_user ? (uint64_t)uaccess_fixup_str
 						   : (uint64_t)uaccess_fixup_copy;
 	return true;

@@ -14,6 +14,14 @@ arch_copy_user:
 	orr	x3, x0, x1
 	tst	x3, #7
 	b.ne	2f
+	tst	x3, #15		/* pairs only when both are 16-aligned: never across a page */
+	b.ne	1f
+0:	cmp	x2, #16
+	b.lo	1f
+	ldp	x4, x5, [x1], #16
+	stp	x4, x5, [x0], #16
+	sub	x2, x2, #16
+	b	0b
 1:	cmp	x2, #8
 	b.lo	2f
 	ldr	x4, [x1], #8
@@ -42,10 +50,19 @@ arch_strncpy_user:
 	ret
 6:	mov	x0, x3
 	ret
+
+/* int arch_read_pair(uint64_t dst[2], const void *src): 0, or -1 (the strncpy fixup) on a
+ * fault; src is 16-aligned, so the pair lies in one page. */
+	.globl	arch_read_pair
+arch_read_pair:
+	ldp	x2, x3, [x1]
+	stp	x2, x3, [x0]
+	mov	x0, #0
+	ret
 uaccess_end:
 
 	.globl	uaccess_fixup_copy, uaccess_fixup_str
-/* Resume points: x2 holds what arch_copy_user had left; strncpy reports -1. */
+/* Resume points: x2 holds what arch_copy_user had left; strncpy and read_pair report -1. */
 uaccess_fixup_copy:
 	mov	x0, x2
 	ret

@@ -48,6 +48,9 @@ long ksvc_strncpy_from_user(char *dst, const void *usrc, size_t n);
  * kernel memory (mapped kernel addresses only).
  */
 int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user);
+/* [any] ksvc_read_nofault of the two u64 at addr (a frame record {fp, lr}), one load pair
+ * when addr is 16-aligned: the frame-pointer unwinder's step.  0 or -EFAULT. */
+int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user);
 
 /* ---- time, CPUs, current task ---- */
 
@@ -136,9 +139,10 @@ int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);
 
 /*
  * [IRQ] The registers the current interrupt interrupted, in arm64 user_pt_regs order
- * (x0-x30, sp, pc, pstate): true when it interrupted user mode.  regs may be NULL.
+ * (x0-x30, sp, pc, pstate), in place (valid until the handler returns); *user is set to whether it
+ * interrupted user mode.  NULL outside an interrupt handler.
  */
-bool ksvc_irq_regs(uint64_t regs[34]);
+const uint64_t *ksvc_irq_regs(bool *user);
 /* [any] The clock behind ksvc_clock_ns: its counter frequency, and a matching pair of
  * counter and ns readings (the perf_event_mmap_page time_* conversion). */
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);

@@ -131,6 +131,11 @@ int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user)
 	return 0;
 }
 
+int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
+{
+	return ksvc_read_nofault(out, (const void *)(uintptr_t)addr, 2 * sizeof(uint64_t), user);
+}
+
 uint64_t ksvc_clock_ns(void)
 {
 	uint64_t t = ksvc_fake.clock_ns;
@@ -300,11 +305,10 @@ void ksvc_fake_close_all(void)
 
 /* ---- interrupted context: tests set ksvc_fake.irq_regs / irq_user ---- */
 
-bool ksvc_irq_regs(uint64_t regs[34])
+const uint64_t *ksvc_irq_regs(bool *user)
 {
-	if (regs)
-		memcpy(regs, ksvc_fake.irq_regs, sizeof(ksvc_fake.irq_regs));
-	return ksvc_fake.irq_user;
+	*user = ksvc_fake.irq_user;
+	return ksvc_fake.irq_regs;
 }
 
 void ksvc_user_regs(uint64_t regs[34])

@@ -60,7 +60,7 @@ static void check_sample(const struct perf_event_attr *attr, const struct perf_s
 	assert_int_equal(size % 8, 0);
 	memset(buf, 0xa5, sizeof(buf));
 	perf_out_init(&o, buf, size);
-	perf_sample_write(&o, attr, d, misc);
+	perf_sample_write(&o, attr, d, misc, size);
 	assert_int_equal(o.left, 0);
 	assert_memory_equal(buf, e->b, e->n);
 }
@@ -376,7 +376,7 @@ static void test_every_bit_consistent(void **state)
 
 		assert_int_equal(size % 8, 0);
 		perf_out_init(&o, buf, size);
-		perf_sample_write(&o, &attr, &d, 2);
+		perf_sample_write(&o, &attr, &d, 2, perf_sample_size(&attr, &d));
 		assert_int_equal(o.left, 0);
 		struct perf_event_header *h = (void *)buf;
 		assert_int_equal(h->size, size);
@@ -446,12 +446,47 @@ static void test_out_wraps(void **state)
 	struct perf_sample_data d = {.ip = 0x0102030405060708ull};
 
 	memset(area, 0, sizeof(area));
-	perf_sample_write(&o, &attr, &d, 2);
+	perf_sample_write(&o, &attr, &d, 2, perf_sample_size(&attr, &d));
 	assert_int_equal(o.off, 8);
 	assert_int_equal(area[24], PERF_RECORD_SAMPLE);
 	assert_int_equal(area[30], 16);
 	assert_int_equal(area[0], 0x08);
 	assert_int_equal(area[7], 0x01);
+}
+
+static void test_out_wraps_everywhere(void **state)
+{
+	/* the inline u64/u32 stores and the callchain's run of u64 against the byte-wise wrapping
+	 * copy: a sample written from every 4-byte offset of a small area reads back (unrolled
+	 * from that offset) as the same bytes as into a flat buffer */
+	uint64_t cc[5] = {PERF_CONTEXT_USER, 0x401000, 0x401100, 0x401200, 0x401300};
+	struct perf_read_entry ent = {7, 8, 9};
+	struct perf_read_values rv = {.nr = 1, .ent = &ent, .time_enabled = 5, .time_running = 6};
+	uint8_t raw[5] = {1, 2, 3, 4, 5};
+	struct perf_sample_data d = {.sid = SID, .ip = 0x400123, .period = 4000, .read = &rv,
+				     .callchain = cc, .callchain_nr = 5, .raw = raw, .raw_size = 5};
+	struct perf_event_attr attr = {
+	    .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ |
+			   PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW,
+	    .read_format = PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED};
+	size_t size = perf_sample_size(&attr, &d);
+	uint8_t flat[256], area[160], unrolled[256];
+	struct perf_out o;
+
+	assert_true(size < sizeof(area));
+	perf_out_init(&o, flat, size);
+	perf_sample_write(&o, &attr, &d, 2, size);
+	for (size_t off = 0; off < sizeof(area); off += 4) {
+		memset(area, 0xee, sizeof(area));
+		o = (struct perf_out){.base = area, .size = sizeof(area), .off = off, .left = size};
+		perf_sample_write(&o, &attr, &d, 2, size);
+		assert_int_equal(o.left, 0);
+		assert_int_equal(o.off, (off + size) % sizeof(area));
+		for (size_t i = 0; i < size; i++)
+			unrolled[i] = area[(off + i) % sizeof(area)];
+		assert_memory_equal(unrolled, flat, size);
+	}
 }
 
 int main(void)
@@ -468,6 +503,7 @@ int main(void)
 	    cmocka_unit_test(test_every_bit_consistent),
 	    cmocka_unit_test(test_trailer_and_lost),
 	    cmocka_unit_test(test_ustack_size),
+	    cmocka_unit_test(test_out_wraps_everywhere),
 	    cmocka_unit_test(test_out_wraps),
 	};
 
