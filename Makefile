@@ -105,9 +105,11 @@ $(BUILD)/k/%.o: %.S $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(KCC) $(KASFLAGS) -c $< -o $@
 
-$(KERNEL_ELF): $(KOBJS) linker.ld $(DEPS_STAMP)
-	$(Q)$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 -o $@ $(KOBJS) \
+$(KERNEL_ELF): $(KOBJS) linker.ld tools/host/check-nosimd.sh $(DEPS_STAMP)
+	$(Q)$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 -o $@.tmp $(KOBJS) \
 		$(LIBFDT_A) $(LIBGCC)
+	$(Q)sh tools/host/check-nosimd.sh $@.tmp $(CROSS)objdump
+	$(Q)mv $@.tmp $@
 
 $(KERNEL_IMG): $(KERNEL_ELF)
 	$(Q)$(KOBJCOPY) -O binary $< $@

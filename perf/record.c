@@ -209,10 +209,23 @@ uint16_t perf_sample_misc(bool user_mode, bool exact_ip)
 	return misc;
 }
 
+/*
+ * Bits set in v.  Not __builtin_popcountll: with general registers only, GCC calls libgcc's
+ * __popcountdi2, whose arm64 build counts with SIMD registers and so clobbers the v0 of the
+ * user task a sample interrupted.
+ */
+static inline unsigned int popcount64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ull);
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned int)((v * 0x0101010101010101ull) >> 56);
+}
+
 static size_t regs_size(uint64_t abi, uint64_t mask)
 {
 	/* abi, then one u64 per mask bit when there are registers */
-	return 8 + (abi ? 8 * (size_t)__builtin_popcountll(mask) : 0);
+	return 8 + (abi ? 8 * (size_t)popcount64(mask) : 0);
 }
 
 /* RAW: u32 size + data, padded so the u32 and the data end 8-aligned; size counts the pad. */
@@ -230,15 +243,6 @@ static size_t raw_padded(const struct perf_sample_data *d)
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |                      \
 	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |                  \
 	 PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
-
-/* Bits set in v, without a libgcc call (the kernel builds with general registers only). */
-static inline unsigned int popcount64(uint64_t v)
-{
-	v = v - ((v >> 1) & 0x5555555555555555ull);
-	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
-	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	return (unsigned int)((v * 0x0101010101010101ull) >> 56);
-}
 
 size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sample_data *d)
 {
