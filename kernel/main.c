@@ -6,6 +6,7 @@
 #include <arch/arch.h>
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
+#include <arch/debug.h>
 #include <kern/assert.h>
 #include <kern/irq.h>
 #include <kern/kernel.h>
@@ -134,6 +135,7 @@ void kernel_cpu_online(struct cpu *c)
 	spin_init(&idle->lock);
 	sched_init_cpu(c, idle);
 	gic_init_cpu();
+	debug_cpu_init();
 	perf_cpu_init();
 	time_init_cpu();
 	atomic_store(&c->online, true);

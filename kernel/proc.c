@@ -13,6 +13,7 @@
 #include <linux/wait.h>
 #include <linux/resource.h>
 #include <asm/signal.h>
+#include <arch/debug.h>
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
 #include <fs/vfs.h>
@@ -630,6 +631,7 @@ void proc_switch(struct task *prev, struct task *next)
 		mm_activate(np->mm); /* always: TTBR0 is cheap to write, a stale one is not */
 		write_tpidr_el0(u->tpidr_el0);
 		fpsimd_restore(&u->fp);
+		debug_switch(u->dbg_step); /* its breakpoint step, if it was in one */
 	} else if (pp) {
 		mm_activate(NULL);
 	}

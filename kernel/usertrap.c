@@ -8,6 +8,7 @@
  */
 #include <asm/siginfo.h>
 #include <asm/signal.h>
+#include <arch/debug.h>
 #include <arch/sysreg.h>
 #include <arch/trapframe.h>
 #include <kern/assert.h>
@@ -134,10 +135,12 @@ void trap_user_sync(struct trapframe *tf)
 		signal_force_fault(SIGBUS, BUS_ADRALN, tf->pc);
 		break;
 	case ESR_EC_BRK64:
+		signal_force_fault(SIGTRAP, TRAP_BRKPT, tf->pc);
+		break;
 	case ESR_EC_BREAKPT_LOW:
 	case ESR_EC_SOFTSTP_LOW:
 	case ESR_EC_WATCHPT_LOW:
-		signal_force_fault(SIGTRAP, TRAP_BRKPT, tf->pc);
+		debug_user_trap(tf, ec); /* perf breakpoints: count, step over */
 		break;
 	case ESR_EC_FP_EXC64:
 		signal_force_fault(SIGFPE, FPE_FLTINV, tf->pc);

@@ -71,6 +71,8 @@ void perf_event_put(struct perf_event *e)
 
 	if (atomic_fetch_sub(&c->refs, 1) != 1)
 		return;
+	if (e->destroy)
+		e->destroy(e);
 	if (c->ctx)
 		perf_ctx_put(c->ctx);
 	if (c->prog)
@@ -486,6 +488,8 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 	if (!e)
 		goto err_leader;
 	e->attach_task = pid != -1;
+	if (pid != -1)
+		e->target_tid = pid ? pid : ksvc_current_tid();
 	/* Linux's order: the task (ESRCH), the allocation checks, the PMU, then the context. */
 	if (pid > 0) {
 		unsigned long f = spin_lock_irqsave(&perf_attach_lock);

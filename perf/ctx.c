@@ -17,8 +17,6 @@
 #include <perf/perf.h>
 #include "perf_internal.h"
 
-#define PERF_MAX_CPUS 64
-
 struct perf_context *perf_cpu_ctx[PERF_MAX_CPUS];
 static bool perf_ready;
 bool perf_debug; /* boot option perfdebug: print each event's state at task exit */
@@ -348,6 +346,7 @@ static struct perf_event *inherit_one(struct perf_event *pe, struct perf_context
 	if (!ce)
 		return NULL;
 	ce->attach_task = true;
+	ce->target_tid = cctx->task ? ksvc_task_tid(cctx->task) : 0;
 	ce->primary_id = top->primary_id;
 	ce->state = pe->state == PERF_EVENT_STATE_OFF ? PERF_EVENT_STATE_OFF
 						       : PERF_EVENT_STATE_INACTIVE;
@@ -552,6 +551,7 @@ int perf_init(void)
 			return -ENOMEM;
 	}
 	perf_pmu_register(perf_sw_pmu(), PERF_TYPE_SOFTWARE);
+	perf_bp_init();
 	perf_bpf_init();
 	int err = pmuv3_probe(n, overflow, NULL);
 
@@ -564,6 +564,7 @@ int perf_init(void)
 /* Per CPU, interrupts masked: reset the PMU of this CPU. */
 void perf_cpu_init(void)
 {
+	perf_bp_cpu_init();
 	if (pmuv3_pmu())
 		pmuv3_cpu_init();
 }

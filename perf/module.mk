@@ -1,6 +1,6 @@
 # perf/ sources: portable files go in PSRCS (kernel and host tests), kernel-only ones in KSRCS.
 PSRCS += perf/record.c perf/attr.c perf/ring.c perf/sideband.c perf/pmu.c perf/pmuv3.c \
-	perf/core.c perf/ctx.c perf/sw.c perf/output.c perf/sysfs.c perf/bpf_attach.c
+	perf/core.c perf/ctx.c perf/sw.c perf/output.c perf/sysfs.c perf/bpf_attach.c perf/bp.c
 # Host cmocka tests: tests/unit/test_<name>.c, one per portable file.  Add the name here.
 # A test needing extra host libraries sets UNIT_LIBS_<name>.
 FAKE_SRCS += tests/fakes/ksvc_fake.c
@@ -17,3 +17,6 @@ UNIT_TESTS += perf_sysfs
 UNIT_SRCS_perf_sysfs := perf/sysfs.c perf/pmuv3.c perf/pmu.c tests/fakes/pmu_fake.c
 UNIT_TESTS += perf_bpf_attach
 UNIT_SRCS_perf_bpf_attach := perf/bpf_attach.c
+UNIT_TESTS += perf_bp
+# bp runs against the fake debug registers (tests/fakes/include/arch/dbg_sysreg.h)
+UNIT_SRCS_perf_bp := perf/bp.c perf/pmu.c

@@ -456,6 +456,7 @@ struct perf_pmu {
 	void *priv;
 };
 
+#define PERF_MAX_CPUS 64 /* per-CPU contexts and PMU state */
 #define PERF_PMU_MAX_TYPES 16
 /* Type Linux 6.1 gives the DT-probed armv8_pmuv3 under QEMU: after kprobe (6) and uprobe (7). */
 #define PERF_TYPE_PMUV3 8
@@ -495,6 +496,8 @@ struct perf_hw {
 	int64_t period_left;	/* [p] events until the next sample */
 	uint64_t sample_period; /* [i] (freq mode adjusts it, under [p]) */
 	uint64_t last_period;	/* [p] the period of the sample being taken */
+	uint64_t bp_addr;	/* [i] breakpoint: the aligned address (bp.c) */
+	struct list_node bp_node; /* breakpoint: in bp.c's reservations (its lock) */
 };
 #define PERF_HW_64BIT 0x1     /* config1:0 `long`: 64-bit count (chained or PMUv3p5) */
 #define PERF_HW_USER_READ 0x2 /* config1:1 `rdpmc`: user space reads the counter */
@@ -539,6 +542,8 @@ struct perf_event {
 	struct perf_pmu *pmu;	     /* [i] */
 	int cpu;		     /* [i] -1: follows its task */
 	bool attach_task;	     /* [i] a task event (pid given): Linux's PERF_ATTACH_TASK */
+	int target_tid;		     /* [i] a task event's task (tid), 0 for a CPU event */
+	void (*destroy)(struct perf_event *e); /* [i] the PMU's undo of event_init, at free */
 	uint64_t id;		     /* [i] stream id (PERF_EVENT_IOC_ID) */
 	uint64_t primary_id;	     /* [i] id, or the parent's id for an inherited event */
 	struct perf_event *group_leader; /* [c] itself for a leader */
@@ -768,6 +773,19 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr);
 /* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
 void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+
+/* bp.c: the hw_breakpoint PMU (perf/perf.h has its arch entry points). */
+struct perf_pmu *perf_bp_pmu(void);
+/* [proc] Register it at PERF_TYPE_BREAKPOINT, with the register counts of ID_AA64DFR0. */
+void perf_bp_init(void);
+/* [p] Turn off every breakpoint and watchpoint register of this CPU. */
+void perf_bp_cpu_init(void);
+/*
+ * arm64's arch_build_bp_info + hw_breakpoint_arch_parse: the register value (*addr, aligned)
+ * and control (*ctrl, not enabled) for attr; task: a per-task event.  0, -EINVAL as Linux,
+ * or -EOPNOTSUPP for a kernel address (not built).
+ */
+int perf_bp_parse(const struct perf_event_attr *a, bool task, uint64_t *addr, uint32_t *ctrl);
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);

@@ -71,6 +71,7 @@ struct uthread {
 	/* fp (not the registers) holds the truth: set while the kernel edits it (signal frames,
 	 * sigreturn), so a context switch in between must not save the stale registers over it */
 	bool fp_in_memory;
+	bool dbg_step; /* stepping over a breakpoint/watchpoint hit (arch/arm64/debug.c) */
 	uint64_t clear_child_tid; /* user address: set_tid_address / CLONE_CHILD_CLEARTID */
 	uint64_t set_child_tid; /* fork with CLONE_CHILD_SETTID: written on first return */
 	struct vfork_done *vfork; /* CLONE_VFORK: the parent waits until we exec or exit */

@@ -109,6 +109,7 @@ struct cpu {
 	struct ktimer tick;
 	struct ktimer *_Atomic running_timer; /* callback in progress (ktimer_cancel waits) */
 	bool in_timer_irq; /* [timer_lock] timer_irq is running callbacks: it reprograms after */
+	bool dbg_stepping; /* the user task it runs steps over a breakpoint (arch/arm64/debug.c) */
 	uint32_t gic_cpu_mask; /* GICv2 CPU interface bit */
 	uint64_t gicr_base; /* GICv3 redistributor (virtual address) */
 	struct trapframe *irq_tf; /* the frame the current interrupt interrupted (debugging) */

@@ -33,6 +33,16 @@ struct perf_mmap_info {
 bool perf_pmu_irq(void);
 
 /*
+ * [IRQs masked] A debug exception from user code on this CPU: a breakpoint at addr (watch
+ * false) or a watchpoint hit at data address addr by a load or a store (write).  Counts (and
+ * samples) the events it matches; true when it matched any.  The caller then steps over the
+ * instruction with perf_bp_suspend(true) and calls perf_bp_suspend(false) once it stepped.
+ */
+bool perf_bp_hit(bool watch, uint64_t addr, bool write);
+/* [IRQs masked] Suspend (on) or resume this CPU's user breakpoints and watchpoints. */
+void perf_bp_suspend(bool on);
+
+/*
  * Hooks perf/core.c will define (kernel/ calls them; context in brackets):
  *   int  perf_init(void);                                   [boot]  probe PMUs, register IRQ
  *   void perf_task_fork(struct task *parent, struct task *child);        [proc]  FORK, inherit
