@@ -165,9 +165,21 @@ int bpf_map_next_id(uint32_t start, uint32_t *next);
 /* True when helper func_id may take this map (check_map_func_compatibility). */
 bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id);
 
+/* map_ringbuf.c: what the helpers and the map file need of a BPF_MAP_TYPE_RINGBUF. */
+struct ksvc_poll;
+struct ksvc_mmap;
+/* [any] bpf_ringbuf_output: 0, -EINVAL (flags) or -EAGAIN (no room). */
+long bpf_ringbuf_output(struct bpf_map *map, const void *data, uint64_t size, uint64_t flags);
+/* [any] bpf_ringbuf_query: BPF_RB_AVAIL_DATA, RING_SIZE, CONS_POS, PROD_POS; else 0. */
+uint64_t bpf_ringbuf_query(struct bpf_map *map, uint64_t flags);
+unsigned int bpf_ringbuf_poll(struct bpf_map *map, struct ksvc_poll *pt);
+/* A mapping of the ring: 0, -EPERM (writable beyond the consumer page) or -EINVAL. */
+int bpf_ringbuf_mmap_check(struct bpf_map *map, const struct ksvc_mmap *m);
+uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
+
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
-	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops;
+	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops;
 
 /* STACK_TRACE maps: insert a call chain, returning its id or -errno (get_stackid). */
 long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);

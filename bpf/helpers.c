@@ -405,10 +405,22 @@ static uint64_t h_attach_cookie(uint64_t ctx, uint64_t a2, uint64_t a3, uint64_t
 	return ((struct bpf_perf_event_data_kern *)P(ctx))->cookie;
 }
 
+static uint64_t h_ringbuf_output(uint64_t map, uint64_t data, uint64_t size, uint64_t flags,
+				 uint64_t a5)
+{
+	return (uint64_t)bpf_ringbuf_output(P(map), P(data), size, flags);
+}
+
+static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint64_t a4,
+				uint64_t a5)
+{
+	return bpf_ringbuf_query(P(map), flags);
+}
+
 /* ---- the table ---- */
 
 #define H(id, f, r, gpl, perf, ...)                                                                \
-	[BPF_FUNC_##id] = { .name = #id, .fn = f, .ret = r, .gpl_only = gpl, .perf_only = perf,    \
+	[BPF_FUNC_##id] = { .name = "bpf_" #id, .fn = f, .ret = r, .gpl_only = gpl, .perf_only = perf,    \
 			    .args = { __VA_ARGS__ } }
 
 const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
@@ -435,6 +447,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(perf_prog_read_value, h_prog_read_value, RET_INTEGER, true, true, ARG_CTX,
 	  ARG_MEM_UNINIT, ARG_SIZE),
 	H(get_attach_cookie, h_attach_cookie, RET_INTEGER, false, true, ARG_CTX),
+	H(ringbuf_output, h_ringbuf_output, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MEM,
+	  ARG_SIZE, ARG_ANY),
+	H(ringbuf_query, h_ringbuf_query, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_ANY),
 	H(probe_read_user, h_read_user, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
 	H(probe_read_kernel, h_read_kernel, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
 	  ARG_ANY),

@@ -10,6 +10,7 @@
  */
 #include <stdint.h>
 
+#include <linux/poll.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/spinlock.h>
@@ -32,6 +33,7 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_LRU_HASH: return &bpf_lru_hash_ops;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &bpf_perf_array_ops;
 	case BPF_MAP_TYPE_STACK_TRACE: return &bpf_stack_ops;
+	case BPF_MAP_TYPE_RINGBUF: return &bpf_ringbuf_ops;
 	default: return NULL;
 	}
 }
@@ -200,18 +202,28 @@ static int map_mmap(void *priv, struct ksvc_mmap *m)
 	unsigned long f;
 	int err = 0;
 
-	if (map->type != BPF_MAP_TYPE_ARRAY)
+	if (map->type != BPF_MAP_TYPE_ARRAY && map->type != BPF_MAP_TYPE_RINGBUF)
 		return -BPF_ENOTSUPP; /* Linux: no map_mmap operation */
-	if (!(map->map_flags & BPF_F_MMAPABLE) || !m->shared)
+	if (!m->shared)
 		return -EINVAL;
-	area = ((size_t)map->max_entries * ((map->value_size + 7) & ~7u) + KSVC_PAGE_SIZE - 1) &
-	       ~(size_t)(KSVC_PAGE_SIZE - 1);
-	if (m->pgoff * KSVC_PAGE_SIZE + m->len > area)
-		return -EINVAL;
+	if (map->type == BPF_MAP_TYPE_ARRAY) {
+		if (!(map->map_flags & BPF_F_MMAPABLE))
+			return -EINVAL;
+		area = ((size_t)map->max_entries * ((map->value_size + 7) & ~7u) +
+			KSVC_PAGE_SIZE - 1) & ~(size_t)(KSVC_PAGE_SIZE - 1);
+		if (m->pgoff * KSVC_PAGE_SIZE + m->len > area)
+			return -EINVAL;
+	}
+	/* bpf_map_mmap: a read-only mapping never becomes writable (VM_MAYWRITE cleared) */
+	m->deny_write_later = !m->write;
 	f = spin_lock_irqsave(&map->lock);
 	if (m->write && map->frozen)
 		err = -EPERM;
-	else if (m->write)
+	else if (m->write && (map->map_flags & BPF_F_RDONLY_PROG))
+		err = -EACCES; /* the verifier takes the contents as constant */
+	else if (map->type == BPF_MAP_TYPE_RINGBUF)
+		err = bpf_ringbuf_mmap_check(map, m); /* writable: the consumer page only */
+	if (!err && m->write)
 		map->mmap_writers++;
 	spin_unlock_irqrestore(&map->lock, f);
 	if (err)
@@ -223,9 +235,22 @@ static int map_mmap(void *priv, struct ksvc_mmap *m)
 
 static uint64_t map_mmap_phys(void *priv, void *map_priv, uint64_t pgoff)
 {
+	struct bpf_map *map = mapping_map(map_priv, NULL);
+
 	(void)priv;
-	return ksvc_virt_to_phys((char *)bpf_array_base(mapping_map(map_priv, NULL)) +
-				 pgoff * KSVC_PAGE_SIZE);
+	if (map->type == BPF_MAP_TYPE_RINGBUF)
+		return bpf_ringbuf_mmap_phys(map, pgoff);
+	return ksvc_virt_to_phys((char *)bpf_array_base(map) + pgoff * KSVC_PAGE_SIZE);
+}
+
+/* bpf_map_poll: a ring buffer is readable with unread data; other maps poll as an error. */
+static unsigned int map_poll(void *priv, struct ksvc_poll *pt)
+{
+	struct bpf_map *map = priv;
+
+	if (map->type == BPF_MAP_TYPE_RINGBUF)
+		return bpf_ringbuf_poll(map, pt);
+	return POLLERR;
 }
 
 static void map_mmap_open(void *priv, void *map_priv)
@@ -258,6 +283,7 @@ const struct ksvc_file_ops bpf_map_fops = {
 	.name = "bpf-map",
 	.get = map_file_get,
 	.release = map_file_release,
+	.poll = map_poll,
 	.mmap = map_mmap,
 	.mmap_phys = map_mmap_phys,
 	.mmap_open = map_mmap_open,
@@ -321,6 +347,11 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		if (func_id != BPF_FUNC_get_stackid)
 			return false;
 		break;
+	case BPF_MAP_TYPE_RINGBUF:
+		if (func_id != BPF_FUNC_ringbuf_output && func_id != BPF_FUNC_ringbuf_reserve &&
+		    func_id != BPF_FUNC_ringbuf_query)
+			return false;
+		break;
 	default:
 		break;
 	}
@@ -331,6 +362,10 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		return map->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
 	case BPF_FUNC_get_stackid:
 		return map->type == BPF_MAP_TYPE_STACK_TRACE;
+	case BPF_FUNC_ringbuf_output:
+	case BPF_FUNC_ringbuf_reserve:
+	case BPF_FUNC_ringbuf_query:
+		return map->type == BPF_MAP_TYPE_RINGBUF;
 	default:
 		return true;
 	}

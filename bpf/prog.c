@@ -309,7 +309,13 @@ int bpf_prog_load(const union bpf_attr *attr)
 	if (ksvc_copy_from_user(prog->orig, (const void *)(uintptr_t)attr->insns, bytes))
 		goto err_free_prog;
 	memcpy(prog->insns, prog->orig, bytes);
-	err = resolve_maps(prog, attr, &log);
+	/* Linux's check_attach_btf_id (which it runs after check_subprogs) */
+	if (prog->type == BPF_PROG_TYPE_SYSCALL && !(prog->prog_flags & BPF_F_SLEEPABLE)) {
+		bpf_log(&log, "Syscall programs can only be sleepable\n");
+		err = -EINVAL;
+	} else {
+		err = resolve_maps(prog, attr, &log);
+	}
 	if (!err)
 		err = bpf_verify(prog, &log);
 	{

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
@@ -79,6 +80,8 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	*out = NULL;
 	if (!ukey && may_be_null)
 		return 0;
+	if (!map->key_size)
+		return ukey ? -EINVAL : 0; /* __bpf_copy_key: no key to copy (a ring buffer) */
 	key = ksvc_alloc(map->key_size);
 	if (!key)
 		return -ENOMEM;
@@ -102,7 +105,10 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 	uint32_t vsize;
 	int err;
 
-	if (tail_dirty(attr, cmd == BPF_MAP_GET_NEXT_KEY ? END_OF(next_key) : END_OF(flags)))
+	/* each command's last attr field: next_key, key (DELETE), flags */
+	if (tail_dirty(attr, cmd == BPF_MAP_GET_NEXT_KEY ? END_OF(next_key) :
+			     cmd == BPF_MAP_DELETE_ELEM	 ? END_OF(key) :
+							   END_OF(flags)))
 		return -EINVAL;
 	err = bpf_map_get_fd((int)attr->map_fd, &map);
 	if (err)
@@ -124,7 +130,7 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 	if (err)
 		goto out;
 	err = -ENOMEM;
-	value = ksvc_alloc(cmd == BPF_MAP_GET_NEXT_KEY ? map->key_size : vsize);
+	value = ksvc_alloc(MAX(cmd == BPF_MAP_GET_NEXT_KEY ? map->key_size : vsize, 1u));
 	if (!value)
 		goto out;
 	switch (cmd) {

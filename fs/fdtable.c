@@ -400,13 +400,12 @@ static unsigned int anon_poll(struct file *f, struct ksvc_poll *pt)
 struct anon_map {
 	struct anon_file *a;
 	void *map_priv;
-	uint64_t base_pgoff; /* the mmap offset of the original mapping, in pages */
 };
 
 static int anon_vm_fault(struct vm_area *v, uint64_t addr, uint64_t *pfn)
 {
 	struct anon_map *m = v->priv;
-	uint64_t pgoff = v->pgoff - m->base_pgoff + ((addr - v->start) >> 12);
+	uint64_t pgoff = v->pgoff + ((addr - v->start) >> 12); /* the page of the object */
 	uint64_t pa = m->a->kops->mmap_phys(m->a->priv, m->map_priv, pgoff);
 
 	if (!pa)
@@ -468,10 +467,11 @@ static int anon_mmap(struct file *f, struct vm_area *vma)
 	}
 	m->a = a;
 	m->map_priv = km.map_priv;
-	m->base_pgoff = vma->pgoff;
 	vma->ops = &anon_vm_ops;
 	vma->priv = m;
 	vma->flags = (vma->flags | VMA_SPECIAL | VMA_DONTCOPY) & ~(uint32_t)VMA_BUS_PAST_EOF;
+	if (km.deny_write_later)
+		vma->flags |= VMA_NOMAYWRITE;
 	return 1;
 }
 

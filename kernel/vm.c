@@ -773,6 +773,10 @@ static long sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot)
 			ret = -ENOMEM;
 			goto out;
 		}
+		if ((prot & PROT_WRITE) && (v->flags & VMA_NOMAYWRITE)) {
+			ret = -EACCES;
+			goto out;
+		}
 		a = v->end;
 	}
 	for (uint64_t a = addr; a < end;) {

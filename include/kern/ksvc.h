@@ -102,7 +102,7 @@ struct ksvc_file_ops {
 	unsigned int (*poll)(void *priv, struct ksvc_poll *pt);
 	/* Optional: mmap.  NULL: ENODEV.  mmap validates a mapping and sets m->map_priv; pages
 	 * are then asked for one at a time with mmap_phys (physical address of page pgoff of the
-	 * mapping); mmap_open/mmap_close count the VMAs that use a mapping (a split adds one;
+	 * object: the mmap offset counts, a mapping starts at m->pgoff); mmap_open/mmap_close count the VMAs that use a mapping (a split adds one;
 	 * fork never copies these mappings, as Linux's VM_DONTCOPY). */
 	int (*mmap)(void *priv, struct ksvc_mmap *m);
 	uint64_t (*mmap_phys)(void *priv, void *map_priv, uint64_t pgoff);
@@ -115,6 +115,7 @@ struct ksvc_mmap {
 	uint64_t pgoff; /* the mmap offset, in pages */
 	bool write, shared; /* PROT_WRITE, MAP_SHARED */
 	void *map_priv; /* set by ops->mmap */
+	bool deny_write_later; /* set by ops->mmap: mprotect may not add PROT_WRITE (EACCES) */
 };
 
 /*

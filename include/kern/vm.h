@@ -37,6 +37,7 @@ struct vm_ops {
 #define VMA_SPECIAL 0x20 /* vm_ops pages: never copied, never COW */
 #define VMA_BUS_PAST_EOF 0x40 /* mmap of a file: pages wholly past file_end raise SIGBUS */
 #define VMA_DONTCOPY 0x80 /* not inherited by fork (perf rings: Linux's VM_DONTCOPY) */
+#define VMA_NOMAYWRITE 0x100 /* mprotect may not make it writable (Linux: no VM_MAYWRITE) */
 
 struct vm_area {
 	struct list_node node;

@@ -246,6 +246,8 @@ static void test_fuzz(void **state)
 
 		memset(&a, 0, sizeof(a));
 		a.prog_type = pick(8) ? BPF_PROG_TYPE_PERF_EVENT : BPF_PROG_TYPE_SYSCALL;
+		if (a.prog_type == BPF_PROG_TYPE_SYSCALL)
+			a.prog_flags = BPF_F_SLEEPABLE;
 		a.insns = (uintptr_t)prog;
 		a.insn_cnt = len;
 		a.license = (uintptr_t)"GPL";

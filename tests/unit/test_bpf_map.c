@@ -60,7 +60,13 @@ static void test_create_checks(void **state)
 	assert_int_equal(try_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 8, 4, 0), -EINVAL);
 	assert_int_equal(try_create(BPF_MAP_TYPE_STACK_TRACE, 4, 12, 4, 0), -EINVAL);
 	assert_int_equal(try_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 200, 4, 0), -EINVAL);
-	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0), -EINVAL);
+	/* ring buffers: no key or value, a power-of-two page multiple */
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0), 0);
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 4, 0, 4096, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 8, 4096, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 2048, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 3 * 4096, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, BPF_F_MMAPABLE), -EINVAL);
 	assert_int_equal(try_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, BPF_F_RDONLY | BPF_F_WRONLY), -EINVAL);
 	ksvc_fake.fail_alloc_after = 1;
 	assert_int_equal(try_create(BPF_MAP_TYPE_HASH, 4, 8, 4, 0), -ENOMEM);
@@ -307,6 +313,59 @@ static void test_stack_trace(void **state)
 	bpf_map_put(m);
 }
 
+static void test_ringbuf(void **state)
+{
+	union bpf_attr a;
+	struct bpf_map *m;
+	uint8_t rec[100];
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_RINGBUF;
+	a.max_entries = 4096;
+	assert_int_equal(bpf_map_create(&a, &m), 0);
+	uint64_t *cons = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 0);
+	uint64_t *prod = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 1);
+	uint8_t *data = (uint8_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 2);
+
+	/* the data pages come twice, then nothing */
+	assert_ptr_equal((void *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 3), data);
+	assert_int_equal(bpf_ringbuf_mmap_phys(m, 4), 0);
+	for (int i = 0; i < 100; i++)
+		rec[i] = (uint8_t)i;
+	/* 100 bytes: header {100, pg_off 3}, 112 in all */
+	assert_int_equal(bpf_ringbuf_output(m, rec, 100, 0), 0);
+	assert_int_equal(*prod, 112);
+	assert_int_equal(((uint32_t *)data)[0], 100);
+	assert_int_equal(((uint32_t *)data)[1], 3);
+	assert_memory_equal(data + 8, rec, 100);
+	assert_int_equal(bpf_ringbuf_query(m, BPF_RB_AVAIL_DATA), 112);
+	assert_int_equal(bpf_ringbuf_query(m, BPF_RB_RING_SIZE), 4096);
+	assert_int_equal(bpf_ringbuf_query(m, BPF_RB_PROD_POS), 112);
+	assert_int_equal(bpf_ringbuf_query(m, BPF_RB_CONS_POS), 0);
+	assert_int_equal(bpf_ringbuf_query(m, 99), 0);
+	assert_int_equal(bpf_ringbuf_output(m, rec, 100, 4), -EINVAL);
+	/* fill: the producer may not get a whole ring ahead of the consumer */
+	int n = 1;
+
+	while (bpf_ringbuf_output(m, rec, 100, BPF_RB_NO_WAKEUP) == 0)
+		n++;
+	assert_int_equal(n, 36); /* 36 * 112 = 4032; one more would reach 4144 - 0 > 4095 */
+	assert_int_equal(bpf_ringbuf_output(m, rec, 4096, 0), -EAGAIN);
+	/* the consumer reads two records: the next one wraps, its bytes continue at the start */
+	*cons = 224;
+	assert_int_equal(bpf_ringbuf_output(m, rec, 100, 0), 0);
+	assert_int_equal(*prod, 4032 + 112);
+	assert_int_equal(((uint32_t *)(data + 4032))[0], 100);
+	assert_memory_equal(data + 4040, rec, 56);
+	assert_memory_equal(data, rec + 56, 44);
+	/* no syscall access to the elements */
+	uint32_t k = 0, v;
+
+	assert_int_equal(m->ops->sys_lookup(m, &k, &v), -BPF_ENOTSUPP);
+	assert_int_equal(m->ops->get_next_key(m, NULL, &k), -BPF_ENOTSUPP);
+	bpf_map_put(m);
+}
+
 static void test_mmapable(void **state)
 {
 	struct bpf_map *m = mk(BPF_MAP_TYPE_ARRAY, 4, 100, 50, BPF_F_MMAPABLE);
@@ -325,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_percpu),	      cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
+		cmocka_unit_test(test_ringbuf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,8 @@ static long prog_load(uint32_t type, const struct bpf_insn *insns, uint32_t n, c
 	a->insns = (uintptr_t)insns;
 	a->insn_cnt = n;
 	a->license = (uintptr_t)"GPL";
+	if (type == BPF_PROG_TYPE_SYSCALL)
+		a->prog_flags = BPF_F_SLEEPABLE; /* Linux loads no other kind */
 	if (name)
 		strcpy(a->prog_name, name);
 	return bpf_sys(BPF_PROG_LOAD, a, sizeof(*a));
@@ -387,6 +389,22 @@ static void test_load_errors(void **state)
 	a->prog_flags = 1u << 20;
 	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -EINVAL);
 	a->prog_flags = 0;
+	{
+		/* Linux 6.1: a SYSCALL program must be sleepable */
+		static char log[256];
+		uint32_t type = a->prog_type;
+
+		a->prog_type = BPF_PROG_TYPE_SYSCALL;
+		a->log_buf = (uintptr_t)log;
+		a->log_size = sizeof(log);
+		a->log_level = 1;
+		assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -EINVAL);
+		assert_non_null(strstr(log, "Syscall programs can only be sleepable"));
+		a->prog_type = type;
+		a->log_buf = 0;
+		a->log_size = 0;
+		a->log_level = 0;
+	}
 	a->insn_cnt = 1000001;
 	assert_int_equal(bpf_sys(BPF_PROG_LOAD, a, sizeof(*a)), -E2BIG);
 	a->insn_cnt = 2;

@@ -167,11 +167,11 @@ static const struct row rows[] = {
 	  "cannot return stack pointer" },
 	{ "stack map lookup",
 	  { KEY_ON_STACK, LD_MAP(1, M_STACK), CALL(BPF_FUNC_map_lookup_elem), MOV(0, 0), EXIT }, 0,
-	  -EINVAL, "cannot pass map_type 7 into func map_lookup_elem#1" },
+	  -EINVAL, "cannot pass map_type 7 into func bpf_map_lookup_elem#1" },
 	{ "output to hash map",
 	  { ST(BPF_DW, 10, -8, 0), MOVR(4, 10), ALU(BPF_ADD, 4, -8), LD_MAP(2, M_HASH), MOV(3, 0),
 	    MOV(5, 8), CALL(BPF_FUNC_perf_event_output), MOV(0, 0), EXIT },
-	  0, -EINVAL, "cannot pass map_type 1 into func perf_event_output" },
+	  0, -EINVAL, "cannot pass map_type 1 into func bpf_perf_event_output#25" },
 	{ "perf_event_output",
 	  { ST(BPF_DW, 10, -8, 0), MOVR(4, 10), ALU(BPF_ADD, 4, -8), LD_MAP(2, M_PERF),
 	    LD64(3, 0xffffffffu), MOV(5, 8), CALL(BPF_FUNC_perf_event_output), MOV(0, 0), EXIT },
@@ -230,7 +230,7 @@ static const struct row rows[] = {
 	  "" },
 	{ "syscall no perf helper",
 	  { LD_MAP(2, M_STACK), MOV(3, 0), CALL(BPF_FUNC_get_stackid), EXIT }, BPF_PROG_TYPE_SYSCALL,
-	  -EINVAL, "unknown func get_stackid#27" },
+	  -EINVAL, "unknown func bpf_get_stackid#27" },
 	{ "unknown prog type", { MOV(0, 0), EXIT }, BPF_PROG_TYPE_XDP, -EINVAL, NULL },
 };
 
@@ -288,6 +288,8 @@ static long load(const struct bpf_insn *insns, uint32_t n, uint32_t type, const 
 	a.log_buf = (uintptr_t)log;
 	a.log_size = log_size;
 	a.log_level = level;
+	if (type == BPF_PROG_TYPE_SYSCALL)
+		a.prog_flags = BPF_F_SLEEPABLE; /* Linux loads no other kind */
 	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
 }
 
