@@ -4,7 +4,8 @@
  * the workload, read() the count, IOC_DISABLE, bpf_link__destroy, close.  The object
  * (tests/user/bpf/pagefaults.bpf.c, clang -target bpf) is embedded and opened from memory.
  * Page faults (SOFTWARE, period 1) are counted by the program in a map; libbpf's perf_buffer
- * (per-CPU bpf-output events, epoll) carries bpf_perf_event_output records; branch-misses and
+ * (per-CPU bpf-output events, epoll) carries bpf_perf_event_output records and its ring_buffer
+ * (a BPF_MAP_TYPE_RINGBUF, mmap, epoll) bpf_ringbuf_output records; branch-misses and
  * cache-misses (HARDWARE) do not exist on QEMU's PMU: ENOENT, as on Linux.
  * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29 (20/20).
  */
@@ -44,6 +45,12 @@ static void on_sample(void *ctx, int cpu, void *data, __u32 size)
 		return;
 	memcpy(&addr, data, 8);
 	in_buf += addr >= buf_lo && addr < buf_lo + 32 * 4096;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	on_sample(ctx, 0, data, (__u32)size);
+	return 0;
 }
 
 static int open_event(uint32_t type, uint64_t config, uint64_t period)
@@ -145,6 +152,33 @@ int main(void)
 		close(fd);
 	}
 	perf_buffer__free(pb);
+
+	/* libbpf's ring_buffer: a BPF_MAP_TYPE_RINGBUF mapped as Linux maps it, epoll */
+	nsamples = in_buf = 0;
+	struct ring_buffer *rb = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "ring"),
+						  on_record, NULL, NULL);
+	struct bpf_program *toring = bpf_object__find_program_by_name(obj, "to_ring");
+
+	CHECK(rb && toring, "ring_buffer__new on the RINGBUF map", "errno %d", errno);
+	fd = open_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1);
+	if (rb && toring && fd >= 0) {
+		buf_lo = (uint64_t)mmap(NULL, 32 * 4096, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		link = bpf_program__attach_perf_event(toring, fd);
+		CHECK(link, "attach the bpf_ringbuf_output program", "errno %d", errno);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		for (int i = 0; i < 32; i++)
+			((char *)buf_lo)[i * 4096] = 1;
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		int n = ring_buffer__poll(rb, 1000);
+
+		CHECK(n >= 32, "ring_buffer__poll consumes a record per fault", "%d", n);
+		CHECK(nsamples >= 32 && in_buf >= 32, "each ring record carries its fault address",
+		      "%d records, %d in buffer", nsamples, in_buf);
+		bpf_link__destroy(link);
+		close(fd);
+	}
+	ring_buffer__free(rb);
 
 	/* branch misses and cache misses: QEMU's PMU has neither event (PMCEID) */
 	EXPECT_ERRNO(open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 1000000), ENOENT,

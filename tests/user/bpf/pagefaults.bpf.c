@@ -1,6 +1,7 @@
 /* pagefaults.bpf.c - a BPF_PROG_TYPE_PERF_EVENT program for t_libbpf (the KernelScript
  * @perf_event flow): counts each overflow of the event it is attached to in counts[0] and
- * the attach cookie in counts[1]; keeps the sample. Built by clang -target bpf. */
+ * the attach cookie in counts[1]; keeps the sample.  to_buffer and to_ring send each fault
+ * address through bpf_perf_event_output and bpf_ringbuf_output.  Built by clang -target bpf. */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
@@ -38,6 +39,21 @@ int to_buffer(struct bpf_perf_event_data *ctx)
 	__u64 addr = ctx->addr;
 
 	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &addr, sizeof(addr));
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 * 4096);
+} ring SEC(".maps");
+
+/* each overflow's fault address to a BPF ring buffer (libbpf's ring_buffer) */
+SEC("perf_event")
+int to_ring(struct bpf_perf_event_data *ctx)
+{
+	__u64 addr = ctx->addr;
+
+	bpf_ringbuf_output(&ring, &addr, sizeof(addr), 0);
 	return 0;
 }
 
