@@ -141,7 +141,8 @@ INITRAMFS := $(BUILD)/initramfs.cpio
 
 $(BUILD)/user/bin/%: $$($$*_SRCS) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(Q)$(UCC) $(UCFLAGS) $($*_CFLAGS) -o $@ $($*_SRCS) $($*_LIBS)
+	$(Q)$(UCC) $(if $($*_DYNAMIC),$(filter-out -static,$(UCFLAGS)),$(UCFLAGS)) $($*_CFLAGS) \
+		-o $@ $($*_SRCS) $($*_LIBS)
 
 initramfs: $(INITRAMFS)
 $(INITRAMFS): $(UBINS) $(USCRIPTS) tools/host/mkinitramfs.sh $(DEPS_STAMP)

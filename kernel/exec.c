@@ -6,11 +6,16 @@
  * address space with each PT_LOAD as a private file mapping (bytes past p_filesz zero), an
  * 8 MiB stack at the top of user space with argv/envp/auxv laid out as Linux's
  * create_elf_tables (kernel/exec_stack.c), close-on-exec fds closed, caught signals reset, the
- * comm set to the file's basename.  Programs with PT_INTERP (dynamically linked) get ENOEXEC:
- * no dynamic loader support yet.
+ * comm set to the file's basename.  A program with PT_INTERP (dynamically linked) gets its
+ * interpreter (ld.so, an ET_DYN) mapped too, where Linux's top-down mmap puts it (as high as
+ * it fits under mmap_base): execution starts at the interpreter's entry with AT_BASE its load
+ * address and AT_ENTRY the program's; ld.so maps the libraries itself.  A missing interpreter
+ * fails execve with ENOENT, one that is not an aarch64 ELF with ELIBBAD (EIO when shorter than
+ * an ELF header), as Linux.
  */
 #include <linux/fcntl.h>
 #include <linux/binfmts.h>
+#include <linux/elf.h>
 #include <linux/resource.h>
 #include <asm/hwcap.h>
 #include <arch/memlayout.h>
@@ -240,16 +245,12 @@ static void exec_mmap_records(const struct elf_plan *plan, struct file *f, const
 }
 
 /* Build the new image; past the point of no return an error kills the process. */
-static int load_image(struct proc *p, struct file *f, const struct elf_plan *plan,
-		      struct exec_args *a, const char *path)
+/* Map every PT_LOAD of plan from f into mm (mm->lock held). */
+static int map_segments(struct mm *mm, struct file *f, const struct elf_plan *plan)
 {
-	struct mm *mm = mm_new(), *old = p->mm;
 	struct elf_segment seg;
 	int err = 0;
 
-	if (!mm)
-		return -ENOMEM;
-	kmutex_lock(&mm->lock);
 	for (unsigned int i = 0; i < plan->nr_segs && !err; i++) {
 		if (elf_plan_segment(plan, i, &seg) || seg.end <= seg.start)
 			continue;
@@ -260,6 +261,29 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		err = vm_map_fixed(mm, seg.start, seg.end - seg.start, fl, seg.file_len ? f : NULL,
 				   page_off >> PAGE_SHIFT, seg.copy_to + seg.file_len, NULL, NULL);
 	}
+	return err;
+}
+
+/* The program's interpreter: its file and plan (file NULL for a static program). */
+struct interp {
+	struct file *file;
+	struct elf_plan plan;
+	void *buf;
+	size_t size;
+};
+
+static int load_image(struct proc *p, struct file *f, const struct elf_plan *plan,
+		      struct exec_args *a, const char *path, const struct interp *in)
+{
+	struct mm *mm = mm_new(), *old = p->mm;
+	int err = 0;
+
+	if (!mm)
+		return -ENOMEM;
+	kmutex_lock(&mm->lock);
+	err = map_segments(mm, f, plan);
+	if (!err && in->file)
+		err = map_segments(mm, in->file, &in->plan);
 	mm->start_brk = mm->brk = plan->brk_start;
 	mm->start_code = plan->start_code;
 	mm->end_code = plan->end_code;
@@ -295,6 +319,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		.phent = plan->phent,
 		.phnum = plan->phnum,
 		.entry = plan->entry,
+		.base = in->file ? in->plan.load_bias : 0,
 	};
 	for (int i = 0; i < 16; i += 4) {
 		uint32_t r = ksvc_random_u32();
@@ -332,7 +357,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 
 	memset(tf, 0, sizeof(*tf));
 	tf->sp = lay.sp;
-	tf->pc = plan->entry;
+	tf->pc = in->file ? in->plan.entry : plan->entry;
 	tf->pstate = 0; /* EL0t, interrupts unmasked */
 	memset(&ut->fp, 0, sizeof(ut->fp));
 	ut->tpidr_el0 = 0;
@@ -344,8 +369,44 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	perf_task_exec();
 	perf_task_comm(ut->task.comm, true);
 	exec_mmap_records(plan, f, path);
+	if (in->file)
+		exec_mmap_records(&in->plan, in->file, plan->interp);
 	proc_vfork_release(ut);
 	return 0;
+}
+
+/*
+ * Open and plan the interpreter, before the point of no return (load_elf_binary): open_exec's
+ * errors (ENOENT, EACCES), EIO when it is shorter than an ELF header, ELIBBAD for a file that
+ * is not an aarch64 ELF, its own plan's errors otherwise.  It goes where a top-down mmap puts it, as an ET_DYN without PT_INTERP.
+ */
+static int open_interp(const char *path, struct interp *in)
+{
+	int err = vfs_open_kernel(AT_FDCWD, path, O_RDONLY, &in->file);
+
+	if (err) {
+		in->file = NULL;
+		return err;
+	}
+	if (!file_is_regular(in->file) || !file_may_exec(in->file))
+		err = -EACCES;
+	else
+		err = read_file(in->file, &in->buf, &in->size);
+	if (!err && in->size < sizeof(Elf64_Ehdr)) {
+		free_file_buf(in->buf, in->size);
+		err = -EIO; /* elf_read's short read */
+	} else if (!err) {
+		err = elf_plan(in->buf, in->size, USER_VA_END, &in->plan);
+		if (err == -ENOEXEC)
+			err = -ELIBBAD;
+		if (err)
+			free_file_buf(in->buf, in->size);
+	}
+	if (err) {
+		file_put(in->file);
+		in->file = NULL;
+	}
+	return err;
 }
 
 static int do_execve(const char *path, struct exec_args *a)
@@ -382,17 +443,22 @@ static int do_execve(const char *path, struct exec_args *a)
 			continue;
 		}
 		struct elf_plan plan;
+		struct interp in = { 0 };
 
 		err = elf_plan(buf, size, USER_VA_END, &plan);
 		if (!err && plan.interp)
-			err = -ENOEXEC; /* dynamically linked: no loader yet */
+			err = open_interp(plan.interp, &in);
 		if (err && !elf_plan_err_is_fatal(err)) {
 			free_file_buf(buf, size);
 			file_put(f);
 			return err;
 		}
 		if (!err)
-			err = load_image(p, f, &plan, a, path);
+			err = load_image(p, f, &plan, a, path, &in);
+		if (in.file) {
+			free_file_buf(in.buf, in.size);
+			file_put(in.file);
+		}
 		free_file_buf(buf, size);
 		file_put(f);
 		if (err) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # mkinitramfs.sh OUT BUILD [PROGRAM...] - the base initramfs (cpio newc): /init and the
-# userland programs in /bin, Debian's busybox-static with its applet links, /out, /tmp, /dev.
+# userland programs in /bin, Debian's busybox-static with its applet links, Debian's ld.so and
+# libc.so.6 for dynamically linked programs, /out, /tmp, /dev.
 # Per-run content (the command, an overlay) is appended by run.sh as a second archive.
 set -eu
 out=$1 build=$2
@@ -17,6 +18,13 @@ if [ -x "$bb" ]; then
 		basename dirname expr stat touch chmod sync tee which awk; do
 		ln -s busybox "$root/bin/$a"
 	done
+fi
+# Debian's arm64 glibc as shared objects, where its ld.so looks (the cross toolchain's copy)
+glibc=${GLIBC_DIR:-/usr/aarch64-linux-gnu/lib}
+if [ -e "$glibc/ld-linux-aarch64.so.1" ]; then
+	mkdir -p "$root/lib/aarch64-linux-gnu"
+	cp "$glibc/ld-linux-aarch64.so.1" "$root/lib/"
+	cp "$glibc/libc.so.6" "$root/lib/aarch64-linux-gnu/"
 fi
 for p in "$@"; do
 	cp "$p" "$root/bin/$(basename "$p")"
