@@ -50,7 +50,7 @@ include tests/bench/bench.mk
 
 .DEFAULT_GOAL := all
 
-.PHONY: all deps kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean
+.PHONY: all deps kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -58,6 +58,12 @@ deps: $(DEPS_STAMP)
 $(DEPS_STAMP): tools/host/deps.sh
 	$(Q)sh tools/host/deps.sh $(BUILD)
 	$(Q)touch $@
+
+# Debian's own arm64 perf as an overlay: make run OVERLAY=$(BUILD)/debian-perf CMD='perf ...'
+DEBIAN_PERF := $(BUILD)/debian-perf
+debian-perf: $(DEBIAN_PERF)/usr/bin/perf
+$(DEBIAN_PERF)/usr/bin/perf: tools/host/debian-perf.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/debian-perf.sh $(BUILD) $(DEBIAN_PERF)
 
 # ---- include paths ----
 # The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
@@ -161,7 +167,7 @@ test-linux: $(UBINS)
 	$(Q)BUILD='$(BUILD)' sh tests/user/run-linux.sh
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS)
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf
 	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
 
 bench: deps

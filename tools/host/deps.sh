@@ -7,12 +7,18 @@
 # Debian's arm64 packages the guest side needs (libfdt for the kernel, busybox-static for the
 # initramfs, libbpf/libelf/zlib for static BPF clients) are downloaded with apt-get's
 # architecture options into BUILD_DIR/deps and unpacked there; the machine's dpkg architecture
-# list is never changed.
+# list is never changed.  Debian's own arm64 perf (linux-perf) and the libraries it links go to
+# BUILD_DIR/deps/perf-root the same way (tools/host/debian-perf.sh makes an overlay of them).
 set -eu
 B=${1:-build}
 HOST_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
   libcmocka-dev libfdt-dev device-tree-compiler cpio linux-perf valgrind clang llvm"
 ARM64_PKGS="libfdt-dev libfdt1 busybox-static libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev"
+# linux-perf and the packages of every shared library it needs (its NEEDED closure, less glibc,
+# libstdc++ and libgcc_s, which the cross toolchain's Debian arm64 copies provide)
+PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 libopencsd1
+  libperl5.36 libpython3.11 libslang2 libunwind8 libzstd1 zlib1g libglib2.0-0 libuuid1 libbz2-1.0
+  libcrypt1 libexpat1 libpcre2-8-0"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -39,4 +45,17 @@ if [ ! -f "$stamp" ]; then
 	(cd "$A/debs" && apt-get $APT download $ARM64_PKGS)
 	for d in "$A"/debs/*.deb; do dpkg-deb -x "$d" "$A/arm64"; done
 	touch "$stamp"
+fi
+
+pstamp="$A/perf-root/.stamp-$(echo $PERF_PKGS | tr ' ' '_')"
+if [ ! -f "$pstamp" ]; then
+	rm -rf "$A/perf-root" "$A/debs-perf"
+	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs-perf" "$A/perf-root"
+	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$(pwd)/$A/apt/lists
+	     -oDir::Cache=$(pwd)/$A/apt/cache -oAPT::Sandbox::User=root -qq"
+	echo "deps: downloading Debian's arm64 perf and its libraries" >&2
+	[ -n "$(ls "$A/apt/lists" 2>/dev/null | grep -v partial)" ] || apt-get $APT update
+	(cd "$A/debs-perf" && apt-get $APT download $PERF_PKGS)
+	for d in "$A"/debs-perf/*.deb; do dpkg-deb -x "$d" "$A/perf-root"; done
+	touch "$pstamp"
 fi

@@ -1,0 +1,59 @@
+#!/bin/sh
+# debian-perf.sh - tier 5, end to end: Debian's own arm64 perf 6.1 (linux-perf, unmodified,
+# dynamically linked; make debian-perf builds the overlay) runs inside perfkernel: perf stat
+# counts cycles, task-clock and page-faults of a workload; perf record -g writes a perf.data
+# that perf report inside names burn first, and that the host's perf report reads the same way;
+# perf list shows the hardware, software and breakpoint events; perf stat -e mem:ADDR:x counts
+# the calls of a function with a hardware breakpoint.
+set -u
+BUILD=${BUILD:-build}
+OV="$BUILD/debian-perf"
+pass=0 fail=0
+ok() { echo "PASS debian-perf: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL debian-perf: $1"; fail=$((fail + 1)); }
+if [ ! -x "$OV/usr/bin/perf" ]; then
+	bad "no $OV/usr/bin/perf (make debian-perf)"; v=$(awk -F, '$3 ~ /^mem:/ { print $1 }' "$w/out/bp.csv" 2> /dev/null)
+[ "$v" = 8 ] && ok "perf stat -e mem:<burn>:x counts burn's 8 calls" || { bad "breakpoint count '$v'"; cat "$w/out/bp.csv"; }
+echo "$pass passed, $fail failed"; exit 1
+fi
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+mkdir -p "$w/out" "$w/symfs"
+ln -s "$(cd "$BUILD/user/bin" && pwd)" "$w/symfs/bin"
+P=/usr/bin/perf
+# hot is static (ET_EXEC): burn's address is the same inside; main calls it 8 times
+burn=0x$(aarch64-linux-gnu-nm "$BUILD/user/bin/hot" | awk '$3 == "burn" { print $1 }')
+SMP=2 TIMEOUT=240 OVERLAY="$OV" OUTDIR="$w/out" sh tools/host/run.sh "$BUILD/perfkernel.img" \
+	"$BUILD/initramfs.cpio" "
+$P --version
+$P stat -x, -e cycles,task-clock,page-faults -- hot 5 2> /out/stat.csv
+$P record -g -e cycles -c 100000 -o /out/perf.data -- hot 20 2> /out/record.err && echo RECORD-OK
+$P report -i /out/perf.data --stdio --no-children --sort sym > /out/report.txt 2> /out/report.err
+$P list > /out/list.txt 2>&1
+$P stat -x, -e mem:$burn:x -- hot 1 2> /out/bp.csv
+echo DONE" > "$w/run.log" 2>&1
+grep -q '^perf version 6\.1' "$w/run.log" && ok "perf --version: $(grep '^perf version' "$w/run.log")" ||
+	{ bad "perf --version"; tail -20 "$w/run.log"; }
+grep -q '^DONE' "$w/run.log" || { bad "the guest run ended early"; tail -20 "$w/run.log"; }
+# perf stat -x,: value,unit,event,...
+for ev in cycles task-clock page-faults; do
+	v=$(awk -F, -v e="$ev" '$3 == e { print $1 }' "$w/out/stat.csv" 2> /dev/null)
+	case "$v" in
+	'' | 0 | '<not supported>' | '<not counted>') bad "perf stat $ev: '$v'"; cat "$w/out/stat.csv" 2> /dev/null ;;
+	*) ok "perf stat counts $ev ($v)" ;;
+	esac
+done
+grep -q '^RECORD-OK' "$w/run.log" && ok "perf record -g inside the guest" || { bad "perf record"; cat "$w/out/record.err"; }
+top=$(grep -E '^ +[0-9.]+%.*\[\.\]' "$w/out/report.txt" 2> /dev/null | head -n 1)
+case "$top" in *" burn"*) ok "perf report inside: burn first ($top)" ;; *) bad "perf report inside: top '$top'" ;; esac
+perf report -i "$w/out/perf.data" --stdio --no-children --sort sym --symfs="$w/symfs" \
+	> "$w/host-report.txt" 2> /dev/null
+htop=$(grep -E '^ +[0-9.]+%.*\[\.\]' "$w/host-report.txt" | head -n 1)
+case "$htop" in *" burn"*) ok "the host's perf report of that file: burn first" ;; *) bad "host perf report: top '$htop'" ;; esac
+for e in 'cpu-cycles OR cycles' 'task-clock' 'mem:<addr>'; do
+	grep -q -- "$e" "$w/out/list.txt" && ok "perf list shows $e" || bad "perf list lacks $e"
+done
+v=$(awk -F, '$3 ~ /^mem:/ { print $1 }' "$w/out/bp.csv" 2> /dev/null)
+[ "$v" = 8 ] && ok "perf stat -e mem:<burn>:x counts burn's 8 calls" || { bad "breakpoint count '$v'"; cat "$w/out/bp.csv"; }
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
