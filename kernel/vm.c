@@ -904,3 +904,105 @@ static long sys_mlock_nop(uint64_t a, uint64_t b)
 }
 SYSCALL(__NR_mlock, sys_mlock_nop);
 SYSCALL(__NR_munlock, sys_mlock_nop);
+
+/*
+ * mincore(2): one byte per page, 1 when it is in memory.  Nothing is ever paged out here, so a
+ * page of a file mapping is in memory when the file has it (the whole file is in ramfs) and an
+ * anonymous page once it was touched (mapped).  EINVAL for an unaligned start, ENOMEM when a
+ * page of the range is not mapped, EFAULT for vec, as Linux.
+ */
+static long sys_mincore(uint64_t addr, uint64_t len, uint64_t uvec)
+{
+	struct mm *mm = current_proc()->mm;
+	uint8_t chunk[64];
+	uint64_t end, a, done = 0;
+	long ret = 0;
+
+	if (addr & (PAGE_SIZE - 1))
+		return -EINVAL;
+	end = addr + ((len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1));
+	if (end < addr || end > USER_VA_END)
+		return -ENOMEM;
+	for (a = addr; a < end && !ret;) {
+		unsigned int n = 0;
+
+		kmutex_lock(&mm->lock);
+		for (; a < end && n < sizeof(chunk); a += PAGE_SIZE, n++) {
+			struct vm_area *v = vm_find_locked(mm, a);
+
+			if (!v) {
+				ret = -ENOMEM;
+				break;
+			}
+			pte_t *pte = pt_walk(mm->pgd, a, false, pt_alloc);
+			bool in = pte && (*pte & PTE_VALID);
+
+			if (!in && v->file && !(v->flags & VMA_SPECIAL)) {
+				uint64_t off = ((v->pgoff << PAGE_SHIFT) + (a - v->start));
+
+				in = off < file_size(v->file);
+			}
+			chunk[n] = in;
+		}
+		kmutex_unlock(&mm->lock);
+		if (!ret && ksvc_copy_to_user((void *)(uvec + done), chunk, n))
+			ret = -EFAULT;
+		done += n;
+	}
+	return ret;
+}
+SYSCALL(__NR_mincore, sys_mincore);
+
+/*
+ * get_mempolicy(2) on a machine with one memory node and no policies set: every task and
+ * range has MPOL_DEFAULT, whose node mask is empty; MPOL_F_MEMS_ALLOWED gives node 0;
+ * MPOL_F_NODE with MPOL_F_ADDR the node of the page (0).  Errnos as Linux's do_get_mempolicy.
+ */
+#define MPOL_F_NODE_ (1 << 0)
+#define MPOL_F_ADDR_ (1 << 1)
+#define MPOL_F_MEMS_ALLOWED_ (1 << 2)
+
+static long sys_get_mempolicy(uint64_t umode, uint64_t unodes, uint64_t maxnode, uint64_t addr,
+			      uint64_t flags)
+{
+	int mode = 0; /* MPOL_DEFAULT */
+	uint64_t nodes = 0;
+
+	if (unodes && maxnode < 1)
+		return -EINVAL; /* fewer bits than nr_node_ids */
+	if (flags & ~(uint64_t)(MPOL_F_NODE_ | MPOL_F_ADDR_ | MPOL_F_MEMS_ALLOWED_))
+		return -EINVAL;
+	if (flags & MPOL_F_MEMS_ALLOWED_) {
+		if (flags & (MPOL_F_NODE_ | MPOL_F_ADDR_))
+			return -EINVAL;
+		nodes = 1; /* node 0 */
+	} else if (flags & MPOL_F_ADDR_) {
+		struct mm *mm = current_proc()->mm;
+
+		kmutex_lock(&mm->lock);
+		bool mapped = vm_find_locked(mm, addr) != NULL;
+
+		kmutex_unlock(&mm->lock);
+		if (!mapped)
+			return -EFAULT;
+	} else if (addr) {
+		return -EINVAL;
+	} else if (flags & MPOL_F_NODE_) {
+		return -EINVAL; /* only for MPOL_INTERLEAVE, never set here */
+	}
+	if (umode && ksvc_copy_to_user((void *)umode, &mode, sizeof(mode)))
+		return -EFAULT;
+	if (unodes) {
+		/* copy_nodes_to_user: ALIGN(maxnode - 1, 64) bits; one node, the rest zero */
+		uint64_t words = (maxnode - 1 + 63) / 64, zero = 0;
+
+		if (words * 8 > PAGE_SIZE)
+			return -EINVAL;
+
+		for (uint64_t i = 0; i < words; i++)
+			if (ksvc_copy_to_user((void *)(unodes + 8 * i), i ? &zero : &nodes, 8))
+				return -EFAULT;
+	}
+	return 0;
+}
+SYSCALL(__NR_get_mempolicy, sys_get_mempolicy);

@@ -247,6 +247,56 @@ static void check_file_map(void)
 	unlink(path);
 }
 
+/* mincore: touched anonymous pages are in memory, untouched ones not; file pages are (page
+ * cache); EINVAL unaligned, ENOMEM for a hole. */
+static void check_mincore(void)
+{
+	unsigned char vec[4];
+	char *a = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (!CHECK(a != MAP_FAILED, "mincore: an anonymous mapping", "errno %d", errno))
+		return;
+	a[0] = 1;
+	a[2 * pg] = 1;
+	CHECK(mincore(a, 4 * pg, vec) == 0 && vec[0] == 1 && vec[1] == 0 && vec[2] == 1 && vec[3] == 0,
+	      "mincore: touched pages 1, untouched 0", "%d %d %d %d", vec[0], vec[1], vec[2], vec[3]);
+	EXPECT_ERRNO(mincore(a + 1, pg, vec), EINVAL, "mincore of an unaligned address -> EINVAL");
+	munmap(a + pg, pg);
+	EXPECT_ERRNO(mincore(a, 3 * pg, vec), ENOMEM, "mincore over an unmapped page -> ENOMEM");
+	munmap(a, 4 * pg);
+	int fd = open("/proc/self/exe", O_RDONLY);
+	int fd2 = fd >= 0 ? fd : open("/bin/t_mm", O_RDONLY);
+	char *f = fd2 >= 0 ? mmap(NULL, pg, PROT_READ, MAP_PRIVATE, fd2, 0) : MAP_FAILED;
+
+	if (f != MAP_FAILED) {
+		CHECK(mincore(f, pg, vec) == 0 && vec[0] == 1,
+		      "mincore: a page of a file that was just run is in memory", "%d", vec[0]);
+		munmap(f, pg);
+	}
+	if (fd2 >= 0)
+		close(fd2);
+}
+
+/* get_mempolicy with no policy set: MPOL_DEFAULT and an empty node mask */
+static void check_mempolicy(void)
+{
+	int mode = -1;
+	unsigned long nodes[16];
+
+	memset(nodes, 0xff, sizeof(nodes));
+	long r = syscall(SYS_get_mempolicy, &mode, nodes, 1025, NULL, 0);
+	int zero = 1;
+
+	for (int i = 0; i < 16; i++)
+		zero &= nodes[i] == 0;
+	CHECK(r == 0 && mode == 0 && zero, "get_mempolicy: MPOL_DEFAULT, empty node mask",
+	      "r %ld mode %d", r, mode);
+	EXPECT_ERRNO(syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 1 << 5), EINVAL,
+		     "get_mempolicy with an unknown flag -> EINVAL");
+	EXPECT_ERRNO(syscall(SYS_get_mempolicy, &mode, NULL, 0, (void *)4096, 0), EINVAL,
+		     "get_mempolicy with an address but no MPOL_F_ADDR -> EINVAL");
+}
+
 int main(void)
 {
 	tap_init("t_mm", 20);
@@ -261,5 +311,7 @@ int main(void)
 	check_anon();
 	check_fork_sharing();
 	check_file_map();
+	check_mincore();
+	check_mempolicy();
 	return tap_done();
 }
