@@ -184,6 +184,9 @@ struct pseudo_ops {
 	/* Symlinks whose target depends on the reader: readlink fills buf (at most size bytes,
 	 * no NUL needed) without vfs_lock held and returns the length or -errno. */
 	long (*readlink)(struct inode *ino, char *buf, size_t size);
+	/* Symlinks that name an inode, not a path (/proc/PID/exe): the inode, under vfs_lock and
+	 * kept alive by its owner while vfs_lock is held (no reference taken); NULL: ENOENT. */
+	struct inode *(*follow)(struct inode *ino);
 };
 #define PROC_SUPER_MAGIC 0x9fa0
 #define SYSFS_MAGIC 0x62656572

@@ -67,10 +67,18 @@ static int walk_step(struct inode *dir, const char *c, size_t len, bool follow, 
 		return -ENOENT;
 	ino = de->inode;
 	if (S_ISLNK(ino->mode) && follow) {
-		if (!ino->target)
-			return -ENOENT; /* a pseudo link only readlink can resolve */
 		if (++*links > VFS_SYMLOOP_MAX)
 			return -ELOOP;
+		if (!ino->target) {
+			/* a magic link names its inode directly (/proc/PID/exe) */
+			struct inode *t = ino->pseudo && ino->pseudo->follow ? ino->pseudo->follow(ino)
+									    : NULL;
+
+			if (!t)
+				return -ENOENT;
+			*out = t;
+			return 0;
+		}
 		return walk_rec(dir, ino->target, ino->target + strlen(ino->target), true, links,
 				out);
 	}

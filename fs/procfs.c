@@ -13,8 +13,8 @@
  *
  * Assumptions: each CPU's MIDR is read on that CPU (pseudo_cpu_midr).  /proc/PID/cmdline is
  * read from the process's memory only when PID is the reader (other processes show an empty
- * cmdline, as Linux shows for kernel threads).  /proc/PID/exe only reads back (readlink); opening
- * through it is ENOENT.  Sysctls Linux lets root write but we keep fixed (kptr_restrict,
+ * cmdline, as Linux shows for kernel threads).  /proc/PID/exe reads back as the path of the file
+ * mapped at the start of the code, and opens the process's executable.  Sysctls Linux lets root write but we keep fixed (kptr_restrict,
  * perf_event_max_stack, perf_cpu_time_max_percent) refuse writes with EACCES at open.
  *
  * ABI: fs/proc/array.c (status, stat: 52 fields), task_mmu.c show_map_vma (maps: name at
@@ -386,7 +386,23 @@ static const struct pseudo_ops comm_ops = { .show = show_comm };
 static const struct pseudo_ops stat_ops = { .show = show_stat };
 static const struct pseudo_ops maps_ops = { .show = show_maps };
 static const struct pseudo_ops cmdline_ops = { .show = show_cmdline };
-static const struct pseudo_ops exe_ops = { .readlink = exe_readlink };
+/* open through /proc/PID/exe: the process's executable (proc.exe), deleted or not */
+static struct inode *exe_follow(struct inode *ino)
+{
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+	struct proc *p;
+	struct inode *exe = NULL;
+
+	if (proc_thread_locked(ino->parg, &p) && p) {
+		spin_lock(&p->lock);
+		exe = p->exe; /* its reference is put under vfs_lock, which the caller holds */
+		spin_unlock(&p->lock);
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	return exe;
+}
+
+static const struct pseudo_ops exe_ops = { .readlink = exe_readlink, .follow = exe_follow };
 
 /* ---- the <tgid> and task/<tid> directories ---- */
 

@@ -364,6 +364,19 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	__asm__ volatile("msr tpidr_el0, xzr");
 	fpsimd_load_zero();
 	set_comm(&ut->task, path);
+	{
+		/* /proc/PID/exe: this file from now on (Linux's mm->exe_file) */
+		struct inode *exe = f->inode, *old_exe;
+
+		if (exe)
+			inode_get(exe);
+		unsigned long fl = spin_lock_irqsave(&p->lock);
+
+		old_exe = p->exe;
+		p->exe = exe;
+		spin_unlock_irqrestore(&p->lock, fl);
+		inode_put(old_exe);
+	}
 	files_close_on_exec(p->files);
 	signal_exec_reset(p);
 	perf_task_exec();

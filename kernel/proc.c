@@ -137,12 +137,23 @@ static struct proc *proc_alloc(void)
 	p->rlim[RLIMIT_NOFILE].cur = 1024;
 	p->rlim[RLIMIT_NOFILE].max = 4096;
 	p->rlim[RLIMIT_CORE].cur = 0;
+	atomic_store(&p->refs, 1); /* the parent's link */
 	return p;
+}
+
+/* Drop a reference; the last frees the memory (and the signal handlers with it). */
+static void proc_put(struct proc *p)
+{
+	if (atomic_fetch_sub(&p->refs, 1) != 1)
+		return;
+	sighand_put(p->sighand);
+	kfree(p);
 }
 
 static void proc_link_thread(struct proc *p, struct uthread *ut)
 {
 	ut->task.proc = p;
+	atomic_fetch_add(&p->refs, 1); /* dropped by the reaper */
 	unsigned long f = spin_lock_irqsave(&p->lock);
 
 	list_add_tail(&p->threads, &ut->thread_node);
@@ -238,6 +249,9 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		}
 		p->cwd = pp->cwd;
 		inode_get(p->cwd);
+		p->exe = pp->exe;
+		if (p->exe)
+			inode_get(p->exe);
 		if (!p->mm || !p->files || !p->sighand) {
 			/* unwind what was made */
 			if (p->mm)
@@ -247,6 +261,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 			if (p->sighand)
 				sighand_put(p->sighand);
 			inode_put(p->cwd);
+			inode_put(p->exe);
 			kfree(p);
 			uthread_free(ut);
 			return -ENOMEM;
@@ -365,7 +380,11 @@ static void reaper(void *arg)
 		}
 		while (atomic_load_explicit(&t->on_cpu, memory_order_acquire))
 			arch_cpu_relax();
+		struct proc *p = t->proc;
+
 		uthread_free(ut);
+		if (p)
+			proc_put(p);
 	}
 }
 
@@ -404,6 +423,12 @@ static void proc_finish(struct proc *p)
 	p->files = NULL;
 	inode_put(p->cwd);
 	p->cwd = NULL;
+	unsigned long fl = spin_lock_irqsave(&p->lock);
+	struct inode *exe = p->exe;
+
+	p->exe = NULL;
+	spin_unlock_irqrestore(&p->lock, fl);
+	inode_put(exe);
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 
 	if (p == init_proc) {
@@ -423,8 +448,7 @@ static void proc_finish(struct proc *p)
 		list_del(&p->all_node);
 		spin_unlock_irqrestore(&proc_tree_lock, f);
 		signal_proc_release(p);
-		sighand_put(p->sighand);
-		kfree(p);
+		proc_put(p);
 		return;
 	}
 	p->zombie = true;
@@ -585,8 +609,7 @@ static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_
 				me->cutime_ns += found->utime_ns + found->cutime_ns;
 				fill_rusage(&ru, found);
 				signal_proc_release(found);
-				sighand_put(found->sighand);
-				kfree(found);
+				proc_put(found);
 				if (ustatus)
 					err = ksvc_copy_to_user((void *)ustatus, &status, 4);
 				if (!err && urusage)

@@ -40,6 +40,7 @@ struct proc {
 	struct mm *mm;
 	struct files *files;
 	struct inode *cwd; /* (l) */
+	struct inode *exe; /* the program it runs, a reference (/proc/PID/exe); NULL before exec (l) */
 	struct sighand *sighand; /* actions, shared pending set (its own lock) */
 	bool exiting; /* exit_group started (l) */
 	bool zombie; /* all threads gone; waiting for wait4 (proc_tree_lock) */
@@ -53,6 +54,9 @@ struct proc {
 	uint64_t min_flt, maj_flt, utime_ns, stime_ns;
 	uint64_t cmin_flt, cmaj_flt, cutime_ns, cstime_ns;
 	struct list_node all_node; /* (proc_tree_lock) */
+	/* the memory's users: the parent's link (until reaped) and each thread until the reaper
+	 * has it off every CPU (a thread may be preempted on its way out after the reap) */
+	_Atomic int refs;
 };
 
 /* FP/SIMD registers: v0-v31, fpsr, fpcr (the layout of struct user_fpsimd_state). */

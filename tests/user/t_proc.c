@@ -9,6 +9,7 @@
 #include "tap.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sched.h>
 #include <spawn.h>
@@ -433,6 +434,24 @@ static void check_sysinfo(void)
 	      si.uptime, (long)bt.tv_sec);
 }
 
+/* /proc/self/exe opens the running program: the same file as the path it was run by */
+static void check_proc_exe(const char *path)
+{
+	struct stat a, b;
+	char magic[4] = { 0 };
+	int fd = open("/proc/self/exe", O_RDONLY);
+
+	if (!tap_ok(fd, errno, "open /proc/self/exe"))
+		return;
+	CHECK(read(fd, magic, 4) == 4 && memcmp(magic, "\177ELF", 4) == 0, "/proc/self/exe reads an ELF",
+	      "%02x %02x %02x %02x", magic[0], magic[1], magic[2], magic[3]);
+	CHECK(fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_size == b.st_size,
+	      "/proc/self/exe is the file the program was run from", "ino %lu/%lu",
+	      (unsigned long)a.st_ino, (unsigned long)b.st_ino);
+	close(fd);
+	EXPECT_ERRNO(open("/proc/self/exe", O_RDONLY | O_NOFOLLOW), ELOOP, "open /proc/self/exe O_NOFOLLOW -> ELOOP");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -453,5 +472,6 @@ int main(int argc, char **argv)
 	check_clock();
 	check_sched();
 	check_sysinfo();
+	check_proc_exe((const char *)getauxval(AT_EXECFN));
 	return tap_done();
 }
