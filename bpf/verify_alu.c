@@ -245,6 +245,11 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 					 "bitwise" : "this");
 	if (is_pointer(s) && op == BPF_SUB)
 		return verr(env, -EACCES, "R%u tried to subtract pointer from scalar\n", in->dst_reg);
+	/* the scalar's bounds become the pointer's offset */
+	if (!is_pointer(d))
+		mark_reg_precise(env, in->dst_reg);
+	else if (BPF_SRC(in->code) == BPF_X)
+		mark_reg_precise(env, in->src_reg);
 	ptr = is_pointer(d) ? *d : *s;
 	off = is_pointer(d) ? *s : *d;
 	switch (ptr.type) {
