@@ -1,7 +1,7 @@
 # bpf/: the eBPF runtime (portable: built into the kernel and into host tests), the bpf-run
 # host tool, the BPF C programs under tests/bpf/ (clang -target bpf) and the bpf tests.
 BPF_SRCS := bpf/interp.c bpf/log.c bpf/verify_cfg.c bpf/verify.c bpf/verify_alu.c bpf/verify_jmp.c \
-	bpf/verify_mem.c \
+	bpf/verify_mem.c bpf/verify_prec.c \
 	bpf/helpers.c bpf/map.c bpf/map_array.c bpf/map_hash.c bpf/map_misc.c bpf/map_ringbuf.c \
 	bpf/prog.c bpf/syscall.c
 PSRCS += $(BPF_SRCS)

@@ -12,9 +12,13 @@
  * explored checkpoint is pruned; one contained in a checkpoint still on the current path is an
  * infinite loop (EINVAL); bounded loops unroll until their counter decides the exit, within
  * Linux's budget of 1,000,000 processed instructions (E2BIG).
- * Linux 6.1 is the reference for messages and errnos; this is a smaller verifier: no
- * precision backtracking or liveness (so some programs Linux accepts hit the budget), no
- * tnums, no BTF, no packet or socket types, no tail calls.
+ * Pruning compares only the scalars whose bounds mattered below the checkpoint (precision
+ * tracking, verify_prec.c; each path keeps the jumps it took since its last checkpoint for it),
+ * so loops whose counters differ from path to path converge as on Linux.  The infinite-loop
+ * check compares all scalars.  Registers that are never read again are ignored (static
+ * liveness, verify_cfg.c).
+ * Linux 6.1 is the reference for messages and errnos; this is a smaller verifier: no tnums,
+ * no scalar ids, no BTF, no packet or socket types, no tail calls.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -177,7 +181,8 @@ static struct frame *frame_dup(const struct frame *f)
 	return n;
 }
 
-static struct vstate *state_copy(const struct vstate *s)
+/* A copy of s; with_hist: its history too (else the copy has none). */
+static struct vstate *state_copy(const struct vstate *s, bool with_hist)
 {
 	struct vstate *n = ksvc_alloc(sizeof(*n));
 
@@ -185,6 +190,12 @@ static struct vstate *state_copy(const struct vstate *s)
 		return NULL;
 	n->curframe = s->curframe;
 	n->parent = s->parent;
+	n->first = s->first;
+	if (with_hist) {
+		n->hist_lost = s->hist_lost;
+		for (uint32_t i = 0; i < s->nhist; i++)
+			hist_push(n, s->hist[i].idx, s->hist[i].prev);
+	}
 	for (uint32_t i = 0; i <= s->curframe; i++) {
 		n->frames[i] = frame_dup(s->frames[i]);
 		if (!n->frames[i]) {
@@ -203,6 +214,7 @@ void state_free(struct vstate *s)
 		return;
 	for (uint32_t i = 0; i <= s->curframe; i++)
 		frame_free(s->frames[i]);
+	ksvc_free(s->hist);
 	ksvc_free(s);
 }
 
@@ -238,8 +250,11 @@ static bool range_within(const struct reg *old, const struct reg *cur)
 	       cur->smax <= old->smax;
 }
 
-/* Is every concrete register value cur may hold also allowed by old? */
-static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *m)
+/*
+ * Is every concrete register value cur may hold also allowed by old?  An imprecise scalar in
+ * old allows any scalar, unless exact (comparing with a checkpoint still being explored).
+ */
+static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *m, bool exact)
 {
 	if (old->type == NOT_INIT)
 		return true;
@@ -247,7 +262,7 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 		return false;
 	switch (old->type) {
 	case SCALAR:
-		return range_within(old, cur);
+		return (!exact && !old->precise) || range_within(old, cur);
 	case PTR_TO_MAP_VALUE_OR_NULL:
 		if (!ids_match(m, old->id, cur->id))
 			return false;
@@ -264,7 +279,8 @@ static bool unknown_scalar(const struct reg *r)
 	       r->smin == INT64_MIN && r->smax == INT64_MAX;
 }
 
-static bool stacksafe(const struct frame *old, const struct frame *cur, struct idmap *m)
+static bool stacksafe(const struct frame *old, const struct frame *cur, struct idmap *m,
+		      bool exact)
 {
 	for (uint32_t i = 0; i < old->depth; i++) {
 		uint8_t o = old->stype[i], c = i < cur->depth ? cur->stype[i] : STACK_INVALID;
@@ -276,20 +292,26 @@ static bool stacksafe(const struct frame *old, const struct frame *cur, struct i
 		if (o == STACK_SPILL) {
 			if (i % 8)
 				continue;
+			const struct reg *os = &old->spill[i / 8];
+
 			if (c == STACK_SPILL) {
-				if (!regsafe(&old->spill[i / 8], &cur->spill[i / 8], m))
+				if (!regsafe(os, &cur->spill[i / 8], m, exact))
 					return false;
-			} else if (!unknown_scalar(&old->spill[i / 8])) {
-				return false;
+			} else if (!unknown_scalar(os) &&
+				   (exact || os->type != SCALAR || os->precise)) {
+				return false; /* plain data reads back as an unknown scalar */
 			}
 		}
 	}
 	return true;
 }
 
-/* Does old (explored) allow everything cur may do from insn idx on?  Dead registers don't count. */
+/*
+ * Does old allow everything cur may do from insn idx on?  Dead registers don't count.  exact:
+ * old is still being explored, so its precise marks are not all there yet.
+ */
 static bool states_subsume(struct venv *env, const struct vstate *old,
-			   const struct vstate *cur, uint32_t idx)
+			   const struct vstate *cur, uint32_t idx, bool exact)
 {
 	struct idmap *m = env->idmap; /* scratch; only the first n pairs are used */
 
@@ -306,32 +328,38 @@ static bool states_subsume(struct venv *env, const struct vstate *old,
 		if (of->callsite != cf->callsite)
 			return false;
 		for (int r = 0; r < MAX_BPF_REG; r++)
-			if ((live & (1u << r)) && !regsafe(&of->regs[r], &cf->regs[r], m))
+			if ((live & (1u << r)) && !regsafe(&of->regs[r], &cf->regs[r], m, exact))
 				return false;
-		if (!stacksafe(of, cf, m))
+		if (!stacksafe(of, cf, m, exact))
 			return false;
 	}
 	return true;
 }
 
 /*
- * 1: prune this path, 0: go on, <0: error.  Checkpoints that keep failing to prune are dropped
- * from the list (Linux's miss heuristic), which keeps long loops linear.
+ * The walk reached insn idx from prev.  1: prune this path, 0: go on, <0: error.
+ * Checkpoints that keep failing to prune are dropped from the list (Linux's miss heuristic),
+ * which keeps long loops linear.
  */
-static int state_visited(struct venv *env, uint32_t idx)
+static int state_visited(struct venv *env, uint32_t idx, uint32_t prev)
 {
-	struct vstate *cp, **pp;
+	struct vstate *cp, **pp, *cur = env->cur;
+	bool jumped = idx != prev + 1; /* the first insn has prev + 1 == 0 */
 	uint32_t n = 0;
 
 	if (!env->prune[idx])
-		return 0;
+		goto go_on;
 	for (pp = &env->visited[idx]; (cp = *pp);) {
-		bool sub = states_subsume(env, cp, env->cur, idx);
+		/* a checkpoint still being explored has only some of its precise marks */
+		bool sub = states_subsume(env, cp, cur, idx, cp->branches != 0);
 
 		if (sub && cp->branches)
 			return verr(env, -EINVAL, "infinite loop detected at insn %u\n", idx);
 		if (sub) {
 			cp->hit++;
+			if (jumped)
+				hist_push(cur, idx, prev);
+			propagate_precision(env, cp, idx);
 			return 1;
 		}
 		if (++cp->miss > cp->hit * 3 + 3 && n >= EVICT_AFTER) {
@@ -344,20 +372,35 @@ static int state_visited(struct venv *env, uint32_t idx)
 		n++;
 	}
 	if (env->nr_stored >= MAX_STORED_STATES || n >= MAX_STATES_PER_INSN)
-		return 0; /* memory bound: go on unpruned (the insn budget still holds) */
+		goto go_on; /* memory bound: go on unpruned (the insn budget still holds) */
 	/* like Linux: a new checkpoint only after 2 jumps and 8 insns since the last one */
 	if (env->jmps_since < 2 || env->insns_since < 8)
-		return 0;
+		goto go_on;
 	env->jmps_since = env->insns_since = 0;
-	cp = state_copy(env->cur);
+	cp = state_copy(cur, false);
 	if (!cp)
 		return -ENOMEM;
+	/* the path's history so far is the checkpoint's; cur's starts here */
+	cp->hist = cur->hist;
+	cp->nhist = cur->nhist;
+	cp->hist_cap = cur->hist_cap;
+	cp->hist_lost = cur->hist_lost;
+	cp->last = prev;
+	checkpoint_init_precision(env, cp);
+	cur->hist = NULL;
+	cur->nhist = cur->hist_cap = 0;
+	cur->hist_lost = false;
+	cur->first = idx;
 	cp->branches = 1;
 	cp->insn = idx;
 	cp->next = env->visited[idx];
 	env->visited[idx] = cp;
-	env->cur->parent = cp;
+	cur->parent = cp;
 	env->nr_stored++;
+	return 0;
+go_on:
+	if (jumped)
+		hist_push(cur, idx, prev);
 	return 0;
 }
 
@@ -380,12 +423,13 @@ int push_branch(struct venv *env, uint32_t insn, struct vstate **out)
 		env->stack = n;
 		env->stack_cap = cap;
 	}
-	s = state_copy(env->cur);
+	s = state_copy(env->cur, true);
 	if (!s)
 		return -ENOMEM;
 	if (s->parent)
 		s->parent->branches++;
 	env->stack[env->stack_len].st = s;
+	env->stack[env->stack_len].from = env->idx;
 	env->stack[env->stack_len++].insn = insn;
 	*out = s;
 	return 0;
@@ -568,7 +612,7 @@ static void init_state(struct venv *env, struct vstate *st)
 static int do_check(struct venv *env)
 {
 	int64_t next;
-	uint32_t idx = 0;
+	uint32_t idx = 0, prev = UINT32_MAX;
 	int err;
 
 	for (;;) {
@@ -579,7 +623,7 @@ static int do_check(struct venv *env)
 		if (BPF_CLASS(env->insns[idx].code) == BPF_JMP ||
 		    BPF_CLASS(env->insns[idx].code) == BPF_JMP32)
 			env->jmps_since++;
-		err = state_visited(env, idx);
+		err = state_visited(env, idx, prev);
 		if (err < 0)
 			return err;
 		next = err ? (int64_t)1 << 32 : do_insn(env, idx);
@@ -589,6 +633,7 @@ static int do_check(struct venv *env)
 			return (int)next;
 		}
 		if (next >= 0 && next < env->len) {
+			prev = idx;
 			idx = (uint32_t)next;
 			continue;
 		}
@@ -601,6 +646,7 @@ static int do_check(struct venv *env)
 		env->stack_len--;
 		env->cur = env->stack[env->stack_len].st;
 		idx = env->stack[env->stack_len].insn;
+		prev = env->stack[env->stack_len].from;
 	}
 }
 
@@ -627,6 +673,7 @@ static void env_free(struct venv *env)
 	}
 	ksvc_free(env->prune);
 	ksvc_free(env->live);
+	ksvc_free(env->aux);
 	ksvc_free(env->idmap);
 }
 
@@ -640,12 +687,13 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	if (err)
 		return err;
 	env.prune = ksvc_alloc(prog->len);
+	env.aux = ksvc_alloc(prog->len);
 	env.idmap = ksvc_alloc(sizeof(*env.idmap));
 	env.visited = ksvc_alloc(sizeof(*env.visited) * prog->len);
 	env.cur = ksvc_alloc(sizeof(*env.cur));
 	if (env.cur)
 		env.cur->frames[0] = frame_new();
-	if (!env.prune || !env.visited || !env.cur || !env.cur->frames[0] || !env.idmap) {
+	if (!env.prune || !env.aux || !env.visited || !env.cur || !env.cur->frames[0] || !env.idmap) {
 		if (env.cur && !env.cur->frames[0]) {
 			ksvc_free(env.cur);
 			env.cur = NULL;

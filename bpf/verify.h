@@ -25,10 +25,13 @@ enum reg_type {
 /*
  * A register: its type and, for scalars, the value's bounds; for pointers a fixed offset plus
  * a variable part whose bounds are the same four fields.  Constants have umin == umax.
+ * precise matters only in checkpoints: a scalar whose bounds some decision below the checkpoint
+ * relied on (verify_prec.c).  Pruning compares the bounds of precise scalars only.
  */
 struct reg {
 	uint8_t type;
 	uint8_t frameno; /* PTR_TO_STACK: whose frame */
+	uint8_t precise;
 	uint32_t id; /* PTR_TO_MAP_VALUE_OR_NULL: copies share an id for the null check */
 	int32_t off;
 	struct bpf_map *map;
@@ -60,6 +63,11 @@ static inline struct reg *stack_spill(const struct frame *f, int64_t o)
 	return &f->spill[(-o - 1) / 8];
 }
 
+/* The path from a state's parent checkpoint to it jumped to idx from prev. */
+struct hist_entry {
+	uint32_t idx, prev;
+};
+
 struct vstate {
 	struct frame *frames[BPF_MAX_FRAMES];
 	uint32_t curframe;
@@ -68,7 +76,21 @@ struct vstate {
 	uint32_t insn; /* checkpoints: where */
 	struct vstate *next; /* checkpoint list of one insn, or the evicted list */
 	uint32_t hit, miss; /* checkpoints: pruning successes and failures */
+	/*
+	 * The instructions from the parent checkpoint (at insn first; 0 without a parent) to this
+	 * state: every non-sequential step in hist, the last one executed in last (checkpoints).
+	 * hist_lost: hist overflowed, so backtracking through it gives up (marks all precise).
+	 */
+	uint32_t first, last;
+	struct hist_entry *hist;
+	uint32_t nhist, hist_cap;
+	bool hist_lost;
 };
+
+/* env->aux[insn]: what some path saw the insn do, for backtracking (verify_prec.c) */
+#define AUX_FILL_INDIRECT 1 /* filled a spilled register through a pointer other than r10 */
+#define AUX_SPILL_INDIRECT 2 /* spilled a register through a pointer other than r10 */
+#define AUX_JMP_SCALARS 4 /* compared two scalar registers */
 
 #define MAX_SUBPROGS 64
 
@@ -89,6 +111,7 @@ struct venv {
 	uint32_t max_frames;
 	uint8_t *prune; /* per insn: a prune point */
 	uint16_t *live; /* per insn: registers that may still be read */
+	uint8_t *aux; /* per insn: AUX_* */
 	struct vstate **visited; /* per insn: checkpoint list */
 	struct vstate *evicted; /* checkpoints dropped from their list, freed at the end */
 	struct idmap *idmap; /* scratch for comparing states */
@@ -97,7 +120,7 @@ struct venv {
 	/* pending branches */
 	struct pending {
 		struct vstate *st;
-		uint32_t insn;
+		uint32_t insn, from; /* resume at insn, reached by a jump from from */
 	} *stack;
 	uint32_t stack_len, stack_cap;
 	bool pruned_or_done;
@@ -152,6 +175,15 @@ int check_alu(struct venv *env, const struct bpf_insn *in);
 
 /* verify_jmp.c: next insn index, or -EAGAIN when the fall-through is impossible */
 int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx);
+
+/* verify_prec.c */
+void hist_push(struct vstate *st, uint32_t idx, uint32_t prev);
+/* The bounds of scalar regno at the insn being checked decide something: keep them exact. */
+void mark_reg_precise(struct venv *env, uint32_t regno);
+/* cur was pruned at insn idx by old: what old needed exact, cur's checkpoints need too. */
+void propagate_precision(struct venv *env, const struct vstate *old, uint32_t idx);
+/* A new checkpoint starts with nothing precise (everything with bpf-to-bpf calls). */
+void checkpoint_init_precision(const struct venv *env, struct vstate *cp);
 
 /* verify_cfg.c */
 int check_subprogs_and_cfg(struct venv *env);

@@ -2,7 +2,8 @@
  * verify_alu.c - the verifier's ALU rules: value ranges of scalar results (64-bit and 32-bit
  * ALU, with the ISA's division, shift and sign-extension semantics), constant folding, and what
  * pointer arithmetic is allowed (add/sub of bounded scalars to stack, map value and ctx pointers;
- * no 32-bit, bitwise or multiplicative operations on pointers: EACCES as Linux 6.1).
+ * no 32-bit, bitwise or multiplicative operations on pointers: EACCES as Linux 6.1; a scalar
+ * unbounded below or beyond 2^29: EINVAL, as its check_reg_sane_offset).
  * Part of the walk in verify.c; not here: memory accesses (verify_mem.c).
  */
 #include <stdint.h>
@@ -245,6 +246,11 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 					 "bitwise" : "this");
 	if (is_pointer(s) && op == BPF_SUB)
 		return verr(env, -EACCES, "R%u tried to subtract pointer from scalar\n", in->dst_reg);
+	/* the scalar's bounds become the pointer's offset */
+	if (!is_pointer(d))
+		mark_reg_precise(env, in->dst_reg);
+	else if (BPF_SRC(in->code) == BPF_X)
+		mark_reg_precise(env, in->src_reg);
 	ptr = is_pointer(d) ? *d : *s;
 	off = is_pointer(d) ? *s : *d;
 	switch (ptr.type) {
@@ -257,7 +263,18 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 			    reg_type_name(ptr.type),
 			    ptr.type == PTR_TO_MAP_VALUE_OR_NULL ? ", null-check it first" : "");
 	}
-	if (off.smin < -PTR_OFF_MAX || off.smax > PTR_OFF_MAX)
+	/* Linux's check_reg_sane_offset: EINVAL */
+	if (reg_is_const(&off) && (off.smin >= PTR_OFF_MAX || off.smin <= -PTR_OFF_MAX))
+		return verr(env, -EINVAL, "math between %s pointer and %lld is not allowed\n",
+			    reg_type_name(ptr.type), (long long)off.smin);
+	if (off.smin == INT64_MIN)
+		return verr(env, -EINVAL,
+			    "math between %s pointer and register with unbounded min value is not allowed\n",
+			    reg_type_name(ptr.type));
+	if (off.smin >= PTR_OFF_MAX || off.smin <= -PTR_OFF_MAX)
+		return verr(env, -EINVAL, "value %lld makes %s pointer be out of bounds\n",
+			    (long long)off.smin, reg_type_name(ptr.type));
+	if (off.smax > PTR_OFF_MAX)
 		return verr(env, -EACCES,
 			    "math between %s pointer and register with unbounded min value is not allowed\n",
 			    reg_type_name(ptr.type));

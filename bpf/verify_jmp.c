@@ -220,12 +220,17 @@ int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx
 	if (a->type == SCALAR && b.type == SCALAR) {
 		bool usable = !is32 || (view32(op, &a2) && view32(op, &b2));
 
+		if (!k)
+			env->aux[idx] |= AUX_JMP_SCALARS;
 		if (usable)
 			taken = branch_taken(op, &a2, &b2);
-		if (taken == 1)
-			return target;
-		if (taken == 0)
-			return idx + 1;
+		if (taken >= 0) {
+			/* decided by the bounds: they must hold wherever this path is reused */
+			mark_reg_precise(env, in->dst_reg);
+			if (!k)
+				mark_reg_precise(env, in->src_reg);
+			return taken ? target : idx + 1;
+		}
 		err = push_branch(env, target, &other);
 		if (err)
 			return err;
@@ -241,6 +246,12 @@ int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx
 			refine(op, &ta, &tb);
 			if (negate(op))
 				refine(negate(op), &fa, &fb);
+			if (reg_bad(&ta) || reg_bad(&tb) || reg_bad(&fa) || reg_bad(&fb)) {
+				/* one way is impossible after all: the bounds decided it */
+				mark_reg_precise(env, in->dst_reg);
+				if (!k)
+					mark_reg_precise(env, in->src_reg);
+			}
 			if (reg_bad(&ta) || reg_bad(&tb)) {
 				/* the jump cannot be taken after all: drop the pushed branch */
 				env->stack_len--;

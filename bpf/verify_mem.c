@@ -126,6 +126,8 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 							  "frame of the caller\n");
 			if (frame_grow(f, lo))
 				return -ENOMEM;
+			if (value_regno >= 0 && regno != BPF_REG_10)
+				env->aux[env->idx] |= AUX_SPILL_INDIRECT;
 			for (int64_t o = lo; o < hi; o++)
 				f->stype[-o - 1] = STACK_SPILL;
 			*stack_spill(f, lo) = v;
@@ -142,6 +144,8 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 		const struct reg *sp = stack_spill(f, lo);
 
 		if (size == 8 && !(lo % 8)) {
+			if (regno != BPF_REG_10)
+				env->aux[env->idx] |= AUX_FILL_INDIRECT;
 			cf->regs[value_regno] = *sp;
 			return 0;
 		}
@@ -335,6 +339,7 @@ static int helper_size(struct venv *env, uint32_t regno, bool zero_ok, uint64_t 
 					  "'if (var < const)'\n", regno);
 	if (r->umin == 0 && !zero_ok)
 		return verr(env, -EACCES, "R%u invalid zero-sized read\n", regno);
+	mark_reg_precise(env, regno);
 	*size = r->umax;
 	return 0;
 }

@@ -1,8 +1,9 @@
 /*
  * test_bpf_verify.c - the verifier, table-driven: each row is a program, the errno Linux gives
  * for it and a substring of the log.  Also the programs clang -O2 -target bpf emits for
- * ordinary perf-event BPF code (tests/bpf/perf_*.bpf.c), which must load, and the log
- * attributes (level 1/2, ENOSPC, EINVAL).  Programs go through bpf_sys(BPF_PROG_LOAD).
+ * ordinary perf-event BPF code (tests/bpf/perf_*.bpf.c), which must load (the branchy
+ * classifier only with precision tracking), and the log attributes (level 1/2, ENOSPC,
+ * EINVAL).  Programs go through bpf_sys(BPF_PROG_LOAD).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
 #include "../bpf/bpf_elf.h"
+#include "../bpf/classify.h"
 #include "../fakes/ksvc_fake.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
@@ -41,12 +43,24 @@
 #define ATOM(sz, d, s, o, op) I(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
 
 #define SAMPLE_PERIOD offsetof(struct bpf_perf_event_data, sample_period)
+#define ADDR offsetof(struct bpf_perf_event_data, addr)
 
 /* map placeholders in imm, replaced by real fds */
 enum { M_HASH = -100, M_ARRAY = -101, M_PERF = -102, M_STACK = -103, M_ARRAY1 = -104, M_RO = -105 };
 
 /* a 4-byte key at fp-4, r2 = fp-4 */
 #define KEY_ON_STACK ST(BPF_W, 10, -4, 0), MOVR(2, 10), ALU(BPF_ADD, 2, -4)
+
+/*
+ * Precision rows.  0-8: r6, r7 unknown, r0 a 64-byte map value or a jump null insns ahead.
+ * 9-11: a split, r6 > 10 jumping off ahead, with no checkpoint at the fall-through.  Last: a
+ * byte load at r0 + rN, then the null path's exit.
+ */
+#define VALUE_AND_UNKNOWNS(null) LDX(BPF_DW, 6, 1, SAMPLE_PERIOD), LDX(BPF_DW, 7, 1, ADDR), \
+	KEY_ON_STACK, LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, null)
+#define SPLIT(off) MOV(2, 0), JA(0), JI(BPF_JGT, 6, 10, off)
+#define LOAD_AT(r) ALUR(BPF_ADD, 0, r), LDX(BPF_B, 0, 0, 0), EXIT, MOV(0, 0), EXIT
+#define UNBOUNDED "math between map_value pointer and register with unbounded min value"
 
 struct row {
 	const char *name;
@@ -157,7 +171,14 @@ static const struct row rows[] = {
 	{ "var map index unbounded",
 	  { KEY_ON_STACK, LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 3),
 	    LDX(BPF_DW, 1, 0, 0), ALUR(BPF_ADD, 0, 1), LDX(BPF_B, 0, 0, 0), MOV(0, 0), EXIT },
-	  0, -EACCES, "unbounded min value" },
+	  0, -EINVAL, "unbounded min value" },
+	{ "pointer plus huge constant",
+	  { MOVR(1, 10), MOV(2, 1 << 30), ALUR(BPF_ADD, 1, 2), MOV(0, 0), EXIT }, 0, -EINVAL,
+	  "math between fp pointer and 1073741824 is not allowed" },
+	{ "pointer plus huge range",
+	  { LDX(BPF_DW, 2, 1, SAMPLE_PERIOD), ALU(BPF_AND, 2, 255), ALU(BPF_ADD, 2, 1 << 30),
+	    MOVR(1, 10), ALUR(BPF_ADD, 1, 2), MOV(0, 0), EXIT },
+	  0, -EINVAL, "value 1073741824 makes fp pointer be out of bounds" },
 	{ "bpf-to-bpf call",
 	  { MOV(1, 3), CALL_LOCAL(1), EXIT, ST(BPF_DW, 10, -8, 1), MOVR(0, 1), ALU(BPF_ADD, 0, 1), EXIT },
 	  0, 0, "" },
@@ -223,7 +244,7 @@ static const struct row rows[] = {
 	  { ST(BPF_DW, 10, -16, 0), ST(BPF_DW, 10, -8, 0), LDX(BPF_DW, 2, 1, SAMPLE_PERIOD),
 	    I(BPF_JMP32 | BPF_JGT | BPF_K, 2, 0, 3, 15), ALUR(BPF_ADD, 2, 10), LDX(BPF_B, 0, 2, -16),
 	    EXIT, MOV(0, 0), EXIT },
-	  0, -EACCES, "unbounded min value" },
+	  0, -EINVAL, "unbounded min value" },
 	{ "pointer compare",
 	  { MOVR(2, 10), JR(BPF_JEQ, 2, 1, 1), MOV(0, 1), MOV(0, 0), EXIT }, 0, 0, "" },
 	{ "syscall ctx rw", { LDX(BPF_W, 0, 1, 4), STX(BPF_W, 1, 0, 8), EXIT }, BPF_PROG_TYPE_SYSCALL, 0,
@@ -232,6 +253,102 @@ static const struct row rows[] = {
 	  { LD_MAP(2, M_STACK), MOV(3, 0), CALL(BPF_FUNC_get_stackid), EXIT }, BPF_PROG_TYPE_SYSCALL,
 	  -EINVAL, "unknown func bpf_get_stackid#27" },
 	{ "unknown prog type", { MOV(0, 0), EXIT }, BPF_PROG_TYPE_XDP, -EINVAL, NULL },
+	/*
+	 * Precision.  Loops whose counters differ from path to path: Linux 6.1 prunes them
+	 * (counters are not precise), without that they run out of budget.
+	 */
+	{ "classifier loop over stack",
+	  { LDX(BPF_DW, 3, 1, ADDR), MOVR(1, 10), ALU(BPF_ADD, 1, -128), MOV(2, 128),
+	    CALL(BPF_FUNC_probe_read_kernel), MOV(6, 0), MOV(7, 0), MOV(8, 0), MOV(9, 0),
+	    /* 9: c = buf[i]: digits in r7, spaces in r8, the rest in r9 */
+	    MOVR(1, 10), ALUR(BPF_ADD, 1, 6), LDX(BPF_B, 2, 1, -128),
+	    JI(BPF_JGT, 2, '9', 3), JI(BPF_JLT, 2, '0', 2), ALU(BPF_ADD, 7, 1), JA(4),
+	    JI(BPF_JNE, 2, ' ', 2), ALU(BPF_ADD, 8, 1), JA(1), ALU(BPF_ADD, 9, 1),
+	    /* 20: i++ */
+	    ALU(BPF_ADD, 6, 1), JI(BPF_JLT, 6, 128, -13),
+	    MOVR(0, 7), ALUR(BPF_ADD, 0, 8), ALUR(BPF_ADD, 0, 9), EXIT },
+	  0, 0, "processed" },
+	{ "counters loop over map value",
+	  { KEY_ON_STACK, LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 19),
+	    MOV(1, 0), MOV(2, 0), MOV(3, 0), MOV(4, 0),
+	    /* 11: bits of each byte pick the counters */
+	    MOVR(6, 0), ALUR(BPF_ADD, 6, 1), LDX(BPF_B, 6, 6, 0),
+	    I(BPF_JMP | BPF_JSET | BPF_K, 6, 0, 1, 1), ALU(BPF_ADD, 2, 1),
+	    I(BPF_JMP | BPF_JSET | BPF_K, 6, 0, 1, 2), ALU(BPF_ADD, 3, 1),
+	    I(BPF_JMP | BPF_JSET | BPF_K, 6, 0, 1, 4), ALUR(BPF_ADD, 4, 6),
+	    ALU(BPF_ADD, 1, 1), JI(BPF_JLT, 1, 64, -11),
+	    MOVR(0, 2), ALUR(BPF_ADD, 0, 3), ALUR(BPF_ADD, 0, 4), EXIT, MOV(0, 0), EXIT },
+	  0, 0, "processed" },
+	/*
+	 * ... but a scalar whose bounds decided something must still match exactly.  In each,
+	 * the first path makes a checkpoint at the join (the first prune point 8 insns and 2 jumps
+	 * after the last one) and a later path with an unsafe value must not be pruned there.
+	 */
+	{ "offset bounded on one path only",
+	  { VALUE_AND_UNKNOWNS(10), SPLIT(4), MOV(7, 4), MOV(3, 0), MOV(4, 0), MOV(5, 0),
+	    /* 16: join, r7 == 4 first */
+	    LOAD_AT(7) },
+	  0, -EINVAL, UNBOUNDED },
+	{ "offset spilled bounded on one path only",
+	  { VALUE_AND_UNKNOWNS(13), SPLIT(4), ST(BPF_DW, 10, -16, 4), MOV(3, 0), MOV(4, 0), JA(1),
+	    STX(BPF_DW, 10, 7, -16),
+	    /* 17: join, 4 in fp-16 first */
+	    MOV(7, 0), LDX(BPF_DW, 8, 10, -16), LOAD_AT(8) },
+	  0, -EINVAL, UNBOUNDED },
+	{ "offset spilled after the join",
+	  { VALUE_AND_UNKNOWNS(13), SPLIT(4), MOV(7, 4), MOV(3, 0), MOV(4, 0), MOV(5, 0),
+	    /* 16: join, r7 == 4 first, then spilled, filled and used */
+	    STX(BPF_DW, 10, 7, -16), MOV(7, 0), LDX(BPF_DW, 8, 10, -16), LOAD_AT(8) },
+	  0, -EINVAL, UNBOUNDED },
+	{ "offset filled through another pointer",
+	  { VALUE_AND_UNKNOWNS(14), SPLIT(4), ST(BPF_DW, 10, -16, 4), MOV(3, 0), MOV(4, 0), JA(1),
+	    STX(BPF_DW, 10, 7, -16),
+	    /* 17: join, 4 in fp-16 first; filled through r3 */
+	    MOV(7, 0), MOVR(3, 10), LDX(BPF_DW, 8, 3, -16), LOAD_AT(8) },
+	  0, -EINVAL, UNBOUNDED },
+	{ "offset spilled through another pointer",
+	  { VALUE_AND_UNKNOWNS(14), ST(BPF_DW, 10, -16, 0), JA(0), JI(BPF_JGT, 6, 10, 4), MOV(7, 4),
+	    MOV(3, 0), MOV(4, 0), MOV(5, 0),
+	    /* 16: join, r7 == 4 first; spilled through r3 */
+	    MOVR(3, 10), STX(BPF_DW, 3, 7, -16), MOV(7, 0), LDX(BPF_DW, 8, 10, -16), LOAD_AT(8) },
+	  0, -EINVAL, UNBOUNDED },
+	{ "branch decided by bounds on one path",
+	  { LDX(BPF_DW, 7, 1, ADDR), KEY_ON_STACK, LD_MAP(1, M_ARRAY),
+	    CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 9), MOV(8, 30), JA(0),
+	    JI(BPF_JGT, 7, 10, 5), MOV(8, 16), MOV(2, 0), MOV(3, 0), MOV(4, 0), MOV(5, 0),
+	    /* 16: join, r8 == 16 first: never above 20 there */
+	    JI(BPF_JGT, 8, 20, 2), MOV(0, 0), EXIT, LDX(BPF_B, 0, 0, 64), EXIT },
+	  0, -EACCES, "invalid access to map value, value_size=64" },
+	{ "precision passed on by a pruned path",
+	  { VALUE_AND_UNKNOWNS(19), SPLIT(4), MOV(7, 4), MOV(2, 0), MOV(3, 0), JA(9),
+	    /* 16: the second path (r7 == 4) checkpoints at 23 and is pruned at 25 by the first */
+	    JI(BPF_JGT, 6, 20, 6), MOV(7, 4), MOV(2, 0), MOV(3, 0), MOV(4, 0), MOV(5, 0), JA(0),
+	    /* 23: the third (r7 unknown) must not be pruned here by the second */
+	    MOV(4, 0), JA(0), LOAD_AT(7) },
+	  0, -EINVAL, UNBOUNDED },
+	{ "helper size bounded on one path only",
+	  { LDX(BPF_DW, 6, 1, SAMPLE_PERIOD), LDX(BPF_DW, 7, 1, ADDR), JI(BPF_JGT, 6, 10, 5),
+	    MOV(7, 16), MOV(2, 0), MOV(3, 0), MOV(0, 0), JA(0),
+	    /* 8: join, r7 == 16 first */
+	    MOVR(1, 10), ALU(BPF_ADD, 1, -16), MOVR(2, 7), CALL(BPF_FUNC_get_current_comm),
+	    MOV(0, 0), EXIT },
+	  0, -EACCES, "R2 min value is negative" },
+	{ "bound from the other register of a compare",
+	  { LDX(BPF_B, 6, 1, SAMPLE_PERIOD), LDX(BPF_DW, 7, 1, ADDR), KEY_ON_STACK,
+	    LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 12),
+	    MOV(8, 255), JA(0), JI(BPF_JGT, 7, 10, 5), MOV(8, 63), MOV(2, 0), MOV(3, 0), MOV(4, 0),
+	    MOV(5, 0),
+	    /* 17: join, r8 == 63 first; r6 <= r8 bounds the offset */
+	    JR(BPF_JGT, 6, 8, 3), ALUR(BPF_ADD, 0, 6), LDX(BPF_B, 0, 0, 0), EXIT, MOV(0, 0), EXIT },
+	  0, -EACCES, "invalid access to map value, value_size=64" },
+	{ "loop bound differs by path",
+	  { LDX(BPF_DW, 7, 1, ADDR), KEY_ON_STACK, LD_MAP(1, M_ARRAY),
+	    CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 15), MOV(8, 65), JA(0),
+	    JI(BPF_JGT, 7, 10, 5), MOV(8, 16), MOV(2, 0), MOV(3, 0), MOV(4, 0), MOV(5, 0),
+	    /* 16: join, r8 == 16 first; the loop's exit is decided by r1 and r8 */
+	    MOV(1, 0), JR(BPF_JGE, 1, 8, 5), MOVR(2, 0), ALUR(BPF_ADD, 2, 1), LDX(BPF_B, 3, 2, 0),
+	    ALU(BPF_ADD, 1, 1), JA(-6), MOV(0, 0), EXIT },
+	  0, -EACCES, "invalid access to map value, value_size=64" },
 };
 
 static int fds[6];
@@ -388,6 +505,65 @@ static void test_clang_v3(void **state)
 	}
 }
 
+/* One class count out of classify()'s packed word. */
+static uint64_t class_count(uint64_t packed, int shift)
+{
+	return packed >> shift & 0xff;
+}
+
+/*
+ * A branchy per-byte classifier (tests/bpf/perf_classify.bpf.c): its counters differ from path
+ * to path, so only precision tracking keeps the walk within budget, as on Linux.  It must
+ * also count what classify() compiled for the host counts.
+ */
+static void test_clang_classify(void **state)
+{
+	static const char *const names[] = { "perf_classify", "perf_classify_v3" };
+	static const int shifts[6] = { CLASS_DIGIT, CLASS_ALPHA, CLASS_SPACE,
+				       CLASS_CTRL,  CLASS_HIGH,  CLASS_OTHER };
+	static struct bpf_elf_obj obj;
+	static const char text[] = "Processed 19149 insns\tin 2 loops;\nno E2BIG\x01\x7f\xff";
+	unsigned char buf[256], data[128];
+	struct bpf_perf_event_data_kern ctx;
+	uint64_t want[2][6] = { { 0 } }, got[6];
+	uint32_t key = 0;
+	struct bpf_prog *prog;
+	union bpf_attr a;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 37 + 11);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)text[i % (sizeof(text) - 1)];
+	for (int k = 0; k < 6; k++) {
+		want[0][k] = class_count(classify(buf, 128), shifts[k]) +
+			     class_count(classify(buf + 128, 128), shifts[k]);
+		want[1][k] = class_count(classify(data, sizeof(data)), shifts[k]);
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		load_elf(names[i], "perf_event", &obj, &fd);
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)bpf_elf_map_fd(&obj, "bufs");
+		a.key = (uintptr_t)&key;
+		a.value = (uintptr_t)buf;
+		assert_int_equal(bpf_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)), 0);
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.data.addr = (uintptr_t)data;
+		assert_int_equal(bpf_prog_get_fd(fd, &prog), 0);
+		assert_int_equal(bpf_prog_run(prog, &ctx), 0);
+		bpf_prog_put(prog);
+		for (uint32_t k = 0; k < 2; k++) {
+			a.map_fd = (uint32_t)bpf_elf_map_fd(&obj, "classes");
+			a.key = (uintptr_t)&k;
+			a.value = (uintptr_t)got;
+			assert_int_equal(bpf_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+			assert_memory_equal(got, want[k], sizeof(got));
+		}
+		ksvc_fake_close_all();
+		assert_int_equal(setup(state), 0);
+	}
+}
+
 static void test_log_attrs(void **state)
 {
 	static const struct bpf_insn prog[] = { MOV(0, 0), JI(BPF_JEQ, 0, 0, 0), EXIT };
@@ -419,7 +595,7 @@ static void test_log_attrs(void **state)
 int main(void)
 {
 	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
-	struct CMUnitTest tests[NROWS + 3];
+	struct CMUnitTest tests[NROWS + 4];
 	const char *only = getenv("BPF_TEST_ROW"); /* debugging one row */
 	size_t n = 0;
 
@@ -432,6 +608,7 @@ int main(void)
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_programs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_v3);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_classify);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_log_attrs);
 	return _cmocka_run_group_tests("bpf_verify", tests, n, setup, teardown);
 }
