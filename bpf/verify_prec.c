@@ -23,7 +23,7 @@
 #include "bpf_internal.h"
 #include "verify.h"
 
-#define HIST_MAX 4096 /* jumps kept between two checkpoints of one path */
+#define HIST_MAX 512 /* jumps kept between two checkpoints of one path (4 KiB) */
 
 void hist_push(struct vstate *st, uint32_t idx, uint32_t prev)
 {
