@@ -10,7 +10,9 @@
  * BPF_PROG_TYPE_SOCKET_FILTER (loads; its __sk_buff ctx fields are not readable here) and
  * BPF_PROG_TYPE_TRACEPOINT (loads, as libbpf's perf-link probe needs; there are no tracepoints
  * to attach to, and perf events take PERF_EVENT programs only).
- * The tag is FNV-1a-64 of the loaded instructions, not Linux's SHA-1 (nothing checks it).
+ * The tag is Linux's: the first 8 bytes of the SHA-1 of the instructions as loaded, with the
+ * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
+ * offsets there differ from load to load (bpf_prog_calc_tag).
  * Not here: BTF, func/line info, attach types, JIT, tail calls.
  */
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include <kern/spinlock.h>
 #include <kern/string.h>
 #include "bpf_internal.h"
+#include "sha1.h"
 
 #define MAX_PROGS 1024
 
@@ -234,12 +237,28 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 
 static void prog_tag(struct bpf_prog *prog)
 {
-	uint64_t x = 14695981039346656037ull;
-	const uint8_t *p = (const uint8_t *)prog->orig;
+	uint8_t digest[BPF_SHA1_DIGEST];
+	struct bpf_sha1 s;
+	bool map_ld = false;
 
-	for (size_t i = 0; i < (size_t)prog->len * 8; i++)
-		x = (x ^ p[i]) * 1099511628211ull;
-	memcpy(prog->tag, &x, 8);
+	bpf_sha1_init(&s);
+	for (uint32_t i = 0; i < prog->len; i++) {
+		struct bpf_insn in = prog->orig[i];
+
+		if (map_ld && !in.code && !in.dst_reg && !in.src_reg && !in.off) {
+			in.imm = 0; /* the second half of a map lddw */
+			map_ld = false;
+		} else if (!map_ld && in.code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			   (in.src_reg == BPF_PSEUDO_MAP_FD || in.src_reg == BPF_PSEUDO_MAP_VALUE)) {
+			in.imm = 0;
+			map_ld = true;
+		} else {
+			map_ld = false;
+		}
+		bpf_sha1_update(&s, &in, sizeof(in));
+	}
+	bpf_sha1_final(&s, digest);
+	memcpy(prog->tag, digest, sizeof(prog->tag));
 }
 
 /* Attribute checks with no side effects (decode). */

@@ -85,6 +85,7 @@ struct vstate {
 	struct hist_entry *hist;
 	uint32_t nhist, hist_cap;
 	bool hist_lost;
+	bool all_precise; /* checkpoints: every scalar here and above is precise */
 };
 
 /* env->aux[insn]: what some path saw the insn do, for backtracking (verify_prec.c) */

@@ -23,7 +23,7 @@
 #include "bpf_internal.h"
 #include "verify.h"
 
-#define HIST_MAX 4096 /* jumps kept between two checkpoints of one path */
+#define HIST_MAX 512 /* jumps kept between two checkpoints of one path (4 KiB) */
 
 void hist_push(struct vstate *st, uint32_t idx, uint32_t prev)
 {
@@ -62,14 +62,20 @@ void checkpoint_init_precision(const struct venv *env, struct vstate *cp)
 {
 	for (uint32_t i = 0; i <= cp->curframe; i++)
 		frame_set_precise(cp->frames[i], env->nr_subprogs > 1);
+	cp->all_precise = env->nr_subprogs > 1;
 }
 
-/* The fallback: every scalar of st and of all the checkpoints above it. */
+/*
+ * The fallback: every scalar of checkpoint st and of all the checkpoints above it.  Stops at
+ * one done before (its parents were done with it), so repeated fallbacks stay linear.
+ */
 static void mark_all_precise(struct vstate *st)
 {
-	for (; st; st = st->parent)
+	for (; st && !st->all_precise; st = st->parent) {
 		for (uint32_t i = 0; i <= st->curframe; i++)
 			frame_set_precise(st->frames[i], 1);
+		st->all_precise = true;
+	}
 }
 
 static uint64_t slot_bit(int64_t off)
@@ -236,7 +242,8 @@ static void mark_precise(struct venv *env, uint32_t pos, uint16_t regs, uint64_t
 			goto all;
 	}
 all:
-	mark_all_precise(st);
+	/* the current state is no checkpoint: its marks would mean nothing */
+	mark_all_precise(st == env->cur ? st->parent : st);
 }
 
 void mark_reg_precise(struct venv *env, uint32_t regno)

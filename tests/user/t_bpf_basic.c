@@ -1,10 +1,13 @@
 /* t_bpf_basic: bpf(2) (syscall 280) basics as root: map create/update/lookup/
  * delete/get_next_key errnos, freeze, trivial program loads, verifier
- * rejections with Linux's log wording, attr size rules, OBJ_GET_INFO_BY_FD.
- * Passes on Linux 6.1 (refvm.sh --smp 4), 2026-11-29 (also --smp 1, --icount, REFVM_CPU=cortex-a72).
+ * rejections with Linux's log wording, attr size rules, OBJ_GET_INFO_BY_FD, the program tag
+ * (SHA-1 of the instructions with map lddw imms zeroed, computed here with bpf/sha1.c).
+ * Passes on Linux 6.1 (refvm.sh --smp 4), 2026-11-29 (also --smp 1, --icount, REFVM_CPU=cortex-a72);
+ * the tag checks: refvm.sh --smp 2, 2026-11-29.
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "../../bpf/sha1.h"
 
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -382,6 +385,102 @@ static void check_prog(void)
 		     "insns pointer bad -> EFAULT");
 }
 
+/* Linux's tag: SHA-1 of the insns, both imms of BPF_PSEUDO_MAP_FD/VALUE lddws zeroed. */
+static void expected_tag(const struct bpf_insn *insns, int n, uint8_t tag[8])
+{
+	uint8_t digest[BPF_SHA1_DIGEST];
+	struct bpf_sha1 s;
+
+	bpf_sha1_init(&s);
+	for (int i = 0; i < n; i++) {
+		struct bpf_insn in = insns[i];
+
+		if (in.code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    (in.src_reg == BPF_PSEUDO_MAP_FD || in.src_reg == BPF_PSEUDO_MAP_VALUE)) {
+			struct bpf_insn hi = insns[++i];
+
+			in.imm = hi.imm = 0;
+			bpf_sha1_update(&s, &in, sizeof(in));
+			in = hi;
+		}
+		bpf_sha1_update(&s, &in, sizeof(in));
+	}
+	bpf_sha1_final(&s, digest);
+	memcpy(tag, digest, 8);
+}
+
+static int prog_tag_of(int fd, uint8_t tag[8])
+{
+	struct bpf_prog_info info;
+	union bpf_attr *a = zattr();
+
+	memset(&info, 0, sizeof(info));
+	a->info.bpf_fd = fd;
+	a->info.info_len = sizeof(info);
+	a->info.info = (uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, a, sizeof(*a)))
+		return -1;
+	memcpy(tag, info.tag, 8);
+	return 0;
+}
+
+/* Load insns and compare bpf_prog_info.tag with the tag computed here. */
+static void check_tag_of(const struct bpf_insn *insns, int n, const char *what)
+{
+	uint8_t want[8], got[8];
+	int fd = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, insns, n, "GPL", 0, NULL, 0, NULL);
+
+	if (fd < 0) {
+		tap_fail(what, "load: errno %d", errno);
+		return;
+	}
+	expected_tag(insns, n, want);
+	CHECK(prog_tag_of(fd, got) == 0 && !memcmp(got, want, 8), what,
+	      "got %02x%02x%02x%02x%02x%02x%02x%02x want %02x%02x%02x%02x%02x%02x%02x%02x", got[0],
+	      got[1], got[2], got[3], got[4], got[5], got[6], got[7], want[0], want[1], want[2],
+	      want[3], want[4], want[5], want[6], want[7]);
+	close(fd);
+}
+
+static void check_tag(void)
+{
+	int afd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, "tagmap");
+	int bfd = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, "tagmap2");
+	struct bpf_insn plain[] = {MOV64_IMM(0, 7), MOV64_IMM(1, -1), EXIT()};
+	/* 80 bytes: more than one SHA-1 block */
+	struct bpf_insn lookup[] = {
+		INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
+		MOV64_REG(2, 10),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		INSN(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_FD, 0, afd),
+		INSN(0, 0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		INSN(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_VALUE, 0, afd),
+		INSN(0, 0, 0, 0, 4),
+		MOV64_IMM(0, 0),
+		EXIT(),
+	};
+	uint8_t t1[8], t2[8];
+	int fd1, fd2;
+
+	if (!CHECK(afd >= 0 && bfd >= 0, "MAP_CREATE for the tag checks", "errno %d", errno))
+		return;
+	check_tag_of(plain, 3, "prog tag = SHA-1 of the insns (first 8 bytes)");
+	check_tag_of(lookup, 10, "prog tag with map lddws: their imms count as 0");
+	/* the same code with another map fd and value offset has the same tag */
+	fd1 = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, lookup, 10, "GPL", 0, NULL, 0, NULL);
+	lookup[3].imm = lookup[6].imm = bfd;
+	lookup[7].imm = 0;
+	fd2 = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, lookup, 10, "GPL", 0, NULL, 0, NULL);
+	CHECK(fd1 >= 0 && fd2 >= 0 && !prog_tag_of(fd1, t1) && !prog_tag_of(fd2, t2) &&
+	      !memcmp(t1, t2, 8), "prog tag does not depend on map fds or value offsets",
+	      "fds %d %d errno %d", fd1, fd2, errno);
+	close(fd1);
+	close(fd2);
+	close(afd);
+	close(bfd);
+}
+
 int main(void)
 {
 	tap_init("t_bpf_basic", 20);
@@ -394,5 +493,6 @@ int main(void)
 	check_map_create_errors();
 	check_attr_size();
 	check_prog();
+	check_tag();
 	return tap_done();
 }
