@@ -212,6 +212,50 @@ static int add_subprog(struct venv *env, uint32_t start)
 }
 
 /*
+ * A bpf-to-bpf call into a subprogram that is still being called (recursion, direct or not):
+ * Linux's check_cfg meets it as a back-edge of a call, which no loop allowance covers: EINVAL.
+ * A depth-first walk of the call graph from the main program, in instruction order.
+ */
+static int check_recursion(struct venv *env)
+{
+	const struct bpf_insn *insns = env->insns;
+	uint32_t stack[MAX_SUBPROGS + 1], at[MAX_SUBPROGS + 1], depth = 0;
+	uint8_t state[MAX_SUBPROGS] = { 0 }; /* 0 new, 1 on the walk, 2 done */
+
+	if (env->nr_subprogs < 2)
+		return 0;
+	stack[0] = 0;
+	at[0] = env->subprog_start[0];
+	state[0] = 1;
+	depth = 1;
+	while (depth) {
+		uint32_t s = stack[depth - 1], i = at[depth - 1];
+
+		if (i >= env->subprog_start[s + 1]) {
+			state[s] = 2;
+			depth--;
+			continue;
+		}
+		at[depth - 1] = i + (is_lddw(&insns[i]) ? 2 : 1);
+		if (bpf_interp_op(&insns[i]) != BPF_OP_CALL_LOCAL)
+			continue;
+		uint32_t target = i + 1 + (uint32_t)insns[i].imm;
+		int callee = subprog_of(env, target);
+
+		if (callee < 0)
+			continue;
+		if (state[callee] == 1)
+			return verr(env, -EINVAL, "back-edge from insn %u to %u\n", i, target);
+		if (state[callee] == 0 && depth <= MAX_SUBPROGS) {
+			state[callee] = 1;
+			stack[depth] = (uint32_t)callee;
+			at[depth++] = env->subprog_start[callee];
+		}
+	}
+	return 0;
+}
+
+/*
  * Subprogram boundaries (Linux check_subprogs), then a DFS over the CFG for unreachable
  * instructions (check_cfg).  Loops are allowed here; the walk proves them bounded.
  */
@@ -252,6 +296,9 @@ int check_subprogs_and_cfg(struct venv *env)
 		if (op != BPF_OP_EXIT && op != BPF_OP_JA && op != BPF_OP_JA32)
 			return verr(env, -EINVAL, "last insn is not an exit or jmp\n");
 	}
+	err = check_recursion(env);
+	if (err)
+		return err;
 
 	seen = ksvc_alloc(len);
 	work = ksvc_alloc(sizeof(*work) * (len + 1));

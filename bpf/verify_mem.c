@@ -101,6 +101,11 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 	int64_t lo, hi;
 
 	access_range(p, off, size, &lo, &hi);
+	/* Linux 6.1: a variable-offset read past the frame fails its range check with EINVAL */
+	if (var_off(p) && !write && (lo < -(int64_t)BPF_STACK_SIZE || hi > 0))
+		return verr(env, -EINVAL,
+			    "invalid variable-offset read from stack R%u off=%lld size=%u\n", regno,
+			    (long long)lo, size);
 	if (lo < -(int64_t)BPF_STACK_SIZE || hi > 0)
 		return verr(env, -EACCES, "invalid %s stack R%u off=%lld size=%u\n",
 			    var_off(p) ? "variable-offset" : "", regno, (long long)lo, size);
