@@ -339,33 +339,23 @@ static int show_cmdline(struct inode *ino, struct pbuf *b)
 	return 0;
 }
 
-/* readlink /proc/PID/exe: the file mapped at the start of the code. */
+/* readlink /proc/PID/exe: the path of the process's executable (proc.exe, set at exec). */
 static long exe_readlink(struct inode *ino, char *buf, size_t size)
 {
-	struct proc_snap s;
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 	struct inode *fi = NULL;
-	struct list_node *n;
+	struct proc *p;
 	char *path;
 	size_t len = 0;
-	int err = proc_snapshot(ino->parg, &s);
 
-	if (err)
-		return err;
-	if (!s.mm)
-		return -ENOENT;
-	kmutex_lock(&s.mm->lock);
-	list_for_each(n, &s.mm->vmas) {
-		struct vm_area *v = list_entry(n, struct vm_area, node);
-
-		if (v->file && v->file->inode && v->start <= s.mm->start_code &&
-		    s.mm->start_code < v->end) {
-			fi = v->file->inode;
+	if (proc_thread_locked(ino->parg, &p) && p) {
+		spin_lock(&p->lock);
+		fi = p->exe;
+		if (fi)
 			inode_get(fi);
-			break;
-		}
+		spin_unlock(&p->lock);
 	}
-	kmutex_unlock(&s.mm->lock);
-	mm_put(s.mm);
+	spin_unlock_irqrestore(&proc_tree_lock, f);
 	if (!fi)
 		return -ENOENT;
 	path = kmalloc(VFS_PATH_MAX);

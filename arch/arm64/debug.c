@@ -39,12 +39,10 @@ static void set_step(bool on)
 	isb();
 }
 
-void debug_switch(bool next_stepping)
+void debug_switch_slow(bool next_stepping)
 {
 	struct cpu *c = this_cpu();
 
-	if (c->dbg_stepping == next_stepping)
-		return;
 	c->dbg_stepping = next_stepping;
 	perf_bp_suspend(next_stepping);
 	set_step(next_stepping);

@@ -6,11 +6,18 @@
 
 #include <stdbool.h>
 #include <arch/trapframe.h>
+#include <kern/sched.h>
 
 /* [each CPU, boot] Open the OS lock and enable breakpoint/watchpoint exceptions (MDSCR.MDE). */
 void debug_cpu_init(void);
 /* [user trap] A breakpoint, watchpoint or software-step exception from EL0 (its ESR class). */
 void debug_user_trap(struct trapframe *tf, unsigned int ec);
 /* [IRQs masked] This CPU runs a user task that steps over a hit (or not): suspend the EL0
- * breakpoints and set MDSCR_EL1.SS accordingly (nothing when it already does). */
-void debug_switch(bool next_stepping);
+ * breakpoints and set MDSCR_EL1.SS accordingly.  Inline: on a context switch the CPU is
+ * almost always in the state already. */
+void debug_switch_slow(bool next_stepping);
+static inline void debug_switch(bool next_stepping)
+{
+	if (this_cpu()->dbg_stepping != next_stepping)
+		debug_switch_slow(next_stepping);
+}
