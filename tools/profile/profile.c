@@ -3,13 +3,13 @@
  * input of flame graphs): one line per distinct stack, "comm;outermost;...;leaf count", most
  * samples first.
  *
- *   profile [-F freq] [-k] -- command [args...]     (default 99 Hz)
+ *   profile [-F freq] -- command [args...]     (default 99 Hz)
  *
  * Per-CPU cpu-clock events (pid -1, one per CPU) in frequency mode each get a
  * BPF_PROG_TYPE_PERF_EVENT program through BPF_LINK_CREATE, as libbpf's
  * bpf_program__attach_perf_event does.  The program keeps only the command's samples
- * (bpf_get_current_pid_tgid), records the user stack with bpf_get_stackid into a STACK_TRACE
- * map and counts it in a HASH map keyed by stack id, and returns 0 so no sample reaches a ring.
+ * (bpf_get_current_pid_tgid), copies the user stack out with bpf_get_stack and counts it in a
+ * HASH map keyed by the stack itself, and returns 0 so no sample reaches a ring.
  * Afterwards the stacks are symbolized from the command's ELF .symtab (static binaries).
  * The program is assembled here from struct bpf_insn (no clang in the build).
  */
@@ -29,8 +29,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 127
-#define MAX_STACKS 1024
+#define MAX_DEPTH 64 /* frames in a key */
+#define KEY_BYTES (8 * MAX_DEPTH)
+#define MAX_STACKS 4096
 #define MAX_CPUS 64
 
 static long sys_bpf(int cmd, union bpf_attr *a)
@@ -71,38 +72,64 @@ static long map_op(int cmd, int fd, const void *key, void *value_or_next)
 #define LD_MAP(d, fd) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
 #define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 
-static int load_prog(int stacks, int counts, pid_t tgid, uint64_t stack_flags)
+/*
+ * The program.  The user stack (bpf_get_stack, zero-padded) is itself the key of the count
+ * map, so two stacks never share a count; a STACK_TRACE map would drop every sample of a stack
+ * whose id collides with an earlier one, and a workload with few distinct stacks can lose all
+ * of one call path that way.  The key is built in a per-CPU scratch value (a hash key is at
+ * most 512 bytes, MAX_BPF_STACK, so 64 frames).  Samples with no stack or no room are counted
+ * in "lost".
+ */
+static int load_prog(int scratch, int counts, int lost, pid_t tgid, uint64_t stack_flags)
 {
 	struct bpf_insn p[] = {
 		/* 0 */ MOV_REG(6, 1),
 		/* 1 */ CALL(BPF_FUNC_get_current_pid_tgid),
 		/* 2 */ INSN(BPF_ALU64 | BPF_RSH | BPF_K, 0, 0, 0, 32),
-		/* 3 */ INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 26, tgid), /* not ours: out */
-		/* 4 */ MOV_REG(1, 6),
-		/* 5 */ LD_MAP(2, stacks),
-		/* 7 */ MOV_IMM(3, (int)stack_flags),
-		/* 8 */ CALL(BPF_FUNC_get_stackid),
-		/* 9 */ INSN(BPF_JMP | BPF_JSLT | BPF_K, 0, 0, 20, 0), /* no stack: out */
-		/* 10 */ INSN(BPF_STX | BPF_MEM | BPF_W, 10, 0, -4, 0),
-		/* 11 */ LD_MAP(1, counts),
-		/* 13 */ MOV_REG(2, 10),
-		/* 14 */ ADD_IMM(2, -4),
-		/* 15 */ CALL(BPF_FUNC_map_lookup_elem),
-		/* 16 */ INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0), /* new stack: insert */
-		/* 17 */ MOV_IMM(1, 1),
-		/* 18 */ INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
-		/* 19 */ INSN(BPF_JMP | BPF_JA, 0, 0, 10, 0),
-		/* 20 */ MOV_IMM(1, 1),
-		/* 21 */ INSN(BPF_STX | BPF_MEM | BPF_DW, 10, 1, -16, 0),
-		/* 22 */ LD_MAP(1, counts),
-		/* 24 */ MOV_REG(2, 10),
-		/* 25 */ ADD_IMM(2, -4),
-		/* 26 */ MOV_REG(3, 10),
-		/* 27 */ ADD_IMM(3, -16),
-		/* 28 */ MOV_IMM(4, BPF_NOEXIST),
-		/* 29 */ CALL(BPF_FUNC_map_update_elem),
-		/* 30 */ MOV_IMM(0, 0), /* out: no sample reaches a ring */
-		/* 31 */ INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+		/* 3 */ INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 46, tgid), /* not ours: out */
+		/* 4 */ MOV_IMM(1, 0),
+		/* 5 */ INSN(BPF_STX | BPF_MEM | BPF_W, 10, 1, -4, 0), /* key 0 */
+		/* 6 */ LD_MAP(1, scratch),
+		/* 8 */ MOV_REG(2, 10),
+		/* 9 */ ADD_IMM(2, -4),
+		/* 10 */ CALL(BPF_FUNC_map_lookup_elem),
+		/* 11 */ INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 38, 0), /* out */
+		/* 12 */ MOV_REG(7, 0),
+		/* 13 */ MOV_REG(1, 6),
+		/* 14 */ MOV_REG(2, 7),
+		/* 15 */ MOV_IMM(3, KEY_BYTES),
+		/* 16 */ MOV_IMM(4, (int)stack_flags),
+		/* 17 */ CALL(BPF_FUNC_get_stack),
+		/* 18 */ INSN(BPF_JMP | BPF_JSLE | BPF_K, 0, 0, 23, 0), /* no stack: lost */
+		/* 19 */ LD_MAP(1, counts),
+		/* 21 */ MOV_REG(2, 7),
+		/* 22 */ CALL(BPF_FUNC_map_lookup_elem),
+		/* 23 */ INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0), /* new stack: insert */
+		/* 24 */ MOV_IMM(1, 1), /* add: */
+		/* 25 */ INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
+		/* 26 */ INSN(BPF_JMP | BPF_JA, 0, 0, 23, 0), /* out */
+		/* 27 */ MOV_IMM(1, 1), /* insert: */
+		/* 28 */ INSN(BPF_STX | BPF_MEM | BPF_DW, 10, 1, -16, 0),
+		/* 29 */ LD_MAP(1, counts),
+		/* 31 */ MOV_REG(2, 7),
+		/* 32 */ MOV_REG(3, 10),
+		/* 33 */ ADD_IMM(3, -16),
+		/* 34 */ MOV_IMM(4, BPF_NOEXIST),
+		/* 35 */ CALL(BPF_FUNC_map_update_elem),
+		/* 36 */ INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 13, 0), /* out */
+		/* 37 */ LD_MAP(1, counts), /* another CPU inserted it first, or the map is full */
+		/* 39 */ MOV_REG(2, 7),
+		/* 40 */ CALL(BPF_FUNC_map_lookup_elem),
+		/* 41 */ INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, -18, 0), /* add */
+		/* 42 */ LD_MAP(1, lost), /* lost: */
+		/* 44 */ MOV_REG(2, 10),
+		/* 45 */ ADD_IMM(2, -4),
+		/* 46 */ CALL(BPF_FUNC_map_lookup_elem),
+		/* 47 */ INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0), /* out */
+		/* 48 */ MOV_IMM(1, 1),
+		/* 49 */ INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
+		/* 50 */ MOV_IMM(0, 0), /* out: no sample reaches a ring */
+		/* 51 */ INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
 	};
 	static char log[65536];
 	union bpf_attr a;
@@ -215,6 +242,11 @@ static int line_cmp(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->text, y->text);
 }
 
+static int text_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+}
+
 static const char *resolve(const char *cmd, char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
@@ -267,9 +299,11 @@ usage:
 		_exit(127);
 	}
 	close(go[0]);
-	int stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * MAX_DEPTH, MAX_STACKS);
-	int counts = map_create(BPF_MAP_TYPE_HASH, 4, 8, MAX_STACKS);
-	int prog = stacks >= 0 && counts >= 0 ? load_prog(stacks, counts, pid, BPF_F_USER_STACK) : -1;
+	int scratch = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, KEY_BYTES, 1);
+	int counts = map_create(BPF_MAP_TYPE_HASH, KEY_BYTES, 8, MAX_STACKS);
+	int lost = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	int prog = scratch >= 0 && counts >= 0 && lost >= 0 ?
+			   load_prog(scratch, counts, lost, pid, BPF_F_USER_STACK) : -1;
 
 	if (prog < 0) {
 		fprintf(stderr, "profile: maps or program: %s\n", strerror(errno));
@@ -320,21 +354,21 @@ usage:
 	load_syms(exe);
 	struct line *lines = calloc(MAX_STACKS, sizeof(*lines));
 	size_t nl = 0;
-	uint32_t key, next;
-	uint64_t ips[MAX_DEPTH], total = 0;
+	uint64_t key[MAX_DEPTH], next[MAX_DEPTH], total = 0, nlost = 0;
+	uint32_t zero = 0;
 	int first = 1;
 
 	while (lines && nl < MAX_STACKS &&
-	       map_op(BPF_MAP_GET_NEXT_KEY, counts, first ? NULL : &key, &next) == 0) {
+	       map_op(BPF_MAP_GET_NEXT_KEY, counts, first ? NULL : key, next) == 0) {
 		uint64_t n;
+		const uint64_t *ips = next;
 		char *t = malloc(16 * 1024);
 		size_t len = 0;
 		int depth = 0;
 
 		first = 0;
-		key = next;
-		if (!t || map_op(BPF_MAP_LOOKUP_ELEM, counts, &key, &n) ||
-		    map_op(BPF_MAP_LOOKUP_ELEM, stacks, &key, ips)) {
+		memcpy(key, next, sizeof(key));
+		if (!t || map_op(BPF_MAP_LOOKUP_ELEM, counts, key, &n)) {
 			free(t);
 			continue;
 		}
@@ -348,11 +382,26 @@ usage:
 		lines[nl++] = (struct line){ n, t };
 		total += n;
 	}
+	/* stacks that differ only within a function name the same line: merge them */
+	qsort(lines, nl, sizeof(*lines), text_cmp);
+	size_t nm = 0;
+
+	for (size_t i = 0; i < nl; i++) {
+		if (nm && !strcmp(lines[nm - 1].text, lines[i].text)) {
+			lines[nm - 1].count += lines[i].count;
+			free(lines[i].text);
+		} else {
+			lines[nm++] = lines[i];
+		}
+	}
+	nl = nm;
 	qsort(lines, nl, sizeof(*lines), line_cmp);
 	for (size_t i = 0; i < nl; i++)
 		printf("%s %llu\n", lines[i].text, (unsigned long long)lines[i].count);
-	fprintf(stderr, "profile: %llu samples, %zu stacks, %d CPUs at %lu Hz; %s exited %d\n",
-		(unsigned long long)total, nl, ncpu, freq, comm,
+	if (map_op(BPF_MAP_LOOKUP_ELEM, lost, &zero, &nlost))
+		nlost = 0;
+	fprintf(stderr, "profile: %llu samples (%llu lost), %zu stacks, %d CPUs at %lu Hz; %s exited %d\n",
+		(unsigned long long)total, (unsigned long long)nlost, nl, ncpu, freq, comm,
 		WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
