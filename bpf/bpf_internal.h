@@ -88,12 +88,15 @@ enum bpf_arg {
 	ARG_SIZE_NZ, /* like ARG_SIZE but not zero */
 	ARG_CTX, /* the program's context */
 	ARG_CONST_STR, /* read-only map value holding a NUL-terminated string (unused) */
+	ARG_ALLOC_SIZE, /* a known constant: the size of the memory the helper returns */
+	ARG_RINGBUF_RELEASE, /* an alloc_mem at offset 0: its reference ends here */
 };
 
 enum bpf_ret {
 	RET_INTEGER = 0,
 	RET_VOID,
 	RET_MAP_VALUE_OR_NULL,
+	RET_RINGBUF_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes, a new reference */
 };
 
 struct bpf_helper {
@@ -170,6 +173,10 @@ struct ksvc_poll;
 struct ksvc_mmap;
 /* [any] bpf_ringbuf_output: 0, -EINVAL (flags) or -EAGAIN (no room). */
 long bpf_ringbuf_output(struct bpf_map *map, const void *data, uint64_t size, uint64_t flags);
+/* [any] bpf_ringbuf_reserve: a size-byte body to fill, or NULL (flags, no room). */
+void *bpf_ringbuf_reserve(struct bpf_map *map, uint64_t size, uint64_t flags);
+/* [any] bpf_ringbuf_submit (discard false) and _discard of a body from bpf_ringbuf_reserve. */
+void bpf_ringbuf_commit(void *sample, uint64_t flags, bool discard);
 /* [any] bpf_ringbuf_query: BPF_RB_AVAIL_DATA, RING_SIZE, CONS_POS, PROD_POS; else 0. */
 uint64_t bpf_ringbuf_query(struct bpf_map *map, uint64_t flags);
 unsigned int bpf_ringbuf_poll(struct bpf_map *map, struct ksvc_poll *pt);

@@ -7,8 +7,10 @@
  * get_smp_processor_id, get_current_pid_tgid, get_current_uid_gid, get_current_comm,
  * probe_read_{user,kernel}{,_str}, and the perf ones that reach perf through the registered
  * struct bpf_perf_ops (perf_event_output, perf_event_read_value, get_stackid, get_stack,
- * perf_prog_read_value) or the context (get_attach_cookie).  Return values follow Linux 6.1.
- * Every helper may run in the PMU interrupt: no allocation, no sleeping.
+ * perf_prog_read_value) or the context (get_attach_cookie), and the ringbuf ones (output,
+ * query, reserve, submit, discard: map_ringbuf.c).  Return values follow Linux 6.1.
+ * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
+ * bpf_ringbuf_reserve's bounce buffer (ksvc_alloc, [any]).
  * Not here: tail calls, the other ~200 Linux helpers (the verifier rejects their ids).
  */
 #include <stdarg.h>
@@ -411,6 +413,29 @@ static uint64_t h_ringbuf_output(uint64_t map, uint64_t data, uint64_t size, uin
 	return (uint64_t)bpf_ringbuf_output(P(map), P(data), size, flags);
 }
 
+static uint64_t h_ringbuf_reserve(uint64_t map, uint64_t size, uint64_t flags, uint64_t a4,
+				  uint64_t a5)
+{
+	(void)a4, (void)a5;
+	return (uintptr_t)bpf_ringbuf_reserve(P(map), size, flags);
+}
+
+static uint64_t h_ringbuf_submit(uint64_t data, uint64_t flags, uint64_t a3, uint64_t a4,
+				 uint64_t a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	bpf_ringbuf_commit(P(data), flags, false);
+	return 0;
+}
+
+static uint64_t h_ringbuf_discard(uint64_t data, uint64_t flags, uint64_t a3, uint64_t a4,
+				  uint64_t a5)
+{
+	(void)a3, (void)a4, (void)a5;
+	bpf_ringbuf_commit(P(data), flags, true);
+	return 0;
+}
+
 static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint64_t a4,
 				uint64_t a5)
 {
@@ -450,6 +475,10 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(ringbuf_output, h_ringbuf_output, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MEM,
 	  ARG_SIZE, ARG_ANY),
 	H(ringbuf_query, h_ringbuf_query, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_ANY),
+	H(ringbuf_reserve, h_ringbuf_reserve, RET_RINGBUF_MEM_OR_NULL, false, false, ARG_CONST_MAP,
+	  ARG_ALLOC_SIZE, ARG_ANY),
+	H(ringbuf_submit, h_ringbuf_submit, RET_VOID, false, false, ARG_RINGBUF_RELEASE, ARG_ANY),
+	H(ringbuf_discard, h_ringbuf_discard, RET_VOID, false, false, ARG_RINGBUF_RELEASE, ARG_ANY),
 	H(probe_read_user, h_read_user, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
 	H(probe_read_kernel, h_read_kernel, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
 	  ARG_ANY),

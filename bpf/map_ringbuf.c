@@ -14,9 +14,15 @@
  * The map fd polls readable while there is unread data; syscall lookups and updates get
  * ENOTSUPP (524) as in Linux.
  *
- * Not built: bpf_ringbuf_reserve/submit/discard (they need reference tracking in the verifier;
- * programs using them are rejected as calls of unknown helpers).
- * Locks: rb->lock (IRQ-safe) serialises producers; the consumer position is user memory.
+ * bpf_ringbuf_reserve hands the program the record's body in place, as Linux does.  Linux's
+ * kernel mapping shows the data pages twice too, so a body that wraps is one piece; this kernel
+ * maps them once, so such a body is reserved in a bounce buffer instead and copied into the
+ * ring at submit, before the header's BUSY bit clears: readers see the same bytes at the same
+ * positions.  submit and discard find the ring from the record's header (pg_off gives the
+ * data's first page; the rings are listed by it) or from the bounce buffer.  The verifier
+ * guarantees each reservation is submitted or discarded exactly once.
+ * Locks: rb->lock (IRQ-safe) serialises producers; the consumer position is user memory;
+ * rb_list_lock (IRQ-safe) guards the list of rings.
  */
 #include <linux/poll.h>
 #include <kern/errno.h>
@@ -33,6 +39,7 @@
 #define RB_PGOFF 1		       /* Linux's pages of struct bpf_ringbuf before consumer_pos */
 
 struct ringbuf {
+	struct ringbuf *next; /* (rb_list_lock) */
 	uint64_t *consumer; /* page: the position user space has read up to */
 	uint64_t *producer; /* page: the position written up to */
 	uint8_t *data;
@@ -42,9 +49,55 @@ struct ringbuf {
 	struct wait_queue *wq;
 };
 
+/* A reservation whose body wraps: hdr mirrors the ring's header, with pg_off RB_BOUNCED. */
+#define RB_BOUNCED 0u /* pg_off of a real header is at least RB_PGOFF + 2 */
+struct rb_bounce {
+	struct ringbuf *rb;
+	uint64_t pos; /* the record's header in the ring */
+	uint32_t hdr[2];
+	uint8_t body[];
+};
+
+static struct spinlock rb_list_lock = SPINLOCK_INIT;
+static struct ringbuf *rb_list;
+
 static struct ringbuf *rb_of(const struct bpf_map *map)
 {
 	return map->priv;
+}
+
+static void rb_list_add(struct ringbuf *rb)
+{
+	unsigned long f = spin_lock_irqsave(&rb_list_lock);
+
+	rb->next = rb_list;
+	rb_list = rb;
+	spin_unlock_irqrestore(&rb_list_lock, f);
+}
+
+static void rb_list_del(struct ringbuf *rb)
+{
+	unsigned long f = spin_lock_irqsave(&rb_list_lock);
+
+	for (struct ringbuf **pp = &rb_list; *pp; pp = &(*pp)->next) {
+		if (*pp == rb) {
+			*pp = rb->next;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&rb_list_lock, f);
+}
+
+/* The ring whose data pages start at data. */
+static struct ringbuf *rb_find(const uint8_t *data)
+{
+	unsigned long f = spin_lock_irqsave(&rb_list_lock);
+	struct ringbuf *rb = rb_list;
+
+	while (rb && rb->data != data)
+		rb = rb->next;
+	spin_unlock_irqrestore(&rb_list_lock, f);
+	return rb;
 }
 
 static int rb_check(const union bpf_attr *attr)
@@ -65,6 +118,7 @@ static void rb_free(struct bpf_map *map)
 
 	if (!rb)
 		return;
+	rb_list_del(rb);
 	if (rb->data)
 		ksvc_free_pages(rb->data, rb->order);
 	if (rb->consumer)
@@ -97,6 +151,7 @@ static int rb_alloc(struct bpf_map *map)
 	}
 	memset(rb->consumer, 0, KSVC_PAGE_SIZE);
 	memset(rb->producer, 0, KSVC_PAGE_SIZE);
+	rb_list_add(rb);
 	return 0;
 }
 
@@ -163,42 +218,124 @@ static void rb_copy(struct ringbuf *rb, uint64_t pos, const void *src, uint64_t 
 	memcpy(rb->data, (const uint8_t *)src + first, n - first);
 }
 
-long bpf_ringbuf_output(struct bpf_map *map, const void *data, uint64_t size, uint64_t flags)
+/* The header page's pg_off, counted as Linux counts it (see the top). */
+static uint32_t rb_pgoff(const struct ringbuf *rb, uint64_t pos)
 {
-	struct ringbuf *rb = rb_of(map);
-	uint64_t len, cons, prod;
+	return (uint32_t)(RB_PGOFF + 2 + ((pos & rb->mask) / KSVC_PAGE_SIZE));
+}
+
+/*
+ * Claim len bytes (header included) at the producer position and write a BUSY header for a
+ * size-byte body; with bounce, a body that would wrap gets a bounce buffer (*bounce).  The
+ * position, or -EAGAIN when the ring has no room (or no memory for the bounce).
+ */
+static int64_t rb_claim(struct ringbuf *rb, uint64_t size, bool bounce, struct rb_bounce **b)
+{
+	uint64_t len = (size + RB_HDR + 7) & ~7ull, cons, prod;
 	uint32_t *hdr;
 	unsigned long f;
 
-	if (flags & ~(uint64_t)(BPF_RB_NO_WAKEUP | BPF_RB_FORCE_WAKEUP))
-		return -EINVAL;
-	if (size > RB_MAX_RECORD)
-		return -EAGAIN;
-	len = (size + RB_HDR + 7) & ~7ull;
-	if (len > rb->mask + 1)
+	*b = NULL;
+	if (size > RB_MAX_RECORD || len > rb->mask + 1)
 		return -EAGAIN;
 	/* acquire pairs with the consumer's release: the bytes it has read may be overwritten */
 	cons = load_acquire(rb->consumer);
 	f = spin_lock_irqsave(&rb->lock);
 	prod = *rb->producer;
-	if (prod + len - cons > rb->mask) {
-		spin_unlock_irqrestore(&rb->lock, f);
-		return -EAGAIN;
+	if (prod + len - cons > rb->mask)
+		goto full;
+	if (bounce && (prod & rb->mask) + RB_HDR + size > rb->mask + 1) {
+		*b = ksvc_alloc(sizeof(**b) + size);
+		if (!*b)
+			goto full;
+		(*b)->rb = rb;
+		(*b)->pos = prod;
+		(*b)->hdr[0] = (uint32_t)size | RB_BUSY;
+		(*b)->hdr[1] = RB_BOUNCED;
 	}
 	hdr = (uint32_t *)(rb->data + (prod & rb->mask)); /* 8-aligned: never split */
 	hdr[0] = (uint32_t)size | RB_BUSY;
-	hdr[1] = (uint32_t)(RB_PGOFF + 2 + ((prod & rb->mask) / KSVC_PAGE_SIZE));
+	hdr[1] = rb_pgoff(rb, prod);
 	/* release: a consumer that sees the new position sees the busy header */
 	__atomic_store_n(rb->producer, prod + len, __ATOMIC_RELEASE);
 	spin_unlock_irqrestore(&rb->lock, f);
-	rb_copy(rb, prod + RB_HDR, data, size);
-	/* commit: the length without BUSY, after the data (Linux's xchg is a full barrier) */
-	__atomic_exchange_n(&hdr[0], (uint32_t)size, __ATOMIC_SEQ_CST);
+	return (int64_t)prod;
+full:
+	spin_unlock_irqrestore(&rb->lock, f);
+	return -EAGAIN;
+}
+
+/* The record at pos is complete: clear BUSY (DISCARD it) and wake the reader as Linux does. */
+static void rb_commit(struct ringbuf *rb, uint64_t pos, uint32_t len, uint64_t flags)
+{
+	uint32_t *hdr = (uint32_t *)(rb->data + (pos & rb->mask));
+	uint64_t cons;
+
+	/* the length without BUSY, after the data (Linux's xchg is a full barrier) */
+	__atomic_exchange_n(&hdr[0], len, __ATOMIC_SEQ_CST);
 	cons = load_acquire(rb->consumer);
 	if ((flags & BPF_RB_FORCE_WAKEUP) ||
-	    (!(flags & BPF_RB_NO_WAKEUP) && (cons & rb->mask) == (prod & rb->mask)))
+	    (!(flags & BPF_RB_NO_WAKEUP) && (cons & rb->mask) == (pos & rb->mask)))
 		ksvc_waitq_wake_all(rb->wq);
+}
+
+long bpf_ringbuf_output(struct bpf_map *map, const void *data, uint64_t size, uint64_t flags)
+{
+	struct ringbuf *rb = rb_of(map);
+	struct rb_bounce *b;
+	int64_t pos;
+
+	if (flags & ~(uint64_t)(BPF_RB_NO_WAKEUP | BPF_RB_FORCE_WAKEUP))
+		return -EINVAL;
+	pos = rb_claim(rb, size, false, &b);
+	if (pos < 0)
+		return pos;
+	rb_copy(rb, (uint64_t)pos + RB_HDR, data, size);
+	rb_commit(rb, (uint64_t)pos, (uint32_t)size, flags);
 	return 0;
+}
+
+void *bpf_ringbuf_reserve(struct bpf_map *map, uint64_t size, uint64_t flags)
+{
+	struct ringbuf *rb = rb_of(map);
+	struct rb_bounce *b;
+	int64_t pos;
+
+	if (flags)
+		return NULL;
+	pos = rb_claim(rb, size, true, &b);
+	if (pos < 0)
+		return NULL;
+	if (b)
+		return b->body;
+	return rb->data + ((uint64_t)pos & rb->mask) + RB_HDR; /* just past its header */
+}
+
+void bpf_ringbuf_commit(void *sample, uint64_t flags, bool discard)
+{
+	uint32_t *h = (uint32_t *)sample - 2;
+	uint32_t size = h[0] & ~(RB_BUSY | RB_DISCARD);
+	uint32_t len = size | (discard ? RB_DISCARD : 0);
+	struct ringbuf *rb;
+	uint64_t pos;
+
+	if (h[1] == RB_BOUNCED) {
+		struct rb_bounce *b = (struct rb_bounce *)((uint8_t *)h - offsetof(struct rb_bounce, hdr));
+
+		rb = b->rb;
+		pos = b->pos;
+		if (!discard)
+			rb_copy(rb, pos + RB_HDR, b->body, size);
+		ksvc_free(b);
+	} else {
+		uintptr_t page = (uintptr_t)h & ~(uintptr_t)(KSVC_PAGE_SIZE - 1);
+
+		rb = rb_find((const uint8_t *)page - (uintptr_t)(h[1] - RB_PGOFF - 2) * KSVC_PAGE_SIZE);
+		if (!rb)
+			return; /* not a reservation: the verifier lets none through */
+		pos = (uint64_t)((uint8_t *)h - rb->data);
+	}
+	rb_commit(rb, pos, len, flags);
 }
 
 uint64_t bpf_ringbuf_query(struct bpf_map *map, uint64_t flags)

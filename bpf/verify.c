@@ -60,6 +60,8 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_MAP_VALUE] = "map_value",
 		[PTR_TO_MAP_VALUE_OR_NULL] = "map_value_or_null",
 		[PTR_TO_MAP_KEY] = "map_key",
+		[PTR_TO_MEM] = "alloc_mem",
+		[PTR_TO_MEM_OR_NULL] = "alloc_mem_or_null",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -115,6 +117,46 @@ s2u:
 bool reg_bad(const struct reg *r)
 {
 	return r->umin > r->umax || r->smin > r->smax;
+}
+
+/* ---- references ---- */
+
+int64_t acquire_ref(struct venv *env)
+{
+	struct vstate *st = env->cur;
+
+	if (st->nrefs == MAX_REFS)
+		return verr(env, -E2BIG, "more than %u references held at once\n", MAX_REFS);
+	/* Linux's id_gen counts the or-null id and then the reference: the reference is the 2nd */
+	env->next_id += 2;
+	st->refs[st->nrefs].id = env->next_id;
+	st->refs[st->nrefs].insn = env->idx;
+	st->nrefs++;
+	return env->next_id;
+}
+
+bool release_ref(struct vstate *st, uint32_t id)
+{
+	uint32_t i = 0;
+
+	while (i < st->nrefs && st->refs[i].id != id)
+		i++;
+	if (i == st->nrefs)
+		return false;
+	memmove(&st->refs[i], &st->refs[i + 1], (st->nrefs - i - 1) * sizeof(st->refs[0]));
+	st->nrefs--;
+	for (uint32_t fi = 0; fi <= st->curframe; fi++) {
+		struct frame *f = st->frames[fi];
+
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			if (f->regs[r].ref_obj_id == id && f->regs[r].type != SCALAR)
+				mark_unknown(&f->regs[r]);
+		for (uint32_t s = 0; s < f->depth / 8; s++)
+			if (f->stype[s * 8] == STACK_SPILL && f->spill[s].ref_obj_id == id &&
+			    f->spill[s].type != SCALAR)
+				mark_unknown(&f->spill[s]);
+	}
+	return true;
 }
 
 /* ---- frames and states ---- */
@@ -189,6 +231,8 @@ static struct vstate *state_copy(const struct vstate *s, bool with_hist)
 	if (!n)
 		return NULL;
 	n->curframe = s->curframe;
+	n->nrefs = s->nrefs;
+	memcpy(n->refs, s->refs, sizeof(n->refs));
 	n->parent = s->parent;
 	n->first = s->first;
 	if (with_hist) {
@@ -263,6 +307,11 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 	switch (old->type) {
 	case SCALAR:
 		return (!exact && !old->precise) || range_within(old, cur);
+	case PTR_TO_MEM:
+	case PTR_TO_MEM_OR_NULL:
+		if (old->mem_size != cur->mem_size || !ids_match(m, old->ref_obj_id, cur->ref_obj_id))
+			return false;
+		/* fall through */
 	case PTR_TO_MAP_VALUE_OR_NULL:
 		if (!ids_match(m, old->id, cur->id))
 			return false;
@@ -333,6 +382,12 @@ static bool states_subsume(struct venv *env, const struct vstate *old,
 		if (!stacksafe(of, cf, m, exact))
 			return false;
 	}
+	/* the same references, held by the same registers (Linux's refsafe) */
+	if (old->nrefs != cur->nrefs)
+		return false;
+	for (uint32_t i = 0; i < old->nrefs; i++)
+		if (!ids_match(m, old->refs[i].id, cur->refs[i].id))
+			return false;
 	return true;
 }
 
@@ -483,8 +538,16 @@ static int64_t check_exit(struct venv *env)
 	struct vstate *st = env->cur;
 	struct frame *callee = cur_frame(env), *caller;
 	uint32_t ret;
-	int err = check_reg_read(env, BPF_REG_0);
+	int err;
 
+	/* the main program's exit: every reference it took must be released by now */
+	if (st->curframe == 0 && st->nrefs) {
+		for (uint32_t i = 0; i < st->nrefs; i++)
+			verr(env, 0, "Unreleased reference id=%u alloc_insn=%u\n", st->refs[i].id,
+			     st->refs[i].insn);
+		return -EINVAL;
+	}
+	err = check_reg_read(env, BPF_REG_0);
 	if (err)
 		return err;
 	if (st->curframe == 0)

@@ -20,6 +20,8 @@ enum reg_type {
 	PTR_TO_MAP_VALUE,
 	PTR_TO_MAP_VALUE_OR_NULL,
 	PTR_TO_MAP_KEY,
+	PTR_TO_MEM, /* "alloc_mem" (Linux 6.1): a bpf_ringbuf_reserve record, mem_size bytes */
+	PTR_TO_MEM_OR_NULL,
 };
 
 /*
@@ -32,7 +34,9 @@ struct reg {
 	uint8_t type;
 	uint8_t frameno; /* PTR_TO_STACK: whose frame */
 	uint8_t precise;
-	uint32_t id; /* PTR_TO_MAP_VALUE_OR_NULL: copies share an id for the null check */
+	uint32_t id; /* *_OR_NULL: copies share an id for the null check */
+	uint32_t ref_obj_id; /* PTR_TO_MEM(_OR_NULL): the reference it holds (vstate refs) */
+	uint32_t mem_size; /* PTR_TO_MEM(_OR_NULL): bytes from off 0 */
 	int32_t off;
 	struct bpf_map *map;
 	uint64_t umin, umax;
@@ -68,8 +72,16 @@ struct hist_entry {
 	uint32_t idx, prev;
 };
 
+/* A reference a path holds (a ringbuf reservation): released before the program exits. */
+#define MAX_REFS 64
+struct vref {
+	uint32_t id, insn; /* insn: the call that acquired it */
+};
+
 struct vstate {
 	struct frame *frames[BPF_MAX_FRAMES];
+	struct vref refs[MAX_REFS];
+	uint32_t nrefs;
 	uint32_t curframe;
 	struct vstate *parent; /* last checkpoint on this path */
 	uint32_t branches; /* checkpoints: live paths below this one */
@@ -156,6 +168,13 @@ static inline uint32_t insn_size(uint8_t code)
 	default: return 8;
 	}
 }
+
+/* verify.c: references (ringbuf reservations) a path holds */
+/* A new reference acquired by the insn being checked: its id, or a negative errno. */
+int64_t acquire_ref(struct venv *env);
+/* The reference ends: it leaves st's list and every register or spill holding it becomes an
+ * unknown scalar.  false if st does not hold it. */
+bool release_ref(struct vstate *st, uint32_t id);
 
 /* verify_mem.c */
 int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t size, bool write,

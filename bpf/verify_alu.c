@@ -257,11 +257,13 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	case PTR_TO_STACK:
 	case PTR_TO_MAP_VALUE:
 	case PTR_TO_CTX:
+	case PTR_TO_MEM:
 		break;
 	default:
 		return verr(env, -EACCES, "R%u pointer arithmetic on %s prohibited%s\n", in->dst_reg,
 			    reg_type_name(ptr.type),
-			    ptr.type == PTR_TO_MAP_VALUE_OR_NULL ? ", null-check it first" : "");
+			    ptr.type == PTR_TO_MAP_VALUE_OR_NULL || ptr.type == PTR_TO_MEM_OR_NULL ?
+				    ", null-check it first" : "");
 	}
 	/* Linux's check_reg_sane_offset: EINVAL */
 	if (reg_is_const(&off) && (off.smin >= PTR_OFF_MAX || off.smin <= -PTR_OFF_MAX))

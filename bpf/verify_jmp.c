@@ -129,38 +129,35 @@ static void refine(uint8_t op, struct reg *a, struct reg *b)
 	reg_sync(b);
 }
 
-/* In st, every copy of the map_value_or_null with this id becomes a value or NULL. */
-static void mark_null_checked(struct vstate *st, uint32_t id, bool is_null)
+static void null_check_reg(struct reg *x, uint32_t id, bool is_null)
+{
+	if ((x->type != PTR_TO_MAP_VALUE_OR_NULL && x->type != PTR_TO_MEM_OR_NULL) || x->id != id)
+		return;
+	if (is_null) {
+		mark_const(x, 0);
+	} else {
+		x->type = x->type == PTR_TO_MEM_OR_NULL ? PTR_TO_MEM : PTR_TO_MAP_VALUE;
+		x->id = 0;
+	}
+}
+
+/*
+ * In st, every copy of the *_or_null with this id becomes a pointer or NULL.  A NULL reservation
+ * holds nothing: its reference ends on that branch (Linux's mark_ptr_or_null_regs).
+ */
+static void mark_null_checked(struct vstate *st, uint32_t id, uint32_t ref, bool is_null)
 {
 	for (uint32_t fi = 0; fi <= st->curframe; fi++) {
 		struct frame *f = st->frames[fi];
 
-		for (int r = 0; r < MAX_BPF_REG; r++) {
-			struct reg *x = &f->regs[r];
-
-			if (x->type == PTR_TO_MAP_VALUE_OR_NULL && x->id == id) {
-				if (is_null)
-					mark_const(x, 0);
-				else {
-					x->type = PTR_TO_MAP_VALUE;
-					x->id = 0;
-				}
-			}
-		}
-		for (uint32_t s = 0; s < f->depth / 8; s++) {
-			struct reg *x = &f->spill[s];
-
-			if (f->stype[s * 8] == STACK_SPILL && x->type == PTR_TO_MAP_VALUE_OR_NULL &&
-			    x->id == id) {
-				if (is_null)
-					mark_const(x, 0);
-				else {
-					x->type = PTR_TO_MAP_VALUE;
-					x->id = 0;
-				}
-			}
-		}
+		for (int r = 0; r < MAX_BPF_REG; r++)
+			null_check_reg(&f->regs[r], id, is_null);
+		for (uint32_t s = 0; s < f->depth / 8; s++)
+			if (f->stype[s * 8] == STACK_SPILL)
+				null_check_reg(&f->spill[s], id, is_null);
 	}
+	if (is_null && ref)
+		release_ref(st, ref);
 }
 
 /* Operands as a 32-bit comparison sees them, or false when ranges say nothing. */
@@ -204,15 +201,15 @@ int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx
 		mark_const(&b, is32 ? (uint32_t)in->imm : (uint64_t)(int64_t)in->imm);
 	}
 	/* null check of a map lookup result */
-	if (a->type == PTR_TO_MAP_VALUE_OR_NULL && k && !in->imm && !is32 &&
-	    (op == BPF_JEQ || op == BPF_JNE)) {
-		uint32_t id = a->id;
+	if ((a->type == PTR_TO_MAP_VALUE_OR_NULL || a->type == PTR_TO_MEM_OR_NULL) && k &&
+	    !in->imm && !is32 && (op == BPF_JEQ || op == BPF_JNE)) {
+		uint32_t id = a->id, ref = a->ref_obj_id;
 
 		err = push_branch(env, target, &other);
 		if (err)
 			return err;
-		mark_null_checked(other, id, op == BPF_JEQ);
-		mark_null_checked(env->cur, id, op == BPF_JNE);
+		mark_null_checked(other, id, ref, op == BPF_JEQ);
+		mark_null_checked(env->cur, id, ref, op == BPF_JNE);
 		return idx + 1;
 	}
 	a2 = *a;

@@ -161,26 +161,55 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 	return 0;
 }
 
-/* ---- map values ---- */
+/* ---- map values and ringbuf records: Linux's check_mem_region_access ---- */
 
-static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p, int64_t lo,
-			   int64_t hi, bool write)
+#define MAX_VAR_OFF (1ll << 29) /* BPF_MAX_VAR_OFF */
+
+static int region_oob(struct venv *env, const struct reg *p, int64_t off, uint64_t size,
+		      uint64_t limit)
+{
+	if (off >= 0 && size > 0 && (uint64_t)off + size <= limit)
+		return 0;
+	if (p->type == PTR_TO_MAP_VALUE)
+		return verr(env, -EACCES, "invalid access to map value, value_size=%u off=%lld size=%llu\n",
+			    (unsigned int)limit, (long long)off, (unsigned long long)size);
+	return verr(env, -EACCES, "invalid access to memory, mem_size=%u off=%lld size=%llu\n",
+		    (unsigned int)limit, (long long)off, (unsigned long long)size);
+}
+
+/*
+ * size bytes at off (the insn's offset plus the pointer's fixed one) and the pointer's
+ * variable part inside [0, limit): both ends of the variable part are checked.
+ */
+static int region_access(struct venv *env, uint32_t regno, const struct reg *p, int64_t off,
+			 uint64_t size, uint64_t limit)
+{
+	if (p->smin < 0 && (p->smin == INT64_MIN || off + p->smin != (int32_t)(off + p->smin) ||
+			    p->smin + off < 0))
+		return verr(env, -EACCES, "R%u min value is negative, either use unsigned index "
+					  "or do a if (index >=0) check.\n", regno);
+	if (region_oob(env, p, p->smin + off, size, limit))
+		return verr(env, -EACCES, "R%u min value is outside of the allowed memory range\n", regno);
+	if (p->umax >= (uint64_t)MAX_VAR_OFF)
+		return verr(env, -EACCES, "R%u unbounded memory access, make sure to bounds check any "
+					  "such access\n", regno);
+	if (region_oob(env, p, (int64_t)p->umax + off, size, limit))
+		return verr(env, -EACCES, "R%u max value is outside of the allowed memory range\n", regno);
+	return 0;
+}
+
+static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p, int64_t off,
+			   uint64_t size, bool write)
 {
 	const struct bpf_map *m = p->map;
 
-	if (p->smin < 0)
-		return verr(env, -EACCES, "R%u min value is negative, either use unsigned index "
-					  "or do a if (index >=0) check.\n", regno);
-	if (lo < 0 || hi > m->value_size)
-		return verr(env, -EACCES, "invalid access to map value, value_size=%u off=%lld size=%lld\n",
-			    m->value_size, (long long)lo, (long long)(hi - lo));
 	if (write && (m->map_flags & BPF_F_RDONLY_PROG))
-		return verr(env, -EACCES, "write into map forbidden, value_size=%u off=%lld size=%lld\n",
-			    m->value_size, (long long)lo, (long long)(hi - lo));
+		return verr(env, -EACCES, "write into map forbidden, value_size=%u off=%lld size=%llu\n",
+			    m->value_size, (long long)off, (unsigned long long)size);
 	if (!write && (m->map_flags & BPF_F_WRONLY_PROG))
-		return verr(env, -EACCES, "read from map forbidden, value_size=%u off=%lld size=%lld\n",
-			    m->value_size, (long long)lo, (long long)(hi - lo));
-	return 0;
+		return verr(env, -EACCES, "read from map forbidden, value_size=%u off=%lld size=%llu\n",
+			    m->value_size, (long long)off, (unsigned long long)size);
+	return region_access(env, regno, p, off, size, m->value_size);
 }
 
 /* ---- ctx ---- */
@@ -223,18 +252,19 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 {
 	struct frame *f = cur_frame(env);
 	struct reg *p = &f->regs[regno];
-	int64_t lo, hi;
 	int err;
 
 	switch (p->type) {
 	case PTR_TO_STACK:
 		return stack_access(env, regno, p, off, size, write, value_regno, sign_ext);
 	case PTR_TO_MAP_VALUE:
-		access_range(p, off, size, &lo, &hi);
-		err = map_value_range(env, regno, p, lo, hi, write);
+		err = map_value_range(env, regno, p, (int64_t)p->off + off, size, write);
 		break;
 	case PTR_TO_CTX:
 		err = ctx_access(env, regno, p, off, size, write);
+		break;
+	case PTR_TO_MEM:
+		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->mem_size);
 		break;
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
@@ -266,7 +296,7 @@ int check_atomic(struct venv *env, const struct bpf_insn *in)
 		return verr(env, -EACCES, "R%u leaks addr into mem\n", in->src_reg);
 	if (in->imm == BPF_CMPXCHG && is_pointer(&f->regs[BPF_REG_0]))
 		return verr(env, -EACCES, "R0 leaks addr into mem\n");
-	if (p->type != PTR_TO_STACK && p->type != PTR_TO_MAP_VALUE)
+	if (p->type != PTR_TO_STACK && p->type != PTR_TO_MAP_VALUE && p->type != PTR_TO_MEM)
 		return verr(env, -EACCES, "BPF_ATOMIC stores into R%u %s is not allowed\n",
 			    in->dst_reg, reg_type_name(p->type));
 	access_range(p, in->off, size, &lo, &hi);
@@ -319,8 +349,9 @@ static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool writ
 		return 0;
 	}
 	case PTR_TO_MAP_VALUE:
-		access_range(p, 0, (uint32_t)size, &lo, &hi);
-		return map_value_range(env, regno, p, lo, hi, write);
+		return map_value_range(env, regno, p, p->off, size, write);
+	case PTR_TO_MEM:
+		return region_access(env, regno, p, p->off, size, p->mem_size);
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
 	default:
@@ -354,6 +385,8 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 	const struct bpf_helper *h = bpf_helper_get(in->imm);
 	struct frame *f = cur_frame(env);
 	struct bpf_map *map = NULL;
+	uint64_t alloc_size = 0;
+	uint32_t release = 0;
 	int err;
 
 	if (!h)
@@ -407,13 +440,47 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				return verr(env, -EACCES, "R%u type=%s expected=ctx\n", regno,
 					    reg_type_name(r->type));
 			break;
+		case ARG_ALLOC_SIZE:
+			if (!reg_is_const(r))
+				return verr(env, -EACCES, "R%u is not a known constant'\n", regno);
+			mark_reg_precise(env, regno);
+			alloc_size = r->umin;
+			break;
+		case ARG_RINGBUF_RELEASE:
+			if (r->type != PTR_TO_MEM)
+				return verr(env, -EACCES, "R%u type=%s expected=alloc_mem\n", regno,
+					    reg_type_name(r->type));
+			if (var_off(r))
+				return verr(env, -EACCES, "variable alloc_mem access var_off=(%lld; %lld) "
+							  "disallowed\n", (long long)r->smin,
+					    (long long)r->smax);
+			if (r->off)
+				return verr(env, -EACCES, "dereference of modified alloc_mem ptr R%u off=%d "
+							  "disallowed\n", regno, r->off);
+			release = r->ref_obj_id;
+			break;
 		default:
 			break;
 		}
 	}
+	if (release && !release_ref(env->cur, release))
+		return verr(env, -EINVAL, "release of unacquired reference\n"); /* not reached */
 	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)
 		memset(&f->regs[r], 0, sizeof(struct reg));
 	mark_unknown(&f->regs[BPF_REG_0]);
+	if (h->ret == RET_VOID)
+		memset(&f->regs[BPF_REG_0], 0, sizeof(struct reg)); /* NOT_INIT */
+	if (h->ret == RET_RINGBUF_MEM_OR_NULL) {
+		struct reg *r0 = &f->regs[BPF_REG_0];
+		int64_t id = acquire_ref(env);
+
+		if (id < 0)
+			return (int)id;
+		memset(r0, 0, sizeof(*r0));
+		r0->type = PTR_TO_MEM_OR_NULL;
+		r0->mem_size = (uint32_t)alloc_size;
+		r0->id = r0->ref_obj_id = (uint32_t)id;
+	}
 	if (h->ret == RET_MAP_VALUE_OR_NULL) {
 		struct reg *r0 = &f->regs[BPF_REG_0];
 

@@ -313,19 +313,27 @@ static void test_stack_trace(void **state)
 	bpf_map_put(m);
 }
 
-static void test_ringbuf(void **state)
+/* A one-page RINGBUF and its consumer, producer and data pages (the fake's phys is virt). */
+static struct bpf_map *ring4k(uint64_t **cons, uint64_t **prod, uint8_t **data)
 {
 	union bpf_attr a;
 	struct bpf_map *m;
-	uint8_t rec[100];
 
 	memset(&a, 0, sizeof(a));
 	a.map_type = BPF_MAP_TYPE_RINGBUF;
 	a.max_entries = 4096;
 	assert_int_equal(bpf_map_create(&a, &m), 0);
-	uint64_t *cons = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 0);
-	uint64_t *prod = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 1);
-	uint8_t *data = (uint8_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 2);
+	*cons = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 0);
+	*prod = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 1);
+	*data = (uint8_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 2);
+	return m;
+}
+
+static void test_ringbuf(void **state)
+{
+	uint64_t *cons, *prod;
+	uint8_t *data, rec[100];
+	struct bpf_map *m = ring4k(&cons, &prod, &data);
 
 	/* the data pages come twice, then nothing */
 	assert_ptr_equal((void *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 3), data);
@@ -366,6 +374,85 @@ static void test_ringbuf(void **state)
 	bpf_map_put(m);
 }
 
+/* Output records until the producer's offset in the ring is at (an 8-aligned offset). */
+static void fill_to(struct bpf_map *m, const uint64_t *prod, uint64_t at)
+{
+	static const uint8_t rec[100];
+
+	while (*prod % 4096 != at) {
+		uint64_t off = *prod % 4096, left = (at - off) % 4096;
+
+		assert_int_equal(bpf_ringbuf_output(m, rec, left >= 112 + 8 ? 100 : left - 8, 0), 0);
+	}
+}
+
+/* bpf_ringbuf_reserve + submit/discard: in place, and through a bounce when the body wraps */
+static void test_ringbuf_reserve(void **state)
+{
+	uint64_t *cons, *prod;
+	uint8_t *data, rec[100];
+	struct bpf_map *m = ring4k(&cons, &prod, &data);
+	const uint32_t *h = (const uint32_t *)data;
+
+	for (int i = 0; i < 100; i++)
+		rec[i] = (uint8_t)(i + 1);
+	assert_null(bpf_ringbuf_reserve(m, 16, 1));    /* flags */
+	assert_null(bpf_ringbuf_reserve(m, 4096, 0));  /* more than the ring */
+	assert_int_equal(*prod, 0);
+	/* in place: the body follows its BUSY header until submit */
+	uint8_t *p = bpf_ringbuf_reserve(m, 100, 0);
+
+	assert_ptr_equal(p, data + 8);
+	assert_int_equal(*prod, 112);
+	assert_int_equal(h[0], 100u | 1u << 31);
+	assert_int_equal(h[1], 3);
+	memcpy(p, rec, 100);
+	bpf_ringbuf_commit(p, 0, false);
+	assert_int_equal(h[0], 100);
+	assert_memory_equal(data + 8, rec, 100);
+	/* discard keeps the record, marked */
+	p = bpf_ringbuf_reserve(m, 8, 0);
+	assert_ptr_equal(p, data + 120);
+	bpf_ringbuf_commit(p, BPF_RB_NO_WAKEUP, true);
+	assert_int_equal(h[28], 8u | 1u << 30);
+	/* fill to 4032, consume all: the next body (100 bytes at 4040) wraps */
+	fill_to(m, prod, 4032);
+	assert_int_equal(*prod, 4032);
+	assert_null(bpf_ringbuf_reserve(m, 100, 0)); /* 4144 - 0 > 4095: no room */
+	*cons = 4032;
+	p = bpf_ringbuf_reserve(m, 100, 0);
+	assert_non_null(p);
+	assert_true(p < data || p >= data + 4096); /* a bounce */
+	assert_int_equal(*prod, 4144);
+	assert_int_equal(h[4032 / 4], 100u | 1u << 31);
+	assert_int_equal(h[4032 / 4 + 1], 3);
+	memcpy(p, rec, 100);
+	bpf_ringbuf_commit(p, 0, false);
+	assert_int_equal(h[4032 / 4], 100);
+	assert_memory_equal(data + 4040, rec, 56);
+	assert_memory_equal(data, rec + 56, 44);
+	/* a wrapping reservation discarded: nothing copied */
+	*cons = 4144;
+	fill_to(m, prod, 4088);
+	*cons = *prod;
+	memset(data, 0xee, 16);
+	p = bpf_ringbuf_reserve(m, 16, 0);
+	assert_true(p < data || p >= data + 4096);
+	memset(p, 0x55, 16);
+	bpf_ringbuf_commit(p, 0, true);
+	assert_int_equal(h[4088 / 4], 16u | 1u << 30);
+	assert_int_equal(data[0], 0xee);
+	/* an empty body just before the end: in place, one past the data */
+	*cons = *prod;
+	fill_to(m, prod, 4088);
+	*cons = *prod;
+	p = bpf_ringbuf_reserve(m, 0, 0);
+	assert_ptr_equal(p, data + 4096);
+	bpf_ringbuf_commit(p, 0, false);
+	assert_int_equal(h[4088 / 4], 0);
+	bpf_map_put(m);
+}
+
 static void test_mmapable(void **state)
 {
 	struct bpf_map *m = mk(BPF_MAP_TYPE_ARRAY, 4, 100, 50, BPF_F_MMAPABLE);
@@ -385,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
 		cmocka_unit_test(test_ringbuf),
+		cmocka_unit_test(test_ringbuf_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -46,7 +46,8 @@
 #define ADDR offsetof(struct bpf_perf_event_data, addr)
 
 /* map placeholders in imm, replaced by real fds */
-enum { M_HASH = -100, M_ARRAY = -101, M_PERF = -102, M_STACK = -103, M_ARRAY1 = -104, M_RO = -105 };
+enum { M_HASH = -100, M_ARRAY = -101, M_PERF = -102, M_STACK = -103, M_ARRAY1 = -104, M_RO = -105,
+       M_RB = -106 };
 
 /* a 4-byte key at fp-4, r2 = fp-4 */
 #define KEY_ON_STACK ST(BPF_W, 10, -4, 0), MOVR(2, 10), ALU(BPF_ADD, 2, -4)
@@ -61,6 +62,9 @@ enum { M_HASH = -100, M_ARRAY = -101, M_PERF = -102, M_STACK = -103, M_ARRAY1 = 
 #define SPLIT(off) MOV(2, 0), JA(0), JI(BPF_JGT, 6, 10, off)
 #define LOAD_AT(r) ALUR(BPF_ADD, 0, r), LDX(BPF_B, 0, 0, 0), EXIT, MOV(0, 0), EXIT
 #define UNBOUNDED "math between map_value pointer and register with unbounded min value"
+/* r0 = bpf_ringbuf_reserve(ringbuf, size, 0); and r0's submit (5 + 3 insns) */
+#define RESERVE(size) LD_MAP(1, M_RB), MOV(2, size), MOV(3, 0), CALL(BPF_FUNC_ringbuf_reserve)
+#define SUBMIT(r) MOVR(1, r), MOV(2, 0), CALL(BPF_FUNC_ringbuf_submit)
 
 struct row {
 	const char *name;
@@ -358,22 +362,97 @@ static const struct row rows[] = {
 	    MOV(1, 0), JR(BPF_JGE, 1, 8, 5), MOVR(2, 0), ALUR(BPF_ADD, 2, 1), LDX(BPF_B, 3, 2, 0),
 	    ALU(BPF_ADD, 1, 1), JA(-6), MOV(0, 0), EXIT },
 	  0, -EACCES, "invalid access to map value, value_size=64" },
+	/* ringbuf reservations: Linux 6.1's reference tracking (t_bpf_ringbuf checks the same
+	 * programs on Linux) */
+	{ "ringbuf reserve, write, submit",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 5), ST(BPF_DW, 0, 0, 1), ST(BPF_DW, 0, 8, 2), SUBMIT(0),
+	    MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "ringbuf no null check", { RESERVE(16), ST(BPF_DW, 0, 0, 1), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "R0 invalid mem access 'alloc_mem_or_null'" },
+	{ "ringbuf arithmetic before the null check",
+	  { RESERVE(16), ALU(BPF_ADD, 0, 8), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "pointer arithmetic on alloc_mem_or_null prohibited, null-check it first" },
+	{ "ringbuf leak", { RESERVE(16), JI(BPF_JEQ, 0, 0, 1), ST(BPF_DW, 0, 0, 1), MOV(0, 0), EXIT },
+	  0, -EINVAL, "Unreleased reference id=2 alloc_insn=4" },
+	{ "ringbuf leak on one path",
+	  { LDX(BPF_DW, 6, 1, SAMPLE_PERIOD), RESERVE(16), JI(BPF_JEQ, 0, 0, 4),
+	    JI(BPF_JGT, 6, 5, 3), SUBMIT(0), MOV(0, 0), EXIT },
+	  0, -EINVAL, "Unreleased reference" },
+	{ "ringbuf null branch holds nothing",
+	  { RESERVE(16), JI(BPF_JNE, 0, 0, 2), MOV(0, 0), EXIT, MOVR(1, 0), MOV(2, 0),
+	    CALL(BPF_FUNC_ringbuf_discard), MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "ringbuf past the reserved size",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 4), ST(BPF_DW, 0, 12, 1), SUBMIT(0), MOV(0, 0), EXIT },
+	  0, -EACCES, "invalid access to memory, mem_size=16 off=12 size=8" },
+	{ "ringbuf variable offset in bounds",
+	  { LDX(BPF_DW, 6, 1, SAMPLE_PERIOD), ALU(BPF_AND, 6, 8), RESERVE(16), JI(BPF_JEQ, 0, 0, 6),
+	    MOVR(7, 0), ALUR(BPF_ADD, 7, 6), ST(BPF_DW, 7, 0, 1), SUBMIT(0), MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "ringbuf variable offset past the end",
+	  { LDX(BPF_DW, 6, 1, SAMPLE_PERIOD), ALU(BPF_AND, 6, 16), RESERVE(16), JI(BPF_JEQ, 0, 0, 6),
+	    MOVR(7, 0), ALUR(BPF_ADD, 7, 6), ST(BPF_DW, 7, 0, 1), SUBMIT(0), MOV(0, 0), EXIT },
+	  0, -EACCES, "invalid access to memory, mem_size=16 off=16 size=8" },
+	{ "ringbuf size not constant",
+	  { LDX(BPF_DW, 2, 1, SAMPLE_PERIOD), LD_MAP(1, M_RB), MOV(3, 0),
+	    CALL(BPF_FUNC_ringbuf_reserve), MOV(0, 0), EXIT },
+	  0, -EACCES, "R2 is not a known constant'" },
+	{ "ringbuf reserve on an array",
+	  { LD_MAP(1, M_ARRAY), MOV(2, 8), MOV(3, 0), CALL(BPF_FUNC_ringbuf_reserve), MOV(0, 0), EXIT },
+	  0, -EINVAL, "cannot pass map_type 2 into func bpf_ringbuf_reserve#131" },
+	{ "ringbuf store after submit",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 5), MOVR(6, 0), SUBMIT(0), ST(BPF_DW, 6, 0, 1), MOV(0, 0),
+	    EXIT },
+	  0, -EACCES, "R6 invalid mem access 'scalar'" },
+	{ "ringbuf spilled copy dies at submit",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 6), STX(BPF_DW, 10, 0, -8), SUBMIT(0),
+	    LDX(BPF_DW, 6, 10, -8), ST(BPF_DW, 6, 0, 1), MOV(0, 0), EXIT },
+	  0, -EACCES, "R6 invalid mem access 'scalar'" },
+	{ "ringbuf double submit",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 7), MOVR(6, 0), SUBMIT(0), SUBMIT(6), MOV(0, 0), EXIT },
+	  0, -EACCES, "R1 type=scalar expected=alloc_mem" },
+	{ "ringbuf submit inner pointer",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 4), MOVR(1, 0), ALU(BPF_ADD, 1, 8), MOV(2, 0),
+	    CALL(BPF_FUNC_ringbuf_submit), MOV(0, 0), EXIT },
+	  0, -EACCES, "dereference of modified alloc_mem ptr R1 off=8 disallowed" },
+	{ "ringbuf submit map value",
+	  { KEY_ON_STACK, LD_MAP(1, M_ARRAY), CALL(BPF_FUNC_map_lookup_elem), JI(BPF_JEQ, 0, 0, 3),
+	    SUBMIT(0), MOV(0, 0), EXIT },
+	  0, -EACCES, "R1 type=map_value expected=alloc_mem" },
+	{ "ringbuf r0 after submit",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 4), SUBMIT(0), EXIT, MOV(0, 0), EXIT }, 0, -EACCES,
+	  "R0 !read_ok" },
+	{ "ringbuf memory as a helper buffer",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 7), MOVR(6, 0), MOVR(1, 0), MOV(2, 16),
+	    CALL(BPF_FUNC_get_current_comm), SUBMIT(6), MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "ringbuf atomic add",
+	  { RESERVE(16), JI(BPF_JEQ, 0, 0, 6), ST(BPF_DW, 0, 0, 0), MOV(1, 1),
+	    ATOM(BPF_DW, 0, 1, 0, BPF_ADD), SUBMIT(0), MOV(0, 0), EXIT },
+	  0, 0, "" },
+	{ "ringbuf two at once",
+	  { RESERVE(8), MOVR(6, 0), RESERVE(8), MOVR(7, 0), JI(BPF_JEQ, 6, 0, 3), SUBMIT(6),
+	    JI(BPF_JEQ, 7, 0, 3), MOVR(1, 7), MOV(2, 0), CALL(BPF_FUNC_ringbuf_discard), MOV(0, 0),
+	    EXIT },
+	  0, 0, "" },
 };
 
-static int fds[6];
+static int fds[7];
 
 static int setup(void **state)
 {
-	static const uint32_t spec[6][5] = {
+	static const uint32_t spec[7][5] = {
 		{ BPF_MAP_TYPE_HASH, 4, 8, 16, 0 },
 		{ BPF_MAP_TYPE_ARRAY, 4, 64, 4, 0 },
 		{ BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 4, 0 },
 		{ BPF_MAP_TYPE_STACK_TRACE, 4, 64, 16, 0 },
 		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_MMAPABLE },
 		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1, BPF_F_RDONLY_PROG },
+		{ BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0 },
 	};
 
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		union bpf_attr a = { .map_type = spec[i][0], .key_size = spec[i][1],
 				     .value_size = spec[i][2], .max_entries = spec[i][3],
 				     .map_flags = spec[i][4] };
@@ -432,7 +511,7 @@ static void test_row(void **state)
 	memcpy(insns, r->insns, sizeof(insns));
 	for (uint32_t k = 0; k < n; k++)
 		if (insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[k].src_reg &&
-		    insns[k].imm <= M_HASH && insns[k].imm >= M_RO)
+		    insns[k].imm <= M_HASH && insns[k].imm >= M_RB)
 			insns[k].imm = fds[M_HASH - insns[k].imm];
 	memset(log, 0, sizeof(log));
 	ret = load(insns, n, r->type ? r->type : BPF_PROG_TYPE_PERF_EVENT,

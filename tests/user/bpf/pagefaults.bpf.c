@@ -1,7 +1,9 @@
 /* pagefaults.bpf.c - a BPF_PROG_TYPE_PERF_EVENT program for t_libbpf (the KernelScript
  * @perf_event flow): counts each overflow of the event it is attached to in counts[0] and
  * the attach cookie in counts[1]; keeps the sample.  to_buffer and to_ring send each fault
- * address through bpf_perf_event_output and bpf_ringbuf_output.  Built by clang -target bpf. */
+ * address through bpf_perf_event_output and bpf_ringbuf_output; to_ring_reserve fills a
+ * struct fault in place (bpf_ringbuf_reserve, then submit, or discard for a zero address).
+ * Built by clang -target bpf. */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_helpers.h>
@@ -54,6 +56,31 @@ int to_ring(struct bpf_perf_event_data *ctx)
 	__u64 addr = ctx->addr;
 
 	bpf_ringbuf_output(&ring, &addr, sizeof(addr), 0);
+	return 0;
+}
+
+/* the fault address, pid and comm, written in place in the ring */
+struct fault {
+	__u64 addr;
+	__u32 pid;
+	char comm[16];
+};
+
+SEC("perf_event")
+int to_ring_reserve(struct bpf_perf_event_data *ctx)
+{
+	struct fault *f = bpf_ringbuf_reserve(&ring, sizeof(*f), 0);
+
+	if (!f)
+		return 0;
+	f->addr = ctx->addr;
+	f->pid = bpf_get_current_pid_tgid() >> 32;
+	bpf_get_current_comm(f->comm, sizeof(f->comm));
+	if (!f->addr) {
+		bpf_ringbuf_discard(f, 0);
+		return 0;
+	}
+	bpf_ringbuf_submit(f, 0);
 	return 0;
 }
 
