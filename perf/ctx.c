@@ -243,11 +243,12 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 		pc->cpu = -1;
 		spin_unlock(&pc->sched.lock);
 	}
+	/* the CPU's events see every switch, from or to any task (idle too), and every task
+	 * that arrives from another CPU, as Linux's perf_sw_event_sched */
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		if (pc)
-			perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
-		if (migrated && nc)
+		perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+		if (migrated)
 			perf_sw_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
 		spin_unlock(&cc->sched.lock);
 	}

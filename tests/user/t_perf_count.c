@@ -740,6 +740,20 @@ static void t_eoe(void)
 		close(hw);
 }
 
+/* fd counted over 20 x nanosleep(1ms); *own: the thread's switches meanwhile (getrusage) */
+static int64_t nap_count(int fd, long *own)
+{
+	struct rusage ru0, ru1;
+
+	getrusage(RUSAGE_THREAD, &ru0);
+	ioc(fd, PERF_EVENT_IOC_ENABLE, 0);
+	nap(20);
+	ioc(fd, PERF_EVENT_IOC_DISABLE, 0);
+	getrusage(RUSAGE_THREAD, &ru1);
+	*own = (ru1.ru_nvcsw - ru0.ru_nvcsw) + (ru1.ru_nivcsw - ru0.ru_nivcsw);
+	return rd1(fd);
+}
+
 /* ---- 8. software counters ---- */
 static void t_sw(void)
 {
@@ -772,18 +786,12 @@ static void t_sw(void)
 	/* Linux: a nanosleep whose hrtimer already expired before schedule() (slow emulator) returns
 	 * without switching, so ">= 20" does not hold under TCG; the count equals the task's
 	 * nvcsw + nivcsw (getrusage) instead. */
-	struct rusage ru0, ru1;
-	getrusage(RUSAGE_THREAD, &ru0);
-	ioc(cs, PERF_EVENT_IOC_ENABLE, 0);
-	nap(20);
-	ioc(cs, PERF_EVENT_IOC_DISABLE, 0);
-	getrusage(RUSAGE_THREAD, &ru1);
-	int64_t vcs = rd1(cs);
-	long dv = ru1.ru_nvcsw - ru0.ru_nvcsw, di = ru1.ru_nivcsw - ru0.ru_nivcsw;
-	CHECK(vcs >= 10, "sw: 20 x nanosleep(1ms): context-switches >= 10", "context-switches %lld (rusage nvcsw +%ld nivcsw +%ld)",
-	      (long long)vcs, dv, di);
-	CHECK(vcs <= dv + di && vcs + 2 >= dv + di, "sw: context-switches == getrusage nvcsw+nivcsw (+-2)",
-	      "context-switches %lld, rusage nvcsw +%ld nivcsw +%ld", (long long)vcs, dv, di);
+	long dvi;
+	int64_t vcs = nap_count(cs, &dvi);
+	CHECK(vcs >= 10, "sw: 20 x nanosleep(1ms): context-switches >= 10", "context-switches %lld (rusage nvcsw+nivcsw +%ld)",
+	      (long long)vcs, dvi);
+	CHECK(vcs <= dvi && vcs + 2 >= dvi, "sw: context-switches == getrusage nvcsw+nivcsw (+-2)",
+	      "context-switches %lld, rusage nvcsw+nivcsw +%ld", (long long)vcs, dvi);
 
 	if (ncpu < 2) {
 		tap_skip("sw: cpu-migrations", "only one CPU");
@@ -803,6 +811,39 @@ static void t_sw(void)
 		      "cpu-migrations %lld, moves %d", (long long)vmg, moves);
 	}
 	close_all(fds, 5);
+
+	/* CPU-wide (pid -1): every switch on the CPU counts, to or from any task (idle too), and
+	 * every task that arrives from another CPU is a migration there */
+	pin(cpus[0]);
+	int ccs = ev_open(SW(CONTEXT_SWITCHES), F_DIS, 0, -1, cpus[0], -1);
+	int cmg = ncpu >= 2 ? ev_open(SW(CPU_MIGRATIONS), F_DIS, 0, -1, cpus[0], -1) : -1;
+
+	if (!CHECK(ccs >= 0 && (ncpu < 2 || cmg >= 0), "sw: CPU-wide context-switches and cpu-migrations open",
+		   "errno %d", errno)) {
+		unpin();
+		return;
+	}
+	long own;
+	int64_t vccs = nap_count(ccs, &own);
+	/* each of our switches away is one on this CPU, and so is each switch back to us */
+	CHECK(own >= 1 && vccs >= 2 * own - 2, "sw: CPU-wide context-switches count both ways (>= 2 x the task's own)",
+	      "CPU-wide %lld, the task's own %ld", (long long)vccs, own);
+	if (ncpu >= 2) {
+		ioc(cmg, PERF_EVENT_IOC_ENABLE, 0);
+		for (int i = 0; i < 3; i++) {
+			pin(cpus[1]);
+			pin(cpus[0]);
+		}
+		ioc(cmg, PERF_EVENT_IOC_DISABLE, 0);
+		int64_t vcmg = rd1(cmg);
+		CHECK(vcmg >= 3, "sw: CPU-wide cpu-migrations: 3 arrivals on the CPU count >= 3", "cpu-migrations %lld",
+		      (long long)vcmg);
+		close(cmg);
+	} else {
+		tap_skip("sw: CPU-wide cpu-migrations", "only one CPU");
+	}
+	close(ccs);
+	unpin();
 }
 
 /* ---- 9. ioctls ---- */
