@@ -111,9 +111,12 @@ $(BUILD)/k/%.o: %.S $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(KCC) $(KASFLAGS) -c $< -o $@
 
-$(KERNEL_ELF): $(KOBJS) linker.ld tools/host/check-nosimd.sh $(DEPS_STAMP)
-	$(Q)$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 -o $@.tmp $(KOBJS) \
-		$(LIBFDT_A) $(LIBGCC)
+# three links: the image carries its own symbol table (/proc/kallsyms)
+$(KERNEL_ELF): $(KOBJS) linker.ld kernel/kallsyms.S tools/host/kallsyms.sh \
+		tools/host/check-nosimd.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/kallsyms.sh $@.tmp $(CROSS)nm \
+		"$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 $(KOBJS) \
+		$(LIBFDT_A) $(LIBGCC)" "$(KCC) $(KASFLAGS)"
 	$(Q)sh tools/host/check-nosimd.sh $@.tmp $(CROSS)objdump
 	$(Q)mv $@.tmp $@
 

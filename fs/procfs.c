@@ -5,7 +5,7 @@
  * BogoMIPS from CNTFRQ as Linux's timer-based loops_per_jiffy with HZ 250, the Features of
  * the HWCAPs exec advertises, the MIDR fields), meminfo (the first lines of Linux's, real
  * MemTotal/MemFree/MemAvailable, the rest 0), version, uptime (idle: the idle tasks' run
- * time), kallsyms (_stext and _etext only), modules (empty), mounts, sys/kernel/ perf sysctls
+ * time), kallsyms (every kernel symbol, built into the image), modules (empty), mounts, sys/kernel/ perf sysctls
  * (perf/sysfs.c keeps them) and kptr_restrict, self -> <tgid>, and <tgid>/ for every process:
  * status, comm, stat, maps, cmdline, exe, task/<tid>/{status,comm,stat}.  The /proc
  * directory refreshes its <tgid> entries at each lookup and listing (pseudo.c), so a dead
@@ -45,7 +45,7 @@
 #define USER_HZ 100
 
 extern struct proc *init_proc; /* kernel/proc.c: the root of the process tree */
-extern char _kernel_start[], _etext[]; /* linker.ld */
+extern const char kallsyms_text[], kallsyms_text_end[]; /* kernel/kallsyms.S */
 
 static struct inode *proc_root;
 
@@ -640,8 +640,7 @@ static int show_uptime(struct inode *ino, struct pbuf *b)
 
 static int show_kallsyms(struct inode *ino, struct pbuf *b)
 {
-	pb_printf(b, "%016lx T _stext\n%016lx T _etext\n", (unsigned long)_kernel_start,
-		  (unsigned long)_etext);
+	pb_putn(b, kallsyms_text, (size_t)(kallsyms_text_end - kallsyms_text));
 	return 0;
 }
 

@@ -274,6 +274,42 @@ static void test_self(void)
 	CHECK(slurp("/proc/999999/status") == -ENOENT, "/proc/999999 does not exist", "%s", "");
 }
 
+/* /proc/kallsyms as perf reads it: "%016lx %c %s" lines (a "\t[module]" may follow), _stext,
+ * and the kernel's functions (T/t) listed by name with their addresses. */
+static void test_kallsyms(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type, rest[64];
+	unsigned long long addr, text = 0, stext = 0;
+	long funcs = 0, bad = 0, lines = 0;
+
+	if (!CHECK(f != NULL, "kallsyms opens", "%s", strerror(errno)))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%llx %c %255s %63s", &addr, &type, name, rest);
+		size_t hex = strspn(line, "0123456789abcdef");
+
+		lines++;
+		if (n < 3 || hex != 16 || line[16] != ' ' || line[18] != ' ') {
+			if (bad++ == 0)
+				printf("# kallsyms: malformed line %ld: %s", lines, line);
+			continue;
+		}
+		if ((type == 'T' || type == 't') && addr)
+			funcs++;
+		if (!strcmp(name, "_text"))
+			text = addr;
+		if (!strcmp(name, "_stext"))
+			stext = addr;
+	}
+	fclose(f);
+	CHECK(!bad && lines > 0, "kallsyms: every line is \"%016lx %c %s\"", "%ld of %ld malformed", bad, lines);
+	/* Linux 6.1 on arm64 lists _stext but not _text (perf then relocates by _stext) */
+	CHECK(stext && (!text || text <= stext), "kallsyms: _stext non-zero, any _text at or below it",
+	      "_text %#llx _stext %#llx", text, stext);
+	CHECK(funcs >= 500, "kallsyms: the kernel's functions by name (>= 500 T/t symbols)", "%ld", funcs);
+}
+
 static void test_misc(void)
 {
 	if (slurp("/proc/meminfo") > 0) {
@@ -297,6 +333,7 @@ static void test_misc(void)
 	CHECK(slurp("/proc/modules") >= 0, "/proc/modules readable", "%s", strerror(errno));
 	CHECK(slurp("/proc/kallsyms") > 0 && strstr(buf, " T _stext\n"), "kallsyms has _stext",
 	      "%.80s", buf);
+	test_kallsyms();
 	CHECK(slurp("/sys/devices/system/memory/block_size_bytes") > 0 &&
 	      strtoul(buf, NULL, 16) > 0, "memory/block_size_bytes is hex", "%s", buf);
 	CHECK(slurp("/sys/devices/system/node/node0/cpulist") > 0 && count_cpulist(buf) >= 1,
