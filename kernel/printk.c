@@ -9,6 +9,7 @@
 #include <kern/assert.h>
 #include <kern/format.h>
 #include <kern/irq.h>
+#include <kern/ksym.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/spinlock.h>
@@ -77,4 +78,15 @@ void kpanic(const char *fmt, ...)
 	dump_backtrace(fp);
 	printk("perfkernel: panic\n");
 	semihost_exit(125);
+}
+
+extern const char kallsyms_text[], kallsyms_text_end[]; /* kernel/kallsyms.S */
+extern char _stext[], _etext[];				/* linker.ld */
+
+bool ksym_lookup(uint64_t addr, char *name, size_t size, uint64_t *off)
+{
+	if (addr < (uint64_t)_stext || addr >= (uint64_t)_etext)
+		return false;
+	return ksym_find(kallsyms_text, (size_t)(kallsyms_text_end - kallsyms_text), addr, name, size,
+			 off);
 }

@@ -8,6 +8,7 @@
 #include <arch/sysreg.h>
 #include <arch/trapframe.h>
 #include <kern/assert.h>
+#include <kern/ksym.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/trap.h>
@@ -62,6 +63,18 @@ static const char *fsc_name(uint32_t fsc)
 	}
 }
 
+/* "<prefix><addr> <function>+<offset>" for kernel code, the bare address otherwise */
+static void print_addr(const char *prefix, uint64_t addr)
+{
+	char name[64];
+	uint64_t off;
+
+	if (ksym_lookup(addr, name, sizeof(name), &off))
+		printk("%s%016lx %s+%#lx\n", prefix, addr, name, off);
+	else
+		printk("%s%016lx\n", prefix, addr);
+}
+
 void dump_backtrace(uint64_t fp)
 {
 	printk("backtrace:\n");
@@ -71,7 +84,7 @@ void dump_backtrace(uint64_t fp)
 			break;
 		uint64_t *rec = (uint64_t *)fp;
 
-		printk("  %016lx\n", rec[1]);
+		print_addr("  ", rec[1]);
 		fp = rec[0];
 	}
 }
@@ -91,6 +104,10 @@ static void report(const char *what, struct trapframe *tf)
 		       (tf->esr & ESR_WNR) ? "write" : "read");
 	printk("\nFAR %016lx  ELR %016lx  SPSR %08lx  SP_EL0 %016lx\n", tf->far, tf->pc,
 	       tf->pstate, tf->sp);
+	if (!trapframe_from_user(tf)) {
+		print_addr("PC  ", tf->pc);
+		print_addr("LR  ", tf->x[30]);
+	}
 	for (int i = 0; i < 31; i += 2) {
 		if (i == 30)
 			printk("x30 %016lx\n", tf->x[30]);

@@ -1,0 +1,17 @@
+/* ksym.h - kernel addresses to function names, from the symbol table the image carries
+ * (kernel/kallsyms.S, the text /proc/kallsyms shows). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * In tab (len bytes of "%016lx %c %s\n" lines, by address), the function (type T or t) at or
+ * below addr: its name copied to name (NUL-terminated, cut at size) and addr's offset in
+ * *off.  false when no function starts at or below addr.
+ */
+bool ksym_find(const char *tab, size_t len, uint64_t addr, char *name, size_t size, uint64_t *off);
+
+/* [any] ksym_find in the running kernel's own table, for addresses in its code only. */
+bool ksym_lookup(uint64_t addr, char *name, size_t size, uint64_t *off);
