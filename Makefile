@@ -47,6 +47,7 @@ include tests/unit/parsers.mk
 include kernel/signal.mk
 include tools/perf/perf.mk
 include tests/bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 .DEFAULT_GOAL := all
 

@@ -1,0 +1,6 @@
+# Guest fuzzers (static aarch64 glibc), in the initramfs at /bin/NAME like UPROGS; run by
+# tests/fuzz/fuzz-syscalls.sh (make fuzz).  Include from the top-level Makefile.
+UPROGS += sysfuzz perffuzz
+sysfuzz_SRCS := tests/fuzz/sysfuzz.c
+perffuzz_SRCS := tests/fuzz/perffuzz.c
+FUZZ_BINS += $(BUILD)/perfkernel.img $(BUILD)/initramfs.cpio
