@@ -150,8 +150,33 @@ struct file *dev_console_open(void);
 const struct file_ops *dev_fops_for(uint32_t rdev);
 long dev_write_kernel(struct file *f, const void *kbuf, size_t n); /* O_RDWR on /dev/console, NULL when out of memory */
 
+/* ---- sys_rw.c ---- */
+struct iovec;
+/* Copy in and check a user iovec array (cnt up to UIO_MAXIOV, total within SSIZE_MAX): 0 or
+ * -errno; *out is kmalloc'd (kfree it). */
+int iov_import(uint64_t uiov, uint64_t cnt, struct iovec **out);
+
 /* ---- pipe.c ---- */
 unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt);
+/* The byte ring itself, for socket.c: one reader, one writer, refs references. */
+struct pipe;
+struct pipe *pipe_alloc(int refs); /* NULL when out of memory */
+void pipe_unref(struct pipe *p);   /* the last reference frees */
+/* [sleep] Read up to n bytes to user memory: blocking while empty with a writer (unless
+ * nonblock: -EAGAIN); 0 at EOF, which eof forces once the ring is empty; peek leaves the
+ * bytes there.  -ERESTARTSYS on a signal. */
+long pipe_read_core(struct pipe *p, void *ubuf, size_t n, bool nonblock, bool peek, bool eof);
+/* [sleep] Write n bytes (user or kernel memory) as pipe(7) does; no reader: -EPIPE, with
+ * SIGPIPE to the calling thread when sigpipe. */
+long pipe_write_core(struct pipe *p, const void *ubuf, size_t n, bool nonblock, bool user,
+		     bool sigpipe);
+/* SIGPIPE to the calling thread; -EPIPE. */
+long pipe_epipe(void);
+/* One reader (reader) or writer fewer; both sides wake. */
+void pipe_end_close(struct pipe *p, bool reader);
+bool pipe_ends(struct pipe *p, bool reader); /* any reader (reader) / writer left */
+/* The read side's (reader) or write side's readiness, as pipe_poll gives it. */
+unsigned int pipe_poll_side(struct pipe *p, struct ksvc_poll *pt, bool reader);
 bool file_is_pipe(struct file *f);
 long pipe_write_kernel(struct file *f, const void *kbuf, size_t n); /* [sleep] */
 #define SIGPIPE_NR 13

@@ -1,5 +1,6 @@
 /*
- * pipe.c - anonymous pipes: pipe2 and the pipe file type.
+ * pipe.c - anonymous pipes: pipe2 and the pipe file type; the byte ring under them is also
+ * each direction of a socketpair (socket.c).
  *
  * What it does: a 64 KiB ring per pipe (F_GETPIPE_SZ reports 65536); reads return what is
  * there (at least one byte, blocking while the pipe is empty and has a writer), 0 at EOF;
@@ -95,9 +96,8 @@ static bool can_write(struct pipe *p, size_t want)
 
 static const struct file_ops pipe_fops;
 
-static long pipe_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+long pipe_read_core(struct pipe *p, void *ubuf, size_t n, bool nonblock, bool peek, bool eof)
 {
-	struct pipe *p = f->priv;
 	long ret;
 
 	if (n == 0)
@@ -115,16 +115,18 @@ static long pipe_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
 				ret = -EFAULT;
 				break;
 			}
-			atomic_store(&p->tail, tail + k);
 			ret = (long)k;
+			if (peek)
+				break;
+			atomic_store(&p->tail, tail + k);
 			waitq_wake_all(&p->wwait);
 			break;
 		}
-		if (!atomic_load(&p->writers)) {
+		if (eof || !atomic_load(&p->writers)) {
 			ret = 0;
 			break;
 		}
-		if (pipe_nonblock(f)) {
+		if (nonblock) {
 			ret = -EAGAIN;
 			break;
 		}
@@ -138,7 +140,12 @@ static long pipe_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
 	return ret;
 }
 
-static long pipe_epipe(void)
+static long pipe_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+{
+	return pipe_read_core(f->priv, ubuf, n, pipe_nonblock(f), false, false);
+}
+
+long pipe_epipe(void)
 {
 	struct uthread *ut = current_uthread();
 
@@ -155,24 +162,23 @@ static int pipe_copy_in(char *dst, const void *src, size_t n, bool user)
 	return 0;
 }
 
-/* Write from a user (user) or kernel buffer. */
-static long pipe_write_common(struct file *f, const void *ubuf, size_t n, bool user)
+long pipe_write_core(struct pipe *p, const void *ubuf, size_t n, bool nonblock, bool user,
+		     bool sigpipe)
 {
-	struct pipe *p = f->priv;
 	size_t done = 0;
 	long err = 0;
 
-	if (!atomic_load(&p->readers))
-		return pipe_epipe();
 	if (n == 0)
-		return 0;
+		return 0; /* a null write succeeds, reader or not (Linux's pipe_write) */
+	if (!atomic_load(&p->readers))
+		return sigpipe ? pipe_epipe() : -EPIPE;
 	fs_mutex_lock(&p->mutex);
 	while (done < n) {
 		size_t left = n - done, room, k, at, first;
 		uint64_t head = atomic_load(&p->head);
 
 		if (!atomic_load(&p->readers)) {
-			err = pipe_epipe();
+			err = sigpipe ? pipe_epipe() : -EPIPE;
 			break;
 		}
 		room = PIPE_SIZE - (size_t)pipe_used(p);
@@ -192,7 +198,7 @@ static long pipe_write_common(struct file *f, const void *ubuf, size_t n, bool u
 			waitq_wake_all(&p->rwait);
 			continue;
 		}
-		if (pipe_nonblock(f)) {
+		if (nonblock) {
 			err = -EAGAIN;
 			break;
 		}
@@ -208,12 +214,12 @@ static long pipe_write_common(struct file *f, const void *ubuf, size_t n, bool u
 
 static long pipe_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos)
 {
-	return pipe_write_common(f, ubuf, n, true);
+	return pipe_write_core(f->priv, ubuf, n, pipe_nonblock(f), true, true);
 }
 
 long pipe_write_kernel(struct file *f, const void *kbuf, size_t n)
 {
-	return pipe_write_common(f, kbuf, n, false);
+	return pipe_write_core(f->priv, kbuf, n, pipe_nonblock(f), false, true);
 }
 
 bool file_is_pipe(struct file *f)
@@ -221,12 +227,11 @@ bool file_is_pipe(struct file *f)
 	return f->ops == &pipe_fops;
 }
 
-unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt)
+unsigned int pipe_poll_side(struct pipe *p, struct ksvc_poll *pt, bool reader)
 {
-	struct pipe *p = f->priv;
 	unsigned int mask = 0;
 
-	if (pipe_is_reader(f)) {
+	if (reader) {
 		ksvc_poll_wait(pt, &p->rwait);
 		if (pipe_used(p))
 			mask |= POLLIN | POLLRDNORM;
@@ -242,21 +247,41 @@ unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt)
 	return mask;
 }
 
-static void pipe_release(struct file *f)
+unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt)
 {
-	struct pipe *p = f->priv;
+	return pipe_poll_side(f->priv, pt, pipe_is_reader(f));
+}
 
-	if (pipe_is_reader(f))
+void pipe_end_close(struct pipe *p, bool reader)
+{
+	if (reader)
 		atomic_fetch_sub(&p->readers, 1);
 	else
 		atomic_fetch_sub(&p->writers, 1);
 	waitq_wake_all(&p->rwait);
 	waitq_wake_all(&p->wwait);
+}
+
+void pipe_unref(struct pipe *p)
+{
 	/* The other end may be releasing on another CPU: the last one out frees. */
 	if (atomic_fetch_sub(&p->refs, 1) == 1) {
 		kfree(p->buf);
 		kfree(p);
 	}
+}
+
+bool pipe_ends(struct pipe *p, bool reader)
+{
+	return atomic_load(reader ? &p->readers : &p->writers) > 0;
+}
+
+static void pipe_release(struct file *f)
+{
+	struct pipe *p = f->priv;
+
+	pipe_end_close(p, pipe_is_reader(f));
+	pipe_unref(p);
 }
 
 static const struct file_ops pipe_fops = {
@@ -266,26 +291,38 @@ static const struct file_ops pipe_fops = {
 	.release = pipe_release,
 };
 
-/* Both ends of a new pipe: 0 or -ENOMEM. */
-static int pipe_create(unsigned int flags, struct file **rd, struct file **wr)
+struct pipe *pipe_alloc(int refs)
 {
 	struct pipe *p = kmalloc(sizeof(*p));
-	struct inode *ino;
 
 	if (!p)
-		return -ENOMEM;
+		return NULL;
 	p->buf = kmalloc(PIPE_SIZE);
-	ino = ramfs_inode_new(S_IFIFO | 0600);
-	if (!p->buf || !ino)
-		goto err_free;
-	ino->pipe = p;
-	ino->fops = &pipe_fops;
+	if (!p->buf) {
+		kfree(p);
+		return NULL;
+	}
 	fs_mutex_init(&p->mutex);
 	waitq_init(&p->rwait);
 	waitq_init(&p->wwait);
+	atomic_store(&p->head, 0);
+	atomic_store(&p->tail, 0);
 	atomic_store(&p->readers, 1);
 	atomic_store(&p->writers, 1);
-	atomic_store(&p->refs, 2);
+	atomic_store(&p->refs, refs);
+	return p;
+}
+
+/* Both ends of a new pipe: 0 or -ENOMEM. */
+static int pipe_create(unsigned int flags, struct file **rd, struct file **wr)
+{
+	struct pipe *p = pipe_alloc(2);
+	struct inode *ino = p ? ramfs_inode_new(S_IFIFO | 0600) : NULL;
+
+	if (!ino)
+		goto err_free;
+	ino->pipe = p;
+	ino->fops = &pipe_fops;
 	*rd = file_alloc(&pipe_fops, ino, O_RDONLY | (flags & O_NONBLOCK), p);
 	*wr = file_alloc(&pipe_fops, ino, O_WRONLY | (flags & O_NONBLOCK), p);
 	inode_put(ino);
@@ -300,10 +337,10 @@ static int pipe_create(unsigned int flags, struct file **rd, struct file **wr)
 	kfree(p);
 	return -ENOMEM;
 err_free:
-	if (ino)
-		inode_put(ino);
-	kfree(p->buf);
-	kfree(p);
+	if (p) {
+		kfree(p->buf);
+		kfree(p);
+	}
 	return -ENOMEM;
 }
 

@@ -113,8 +113,7 @@ static long sys_pwrite64(uint64_t fd, uint64_t buf, uint64_t n, uint64_t off)
 }
 SYSCALL(__NR_pwrite64, sys_pwrite64);
 
-/* Copy in and check an iovec array: 0 or -errno; *out is kmalloc'd (kfree it). */
-static int iov_import(uint64_t uiov, uint64_t cnt, struct iovec **out)
+int iov_import(uint64_t uiov, uint64_t cnt, struct iovec **out)
 {
 	struct iovec *iov;
 	uint64_t total = 0;
