@@ -345,10 +345,11 @@ int check_alu(struct venv *env, const struct bpf_insn *in)
 			}
 			return 0;
 		}
+		/* a scalar moved in (32-bit or sign-extending): whatever d held is gone, a
+		 * pointer too; the range code below computes it from s alone */
+		mark_unknown(d);
 	}
 	if (is_pointer(d) || is_pointer(&s)) {
-		if (op == BPF_MOV)
-			return 0;
 		if (op == BPF_NEG || op == BPF_END)
 			return verr(env, -EACCES, "R%u pointer arithmetic prohibited\n", in->dst_reg);
 		return ptr_arith(env, in, d, &s);

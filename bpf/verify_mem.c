@@ -296,9 +296,13 @@ int check_atomic(struct venv *env, const struct bpf_insn *in)
 		return verr(env, -EACCES, "R%u leaks addr into mem\n", in->src_reg);
 	if (in->imm == BPF_CMPXCHG && is_pointer(&f->regs[BPF_REG_0]))
 		return verr(env, -EACCES, "R0 leaks addr into mem\n");
-	if (p->type != PTR_TO_STACK && p->type != PTR_TO_MAP_VALUE && p->type != PTR_TO_MEM)
+	if (p->type == PTR_TO_CTX)
 		return verr(env, -EACCES, "BPF_ATOMIC stores into R%u %s is not allowed\n",
 			    in->dst_reg, reg_type_name(p->type));
+	if (p->type != PTR_TO_STACK && p->type != PTR_TO_MAP_VALUE && p->type != PTR_TO_MEM)
+		return check_mem_access(env, in->dst_reg, in->off, size, true, VALUE_UNKNOWN, false)
+			       ?: verr(env, -EACCES, "R%u invalid mem access '%s'\n", in->dst_reg,
+				       reg_type_name(p->type)); /* as Linux: the access decides */
 	access_range(p, in->off, size, &lo, &hi);
 	if (var_off(p) || lo % size)
 		return verr(env, -EACCES, "misaligned access off %lld size %u\n", (long long)lo, size);

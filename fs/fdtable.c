@@ -107,6 +107,11 @@ struct files *files_dup(struct files *src)
 	return fs;
 }
 
+bool files_shared(struct files *fs)
+{
+	return atomic_load(&fs->refs) > 1;
+}
+
 void files_get(struct files *fs)
 {
 	atomic_fetch_add(&fs->refs, 1);

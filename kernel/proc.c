@@ -322,6 +322,56 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 	return tid;
 }
 
+/*
+ * unshare(2), as Linux's ksys_unshare for what exists here.  Threads share one process's
+ * cwd, umask and fd table, so a multi-threaded caller cannot take private ones: CLONE_FS and
+ * CLONE_FILES are EINVAL there (not built).  Namespaces are not built: EINVAL, what Linux
+ * answers without CONFIG_*_NS.  Single-threaded, CLONE_FS has nothing to unshare (a fork copies
+ * cwd and umask) and CLONE_FILES copies a table shared through clone(CLONE_FILES).
+ */
+#define CLONE_NAMESPACES                                                                           \
+	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUSER | CLONE_NEWPID |   \
+	 CLONE_NEWCGROUP | CLONE_NEWTIME)
+
+static long sys_unshare(uint64_t flags)
+{
+	struct proc *p = current_proc();
+	int threads;
+
+	if (flags & ~(uint64_t)(CLONE_THREAD | CLONE_FS | CLONE_SIGHAND | CLONE_VM | CLONE_FILES |
+				 CLONE_SYSVSEM | CLONE_NAMESPACES))
+		return -EINVAL;
+	if (flags & CLONE_VM)
+		flags |= CLONE_SIGHAND;
+	if (flags & CLONE_SIGHAND)
+		flags |= CLONE_THREAD;
+	unsigned long f = spin_lock_irqsave(&p->lock);
+
+	threads = p->nr_threads;
+	spin_unlock_irqrestore(&p->lock, f);
+	/* check_unshare_flags: "pretend it works if there is nothing to unshare" */
+	if ((flags & CLONE_THREAD) && threads > 1)
+		return -EINVAL;
+	if ((flags & (CLONE_SIGHAND | CLONE_VM)) && READ_ONCE(p->sighand->refs) > 1)
+		return -EINVAL;
+	if ((flags & CLONE_VM) && atomic_load(&p->mm->refs) > 1)
+		return -EINVAL;
+	if (flags & CLONE_NAMESPACES)
+		return -EINVAL;
+	if ((flags & (CLONE_FS | CLONE_FILES)) && threads > 1)
+		return -EINVAL;
+	if ((flags & CLONE_FILES) && files_shared(p->files)) {
+		struct files *old = p->files, *copy = files_dup(old);
+
+		if (!copy)
+			return -ENOMEM;
+		p->files = copy;
+		files_put(old);
+	}
+	return 0;
+}
+SYSCALL(__NR_unshare, sys_unshare);
+
 static long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
 {
 	return do_clone(flags, newsp, ptid, tls, ctid);

@@ -59,6 +59,7 @@ int file_mmap_prepare(struct file *f, struct vm_area *vma);
 struct files *files_new(void); /* fds 0-2 on /dev/console */
 struct files *files_dup(struct files *src); /* fork without CLONE_FILES */
 void files_get(struct files *fs);
+bool files_shared(struct files *fs); /* another process holds it too (clone CLONE_FILES) */
 void files_put(struct files *fs); /* closes everything on the last put [sleep] */
 void files_close_on_exec(struct files *fs);
 /* A new reference to the file behind fd in the current process, or NULL (EBADF). */

@@ -4,6 +4,7 @@
  * any access outside its regions (ctx, the 512-byte stack, map values) fails the test.
  * A rejection must come with a Linux errno.  Bounded for make test (BPF_FUZZ_ITERS, default
  * 2000); tests/fuzz/fuzz-bpf.sh runs it long with BPF_FUZZ_ITERS and BPF_FUZZ_SEED.
+ * BPF_FUZZ_DUMP=N prints iteration N's program and its level-2 verifier log.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,7 +233,8 @@ static bool linux_errno(long e)
 static void test_fuzz(void **state)
 {
 	const char *it = getenv("BPF_FUZZ_ITERS"), *sd = getenv("BPF_FUZZ_SEED");
-	long iters = it ? atol(it) : 2000, accepted = 0, rejected = 0;
+	const char *dp = getenv("BPF_FUZZ_DUMP");
+	long iters = it ? atol(it) : 2000, accepted = 0, rejected = 0, dump = dp ? atol(dp) : -1;
 	static char log[16384];
 	struct bpf_insn prog[MAXLEN + 2];
 	union bpf_attr a;
@@ -254,7 +256,15 @@ static void test_fuzz(void **state)
 		a.log_buf = (uintptr_t)log;
 		a.log_size = sizeof(log);
 		a.log_level = pick(4) ? 1 : 2;
+		if (dump == n) /* BPF_FUZZ_DUMP=N: the program of iteration N, and its log (level 2) */
+			a.log_level = 2;
 		fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		if (dump == n) {
+			for (uint32_t i = 0; i < len; i++)
+				printf("insn %u: code %#04x dst %u src %u off %d imm %d\n", i, prog[i].code,
+				       prog[i].dst_reg, prog[i].src_reg, prog[i].off, prog[i].imm);
+			printf("type %u fd %ld log:\n%s\n", a.prog_type, fd, log);
+		}
 		if (fd < 0) {
 			if (!linux_errno(fd))
 				fail_msg("iteration %ld: errno %ld; log:\n%s", n, -fd, log);

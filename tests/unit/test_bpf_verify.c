@@ -362,6 +362,18 @@ static const struct row rows[] = {
 	    MOV(1, 0), JR(BPF_JGE, 1, 8, 5), MOVR(2, 0), ALUR(BPF_ADD, 2, 1), LDX(BPF_B, 3, 2, 0),
 	    ALU(BPF_ADD, 1, 1), JA(-6), MOV(0, 0), EXIT },
 	  0, -EACCES, "invalid access to map value, value_size=64" },
+	/* a 32-bit or sign-extending move of a scalar over a pointer leaves a scalar (the fuzzer
+	 * found the pointer kept, and an atomic through it accepted) */
+	{ "w1 = 256 over a map value pointer",
+	  { LD_MAPVAL(1, M_ARRAY1, 8), I(BPF_ALU | BPF_MOV | BPF_K, 1, 0, 0, 256), MOV(3, 1),
+	    ATOM(BPF_DW, 1, 3, 0, BPF_ADD | BPF_FETCH), MOV(0, 0), EXIT },
+	  0, -EACCES, "R1 invalid mem access 'scalar'" },
+	{ "movsx over a stack pointer",
+	  { MOV(2, 7), MOVR(1, 10), I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 2, 8, 0), ST(BPF_DW, 1, 0, 1),
+	    MOV(0, 0), EXIT },
+	  0, -EACCES, "R1 invalid mem access 'scalar'" },
+	{ "w1 = w2 over a ctx pointer", { MOV(2, 3), I(BPF_ALU | BPF_MOV | BPF_X, 1, 2, 0, 0),
+	  LDX(BPF_DW, 0, 1, 0), EXIT }, 0, -EACCES, "R1 invalid mem access 'scalar'" },
 	/* ringbuf reservations: Linux 6.1's reference tracking (t_bpf_ringbuf checks the same
 	 * programs on Linux) */
 	{ "ringbuf reserve, write, submit",

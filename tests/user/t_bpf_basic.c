@@ -278,6 +278,21 @@ static void check_attr_size(void)
 		     "nonzero byte after MAP_CREATE's last field -> EINVAL");
 }
 
+/* A PERF_EVENT program the verifier must reject with EACCES and want in its log. */
+static void expect_perf_reject(const struct bpf_insn *insns, int n, const char *what, const char *want)
+{
+	char why[160];
+
+	errno = 0;
+	int fd = prog_load(BPF_PROG_TYPE_PERF_EVENT, insns, n, "GPL", 1, logbuf, sizeof(logbuf), NULL);
+	int e = errno;
+
+	snprintf(why, sizeof(why), "%s -> EACCES", what);
+	tap_errno(fd, e, EACCES, why);
+	snprintf(why, sizeof(why), "%s: log \"%s\"", what, want);
+	CHECK(strstr(logbuf, want) != NULL, why, "log ends: %s", logbuf + (strlen(logbuf) > 200 ? strlen(logbuf) - 200 : 0));
+}
+
 static void check_prog(void)
 {
 	struct bpf_insn ok[] = {MOV64_IMM(0, 0), EXIT()};
@@ -333,6 +348,19 @@ static void check_prog(void)
 	/* same failing program without a log: EACCES too */
 	EXPECT_ERRNO(prog_load(BPF_PROG_TYPE_SOCKET_FILTER, r2, 2, "GPL", 0, NULL, 0, NULL), EACCES,
 		     "uninitialized read without log -> EACCES");
+
+	/* a 32-bit move of a scalar over a pointer leaves a scalar: loads and atomics through it
+	 * are rejected (the fuzzer found the pointer kept) */
+	struct bpf_insn w1ctx[] = {MOV64_IMM(2, 3), INSN(BPF_ALU | BPF_MOV | BPF_X, 1, 2, 0, 0),
+				   INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 1, 0, 0), EXIT()};
+	struct bpf_insn w1fp[] = {MOV64_REG(1, 10), INSN(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -8),
+				  INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), INSN(BPF_ALU | BPF_MOV | BPF_K, 1, 0, 0, 256),
+				  MOV64_IMM(3, 1), INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 1, 3, 0, BPF_ADD | BPF_FETCH),
+				  MOV64_IMM(0, 0), EXIT()};
+	expect_perf_reject(w1ctx, 4, "w1 = w2 over the ctx pointer, then a load through r1",
+			   "R1 invalid mem access 'scalar'");
+	expect_perf_reject(w1fp, 8, "w1 = 256 over a stack pointer, then an atomic through r1",
+			   "R1 invalid mem access 'scalar'");
 
 	struct bpf_insn noexit[] = {MOV64_IMM(0, 0)};
 	errno = 0;

@@ -452,6 +452,66 @@ static void check_proc_exe(const char *path)
 	EXPECT_ERRNO(open("/proc/self/exe", O_RDONLY | O_NOFOLLOW), ELOOP, "open /proc/self/exe O_NOFOLLOW -> ELOOP");
 }
 
+/* A thread that parks until told to go, for unshare with a second thread. */
+static volatile int unshare_stop;
+
+static int unshare_thread(void *arg)
+{
+	(void)arg;
+	while (!unshare_stop)
+		sched_yield();
+	return 0;
+}
+
+/* clone(CLONE_FILES) without a thread: the child closes fd, after unshare(CLONE_FILES) or
+ * not; does the parent's fd survive? */
+static int files_child_closes(int fd, int do_unshare)
+{
+	pid_t p = (pid_t)syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, NULL, NULL, 0);
+
+	if (p == 0) {
+		if (do_unshare && unshare(CLONE_FILES))
+			_exit(2);
+		close(fd);
+		_exit(0);
+	}
+	int st = -1;
+
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 && fcntl(fd, F_GETFD) >= 0;
+}
+
+static void check_unshare(void)
+{
+	CHECK(unshare(0) == 0, "unshare(0)", "errno %d", errno);
+	CHECK(unshare(CLONE_FS) == 0 && unshare(CLONE_FILES) == 0 && unshare(CLONE_SYSVSEM) == 0,
+	      "single-threaded: unshare(CLONE_FS), (CLONE_FILES), (CLONE_SYSVSEM)", "errno %d", errno);
+	CHECK(unshare(CLONE_THREAD) == 0 && unshare(CLONE_SIGHAND) == 0 && unshare(CLONE_VM) == 0,
+	      "single-threaded: unshare(CLONE_THREAD), (CLONE_SIGHAND), (CLONE_VM): nothing to unshare",
+	      "errno %d", errno);
+	EXPECT_ERRNO(unshare(CSIGNAL), EINVAL, "unshare of an exit-signal bit -> EINVAL");
+	EXPECT_ERRNO(unshare(CLONE_SETTLS), EINVAL, "unshare(CLONE_SETTLS) -> EINVAL");
+	int fd = open("/", O_RDONLY);
+
+	CHECK(fd >= 0 && files_child_closes(fd, 0) == 0, "clone(CLONE_FILES): the child's close closes ours",
+	      "fd %d", fd);
+	fd = open("/", O_RDONLY);
+	CHECK(fd >= 0 && files_child_closes(fd, 1) == 1,
+	      "clone(CLONE_FILES), then unshare(CLONE_FILES) in the child: ours stays open", "fd %d", fd);
+	close(fd);
+	/* with a second thread: CLONE_THREAD (and what implies it) is EINVAL */
+	static char stack[65536] __attribute__((aligned(16)));
+	int tid = clone(unshare_thread, stack + sizeof(stack),
+			CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, NULL);
+
+	if (!CHECK(tid > 0, "a second thread", "errno %d", errno))
+		return;
+	EXPECT_ERRNO(unshare(CLONE_THREAD), EINVAL, "two threads: unshare(CLONE_THREAD) -> EINVAL");
+	EXPECT_ERRNO(unshare(CLONE_VM), EINVAL, "two threads: unshare(CLONE_VM) -> EINVAL");
+	unshare_stop = 1;
+	usleep(20000); /* let it exit before the stack goes out of use */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "child") == 0)
@@ -473,5 +533,6 @@ int main(int argc, char **argv)
 	check_sched();
 	check_sysinfo();
 	check_proc_exe((const char *)getauxval(AT_EXECFN));
+	check_unshare();
 	return tap_done();
 }
