@@ -4,7 +4,9 @@
 # the perf.data leaves the guest through OUTDIR; the host's real perf report and perf script
 # (Debian's linux-perf 6.1) must read it: burn first among user symbols with most of the user
 # samples, both callers in its callchains, and perf script without warnings (the host perf's
-# "unwind: target platform=arm64 is not supported" note is printed for Linux's own files too).
+# "unwind: target platform=arm64 is not supported" note is printed for Linux's own files too);
+# given the guest kernel's symbol table (--kallsyms=build/perfkernel.kallsyms), the kernel
+# samples by function name.
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -41,6 +43,14 @@ grep -q caller_a "$w/callers.txt" && grep -q caller_b "$w/callers.txt" && ok "ca
 perf script -i "$w/out/perf.data" --symfs="$w/symfs" > "$w/script.txt" 2> "$w/script.err"
 grep -v -e 'unwind: target platform=arm64 is not supported' "$w/script.err" | grep -v '^$' > "$w/script.warn"
 [ ! -s "$w/script.warn" ] && ok "perf script reads every record without a warning" || { bad "perf script warnings"; head "$w/script.warn"; }
+# the guest kernel's samples by name on the host too, given its symbol table
+perf report -i "$w/out/perf.data" --stdio --no-children --sort sym --symfs="$w/symfs" \
+	--kallsyms="$BUILD/perfkernel.kallsyms" > "$w/kreport.txt" 2> /dev/null
+ktop=$(grep -E '^ +[0-9.]+%.*\[k\]' "$w/kreport.txt" | head -n 1)
+case "$ktop" in
+*"[k] 0x"* | "") bad "perf report --kallsyms: kernel samples unnamed ('$ktop')" ;;
+*) ok "perf report --kallsyms=build/perfkernel.kallsyms names kernel functions ($ktop)" ;;
+esac
 n=$(grep -c 'cycles' "$w/script.txt")
 [ "$n" -gt 50 ] && ok "perf script: $n samples" || bad "perf script: only $n samples"
 echo "$pass passed, $fail failed"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# kallsyms.sh OUT NM "LINK" "ASSEMBLE" - link the kernel with its own symbol table, the text
-# /proc/kallsyms shows ("%016lx %c %s\n" per symbol, by address, as Linux prints it).
+# kallsyms.sh OUT NM "LINK" "ASSEMBLE" [TABLE] - link the kernel with its own symbol table, the
+# text /proc/kallsyms shows ("%016lx %c %s\n" per symbol, by address, as Linux prints it), and
+# keep a copy of it in TABLE (for the host's perf report --kallsyms).
 #   LINK:     the link command without -o and without the table's object (objects, libs)
 #   ASSEMBLE: the compiler command for kernel/kallsyms.S without -c/-o
 # The table sits in .kallsyms, after the code and before .data, so it moves only what follows
@@ -9,7 +10,7 @@
 # the same names in the same order at fixed width, so the same size, so (3) lays out as (2).
 # The last check proves it: the table in (3) is what nm says of (3).
 set -eu
-out=$1 nm=$2 link=$3 asm=$4
+out=$1 nm=$2 link=$3 asm=$4 keep=${5:-}
 w=$out.kallsyms
 rm -rf "$w"
 mkdir -p "$w"
@@ -31,4 +32,5 @@ pass 2 "$w/t2"
 table "$w/k2" > "$w/t3"
 cmp -s "$w/t2" "$w/t3" || { echo "kallsyms: the final image's symbols moved" >&2; exit 1; }
 mv "$w/k2" "$out"
+[ -z "$keep" ] || cp "$w/t3" "$keep"
 rm -rf "$w"

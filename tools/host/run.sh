@@ -54,7 +54,9 @@ if [ -z "$cmd" ] && [ -s "$OUTDIR/perf.data" ] && command -v perf > /dev/null; t
 	symfs="$w/symfs"
 	mkdir -p "$symfs" && ln -s "$(cd "$BUILD/user/bin" && pwd)" "$symfs/bin"
 	echo "=== on the host: perf report --stdio of the guest's perf.data (top entries) ==="
-	perf report -i "$OUTDIR/perf.data" --stdio --symfs="$symfs" --no-children \
+	ksopt= # the guest kernel's own symbols (tools/host/kallsyms.sh), for its [k] entries
+	[ -s "$BUILD/perfkernel.kallsyms" ] && ksopt="--kallsyms=$BUILD/perfkernel.kallsyms"
+	perf report -i "$OUTDIR/perf.data" --stdio --symfs="$symfs" --no-children $ksopt \
 		--percent-limit 2 2> /dev/null | grep -v '^#' | grep -v '^$' | head -n 40
 fi
 status=$(printf '%s\n' "$log" | sed -n 's/^perfkernel: exit status \(-\{0,1\}[0-9]*\)$/\1/p' | tail -n 1)
