@@ -17,7 +17,8 @@
  * as SCM_RIGHTS (EOPNOTSUPP on send; recvmsg reports none).  Socket calls on other files give
  * ENOTSOCK.
  *
- * Locking: each ring has its own (pipe.c); shut_rd and shut_wr change once, atomically.
+ * Locking: each ring has its own (pipe.c); shut_rd and shut_wr change once, atomically.  Each
+ * ring is referenced by both ends and freed by the last release.
  *
  * ABI: the constants below are Linux's include/linux/socket.h and net.h values, which the uapi
  * headers do not carry; struct user_msghdr is laid out as there (56 bytes).
@@ -69,8 +70,6 @@ struct sock {
 	_Atomic bool shut_rd, shut_wr;
 	_Atomic int sndbuf, rcvbuf; /* what SO_SNDBUF / SO_RCVBUF report (the rings stay 64 KiB) */
 	int creator; /* tgid of the process that made the pair (SO_PEERCRED) */
-	struct sock *peer; /* for its shutdown state; both live while either file does */
-	_Atomic int *refs; /* the pair's files: the last one frees both socks */
 };
 
 static const struct file_ops sock_fops;
@@ -178,13 +177,10 @@ static void sock_release(struct file *f)
 
 	sock_shutdown_side(s, true);
 	sock_shutdown_side(s, false);
-	if (atomic_fetch_sub(s->refs, 1) == 1) {
-		pipe_unref(s->in);
-		pipe_unref(s->out);
-		kfree(s->refs);
-		kfree(s->peer);
-		kfree(s);
-	}
+	/* each ring is held by both ends (one's in is the other's out): the last one frees it */
+	pipe_unref(s->in);
+	pipe_unref(s->out);
+	kfree(s);
 }
 
 static const struct file_ops sock_fops = {
@@ -209,7 +205,6 @@ static long sys_socketpair(uint64_t domain, uint64_t type, uint64_t protocol, ui
 	struct sock *a = NULL, *b = NULL;
 	struct file *fa = NULL, *fb = NULL;
 	struct inode *ino = NULL;
-	_Atomic int *refs = NULL;
 	int fds[2];
 
 	if (flags & ~(unsigned int)(O_NONBLOCK | O_CLOEXEC))
@@ -223,8 +218,7 @@ static long sys_socketpair(uint64_t domain, uint64_t type, uint64_t protocol, ui
 		return -EPROTONOSUPPORT;
 	a = kmalloc(sizeof(*a));
 	b = kmalloc(sizeof(*b));
-	refs = kmalloc(sizeof(*refs));
-	if (!a || !b || !refs)
+	if (!a || !b)
 		goto nomem;
 	memset(a, 0, sizeof(*a));
 	memset(b, 0, sizeof(*b));
@@ -235,12 +229,8 @@ static long sys_socketpair(uint64_t domain, uint64_t type, uint64_t protocol, ui
 		goto nomem;
 	a->out = b->in;
 	b->out = a->in;
-	a->peer = b;
-	b->peer = a;
 	a->creator = b->creator = proc_tgid(current_task());
 	a->sndbuf = b->sndbuf = a->rcvbuf = b->rcvbuf = SOCK_BUF;
-	atomic_store(refs, 2);
-	a->refs = b->refs = refs;
 	fa = file_alloc(&sock_fops, ino, O_RDWR | (flags & O_NONBLOCK), a);
 	fb = file_alloc(&sock_fops, ino, O_RDWR | (flags & O_NONBLOCK), b);
 	inode_put(ino);
@@ -281,7 +271,6 @@ nomem:
 	}
 	kfree(a);
 	kfree(b);
-	kfree(refs);
 	return -ENOMEM;
 }
 SYSCALL(__NR_socketpair, sys_socketpair);
