@@ -15,8 +15,8 @@ w=$out.kallsyms
 rm -rf "$w"
 mkdir -p "$w"
 table() { # ELF -> the table: every symbol but absolute ones and the $x/$d mapping symbols
-	"$nm" -n "$1" | awk 'NF == 3 && $2 !~ /^[aAUw]$/ && $3 !~ /^\$/ && $3 !~ /^\.L/ {
-		printf "%016s %s %s\n", $1, $2, $3 }'
+	"$nm" -n "$1" | awk 'NF == 3 && $2 !~ /^[aAUw]$/ && length($1) == 16 && $3 !~ /^\$/ && $3 !~ /^\.L/ {
+		printf "%s %s %s\n", $1, $2, $3 }'
 }
 pass() { # N TABLE: assemble TABLE into the image, link to $w/N
 	$asm -DKALLSYMS_FILE="\"$2\"" -c kernel/kallsyms.S -o "$w/ks$1.o"
