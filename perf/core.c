@@ -108,11 +108,83 @@ static void event_sync(struct perf_event *e)
 		perf_ctx_call(c->ctx, read_fn, e->group_leader);
 }
 
+/*
+ * A snapshot of e's inherited children, each with a reference (kids_put drops them), taken
+ * under child_lock, for work on each child that cannot run under the lock.  A child that exits
+ * meanwhile leaves the list and folds its count into the parent, but the reference keeps it
+ * alive for us.  (Walking the list with the lock dropped could loop on a removed node, which
+ * list_del links to itself, or use a freed child.)
+ */
+#define KIDS_INLINE 8
+struct kids {
+	struct perf_event **ev;
+	int n;
+	struct perf_event *inl[KIDS_INLINE];
+};
+
+/* Under child_lock: up to cap children into k->ev, each with a reference. */
+static void kids_fill_locked(struct perf_event_core *c, struct kids *k, int cap)
+{
+	struct list_node *n;
+
+	k->n = 0;
+	list_for_each(n, &c->children) {
+		struct perf_event_core *cc = list_entry(n, struct perf_event_core, child_entry);
+
+		if (k->n == cap)
+			break;
+		atomic_fetch_add(&cc->refs, 1);
+		k->ev[k->n++] = perf_event_of(cc);
+	}
+}
+
+static void kids_get(struct perf_event *e, struct kids *k)
+{
+	struct perf_event_core *c = perf_core(e);
+	int cap = KIDS_INLINE;
+
+	k->ev = k->inl;
+	for (;;) {
+		unsigned long f = spin_lock_irqsave(&c->child_lock);
+		struct list_node *n;
+		int nr = 0;
+
+		list_for_each(n, &c->children)
+			nr++;
+		if (nr <= cap) {
+			kids_fill_locked(c, k, cap);
+			spin_unlock_irqrestore(&c->child_lock, f);
+			return;
+		}
+		spin_unlock_irqrestore(&c->child_lock, f);
+		if (k->ev != k->inl)
+			ksvc_free(k->ev);
+		cap = nr * 2; /* room for children forked meanwhile */
+		k->ev = ksvc_alloc(sizeof(*k->ev) * (size_t)cap);
+		if (!k->ev) { /* out of memory: the children that fit inline */
+			k->ev = k->inl;
+			f = spin_lock_irqsave(&c->child_lock);
+			kids_fill_locked(c, k, KIDS_INLINE);
+			spin_unlock_irqrestore(&c->child_lock, f);
+			return;
+		}
+	}
+}
+
+static void kids_put(struct kids *k)
+{
+	for (int i = 0; i < k->n; i++)
+		perf_event_put(k->ev[i]);
+	if (k->ev != k->inl)
+		ksvc_free(k->ev);
+}
+
 void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 		       uint64_t *running)
 {
 	struct perf_event_core *c = perf_core(e);
 	struct list_node *n;
+	struct kids k;
 
 	event_sync(e);
 	if (list_empty(&c->children) && !c->child_count && !c->child_enabled) {
@@ -122,6 +194,12 @@ void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 		*running = e->time_running;
 		return;
 	}
+	/* A live child is read from its own context on its own CPU, without our lock. */
+	kids_get(e, &k);
+	for (int i = 0; i < k.n; i++)
+		event_sync(k.ev[i]);
+	/* Then the sum, under the lock that also covers each exit's fold: every child counts
+	 * once, folded into child_count or still on the list. */
 	unsigned long f = spin_lock_irqsave(&c->child_lock);
 
 	*count = atomic_load(&e->count) + c->child_count;
@@ -130,15 +208,12 @@ void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 	list_for_each(n, &c->children) {
 		struct perf_event *ch = perf_event_of(list_entry(n, struct perf_event_core, child_entry));
 
-		/* A live child is read from its own context on its own CPU. */
-		spin_unlock_irqrestore(&c->child_lock, f);
-		event_sync(ch);
-		f = spin_lock_irqsave(&c->child_lock);
 		*count += atomic_load(&ch->count);
 		*enabled += ch->time_enabled;
 		*running += ch->time_running;
 	}
 	spin_unlock_irqrestore(&c->child_lock, f);
+	kids_put(&k);
 }
 
 /* ---- read() ---- */
@@ -254,7 +329,6 @@ static void event_state_op(struct perf_event *e, int what, bool group)
 {
 	struct perf_event_core *c = perf_core(e);
 	struct state_op op = { e, what, group };
-	struct list_node *n;
 
 	if (c->ctx && !c->exited)
 		perf_ctx_call(c->ctx, state_fn, &op);
@@ -265,19 +339,17 @@ static void event_state_op(struct perf_event *e, int what, bool group)
 		spin_unlock_irqrestore(&c->child_lock, f);
 	}
 	/* Inherited children follow their parent (Linux applies the ioctl to the family). */
-	unsigned long f = spin_lock_irqsave(&c->child_lock);
+	struct kids k;
 
-	list_for_each(n, &c->children) {
-		struct perf_event *ch =
-			perf_event_of(list_entry(n, struct perf_event_core, child_entry));
+	kids_get(e, &k);
+	for (int i = 0; i < k.n; i++) {
+		struct perf_event *ch = k.ev[i];
 		struct state_op cop = { ch, what, false };
 
-		spin_unlock_irqrestore(&c->child_lock, f);
 		if (perf_core(ch)->ctx && !perf_core(ch)->exited)
 			perf_ctx_call(perf_core(ch)->ctx, state_fn, &cop);
-		f = spin_lock_irqsave(&c->child_lock);
 	}
-	spin_unlock_irqrestore(&c->child_lock, f);
+	kids_put(&k);
 }
 
 struct period_op {

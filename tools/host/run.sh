@@ -4,7 +4,8 @@
 # Environment (all optional): SMP (4), ICOUNT (1: -icount shift=0), OVERLAY (host dir copied
 # into the initramfs root), OUTDIR (the guest's /out lands here), MACHINE (virt,gic-version=3),
 # CPU (max,pauth-impdef=on), MEM (512 MiB), TIMEOUT (seconds, 300), APPEND (extra boot args),
-# BUILD (build).  CMD runs inside through busybox sh -c; an empty CMD runs the demo.
+# BUILD (build), QEMU_EXTRA (more qemu arguments, e.g. a -monitor socket for debugging a hang).
+# CMD runs inside through busybox sh -c; an empty CMD runs the demo.
 # Exits with the guest's exit status; 124 on timeout, 125 on a kernel panic, 126 when the
 # guest ended without an exit line.
 set -u
@@ -42,7 +43,7 @@ icount=
 { timeout --foreground "$TIMEOUT" qemu-system-aarch64 -nographic -no-reboot \
 	-machine "$MACHINE" -cpu "$CPU" -smp "$SMP" -m "$MEM" $icount \
 	-semihosting-config enable=on,target=native \
-	-kernel "$kernel" -initrd "$w/initrd" -append "$args" < /dev/null 2>&1
+	-kernel "$kernel" -initrd "$w/initrd" -append "$args" ${QEMU_EXTRA:-} < /dev/null 2>&1
   echo $? > "$w/qemu.rc"; } | tr -d '\r' | tee "$w/console.log"
 qrc=$(cat "$w/qemu.rc")
 log=$(cat "$w/console.log")
