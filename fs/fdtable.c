@@ -587,3 +587,27 @@ void fd_uninstall(int fd, struct file *f)
 	if (got)
 		file_put(got);
 }
+
+int fd_install_pair(struct file *a, struct file *b, bool cloexec, uint64_t ufds)
+{
+	int fds[2];
+
+	fds[0] = fd_install(a, cloexec);
+	if (fds[0] < 0) {
+		file_put(a);
+		file_put(b);
+		return fds[0];
+	}
+	fds[1] = fd_install(b, cloexec);
+	if (fds[1] < 0) {
+		fd_uninstall(fds[0], a);
+		file_put(b);
+		return fds[1];
+	}
+	if (ksvc_copy_to_user((void *)ufds, fds, sizeof(fds))) {
+		fd_uninstall(fds[0], a);
+		fd_uninstall(fds[1], b);
+		return -EFAULT;
+	}
+	return 0;
+}

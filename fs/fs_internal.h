@@ -138,6 +138,9 @@ bool file_writable(const struct file *f);
 int fd_get(int fd, struct file **out);
 /* Undo an fd_install whose syscall then failed: close fd if it still holds f. */
 void fd_uninstall(int fd, struct file *f);
+/* pipe2 and socketpair: a and b (their references) into two new fds, written to the user
+ * array ufds: 0, or -errno with both files released. */
+int fd_install_pair(struct file *a, struct file *b, bool cloexec, uint64_t ufds);
 int fd_set_cloexec(int fd, bool on);
 /* The soft RLIMIT_NOFILE of the current process, at most FILES_MAX. */
 int fd_limit(void);
@@ -155,6 +158,10 @@ struct iovec;
 /* Copy in and check a user iovec array (cnt up to UIO_MAXIOV, total within SSIZE_MAX): 0 or
  * -errno; *out is kmalloc'd (kfree it). */
 int iov_import(uint64_t uiov, uint64_t cnt, struct iovec **out);
+/* one(ctx, base, len, total so far) on each non-empty iovec in turn, while each moves all it
+ * was asked: the bytes moved, or one's error when nothing was. */
+long iov_transfer(const struct iovec *iov, uint64_t cnt,
+		  long (*one)(void *ctx, void *base, size_t len, long total), void *ctx);
 
 /* ---- pipe.c ---- */
 unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt);

@@ -347,30 +347,13 @@ err_free:
 static long sys_pipe2(uint64_t ufds, uint64_t flags)
 {
 	struct file *rd, *wr;
-	int fds[2], err;
+	int err;
 
 	if (flags & ~(uint64_t)(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
 		return -EINVAL;
 	err = pipe_create((unsigned int)flags, &rd, &wr);
 	if (err)
 		return err;
-	fds[0] = fd_install(rd, flags & O_CLOEXEC);
-	if (fds[0] < 0) {
-		file_put(rd);
-		file_put(wr);
-		return fds[0];
-	}
-	fds[1] = fd_install(wr, flags & O_CLOEXEC);
-	if (fds[1] < 0) {
-		fd_uninstall(fds[0], rd);
-		file_put(wr);
-		return fds[1];
-	}
-	if (ksvc_copy_to_user((void *)ufds, fds, sizeof(fds))) {
-		fd_uninstall(fds[0], rd);
-		fd_uninstall(fds[1], wr);
-		return -EFAULT;
-	}
-	return 0;
+	return fd_install_pair(rd, wr, flags & O_CLOEXEC, ufds);
 }
 SYSCALL(__NR_pipe2, sys_pipe2);

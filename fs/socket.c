@@ -205,7 +205,6 @@ static long sys_socketpair(uint64_t domain, uint64_t type, uint64_t protocol, ui
 	struct sock *a = NULL, *b = NULL;
 	struct file *fa = NULL, *fb = NULL;
 	struct inode *ino = NULL;
-	int fds[2];
 
 	if (flags & ~(unsigned int)(O_NONBLOCK | O_CLOEXEC))
 		return -EINVAL;
@@ -237,24 +236,7 @@ static long sys_socketpair(uint64_t domain, uint64_t type, uint64_t protocol, ui
 	ino = NULL;
 	if (!fa || !fb)
 		goto nomem;
-	fds[0] = fd_install(fa, flags & O_CLOEXEC);
-	if (fds[0] < 0) {
-		file_put(fa);
-		file_put(fb);
-		return fds[0];
-	}
-	fds[1] = fd_install(fb, flags & O_CLOEXEC);
-	if (fds[1] < 0) {
-		fd_uninstall(fds[0], fa);
-		file_put(fb);
-		return fds[1];
-	}
-	if (ksvc_copy_to_user((void *)usv, fds, sizeof(fds))) {
-		fd_uninstall(fds[0], fa);
-		fd_uninstall(fds[1], fb);
-		return -EFAULT;
-	}
-	return 0;
+	return fd_install_pair(fa, fb, flags & O_CLOEXEC, usv);
 nomem:
 	/* nothing went through the ops yet: free by hand */
 	if (fa)
@@ -335,6 +317,22 @@ static long sys_recvfrom(uint64_t fd, uint64_t ubuf, uint64_t n, uint64_t flags,
 }
 SYSCALL(__NR_recvfrom, sys_recvfrom);
 
+struct msg_io {
+	struct file *f;
+	struct sock *s;
+	unsigned int flags;
+	bool send;
+};
+
+static long msg_one(void *ctx, void *base, size_t len, long total)
+{
+	struct msg_io *io = ctx;
+
+	(void)total;
+	return io->send ? sock_send(io->f, io->s, base, len, io->flags)
+			: sock_recv(io->f, io->s, base, len, io->flags);
+}
+
 /* sendmsg/recvmsg: each iovec in turn, as long as each moves all it asked for. */
 static long sock_msg(uint64_t fd, uint64_t umsg, uint64_t flags, bool send)
 {
@@ -363,20 +361,9 @@ static long sock_msg(uint64_t fd, uint64_t umsg, uint64_t flags, bool send)
 		file_put(f);
 		return r;
 	}
-	for (uint64_t i = 0; i < m.msg_iovlen; i++) {
-		if (!iov[i].iov_len)
-			continue;
-		r = send ? sock_send(f, s, iov[i].iov_base, iov[i].iov_len, (unsigned int)flags)
-			 : sock_recv(f, s, iov[i].iov_base, iov[i].iov_len, (unsigned int)flags);
-		if (r < 0) {
-			if (!total)
-				total = r;
-			break;
-		}
-		total += r;
-		if ((size_t)r < iov[i].iov_len)
-			break;
-	}
+	struct msg_io io = { f, s, (unsigned int)flags, send };
+
+	total = iov_transfer(iov, m.msg_iovlen, msg_one, &io);
 	kfree(iov);
 	if (!send && total >= 0) {
 		/* no name (an unnamed peer), no control data, no flags */

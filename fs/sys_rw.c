@@ -137,6 +137,43 @@ int iov_import(uint64_t uiov, uint64_t cnt, struct iovec **out)
 	return 0;
 }
 
+long iov_transfer(const struct iovec *iov, uint64_t cnt,
+		  long (*one)(void *ctx, void *base, size_t len, long total), void *ctx)
+{
+	long total = 0;
+
+	for (uint64_t i = 0; i < cnt; i++) {
+		if (!iov[i].iov_len)
+			continue;
+		long r = one(ctx, iov[i].iov_base, iov[i].iov_len, total);
+
+		if (r < 0)
+			return total ? total : r;
+		total += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return total;
+}
+
+struct rwv {
+	struct file *f;
+	uint64_t *pos;
+	bool write;
+};
+
+static long rwv_one(void *ctx, void *base, size_t len, long total)
+{
+	struct rwv *v = ctx;
+	struct file *f = v->f;
+
+	/* a read that has some bytes stops before a stream would block */
+	if (!v->write && total && !file_seekable(f) && f->ops->poll &&
+	    !(f->ops->poll(f, NULL) & (POLLIN | POLLHUP)))
+		return 0;
+	return v->write ? do_write(f, base, len, v->pos) : do_read(f, base, len, v->pos);
+}
+
 static long do_rwv(uint64_t fd, uint64_t uiov, uint64_t cnt, uint64_t *posp, bool write,
 		   bool positioned)
 {
@@ -159,25 +196,9 @@ static long do_rwv(uint64_t fd, uint64_t uiov, uint64_t cnt, uint64_t *posp, boo
 		file_put(f);
 		return r;
 	}
-	uint64_t *pos = posp ? posp : &f->pos;
+	struct rwv v = { f, posp ? posp : &f->pos, write };
 
-	for (uint64_t i = 0; i < cnt; i++) {
-		if (!iov[i].iov_len)
-			continue;
-		if (!write && total && !file_seekable(f) && f->ops->poll &&
-		    !(f->ops->poll(f, NULL) & (POLLIN | POLLHUP)))
-			break;
-		r = write ? do_write(f, iov[i].iov_base, iov[i].iov_len, pos)
-			  : do_read(f, iov[i].iov_base, iov[i].iov_len, pos);
-		if (r < 0) {
-			if (!total)
-				total = r;
-			break;
-		}
-		total += r;
-		if ((size_t)r < iov[i].iov_len)
-			break;
-	}
+	total = iov_transfer(iov, cnt, rwv_one, &v);
 	kfree(iov);
 	file_put(f);
 	return total;
