@@ -11,6 +11,11 @@ BUILD=${BUILD:-build}
 pass=0 fail=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# QEMU's own command line first: a fresh machine has no ipxe-qemu (the NIC option ROMs)
+out=$(sh tests/qemu/check-qemu-cmdline.sh "$kernel" "$initramfs")
+printf '%s\n' "$out"
+pass=$((pass + $(printf '%s\n' "$out" | grep -c '^PASS ')))
+fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
 for gic in 2 3; do
 	for cpu in cortex-a72 max,pauth-impdef=on; do
 		for smp in 1 4; do

@@ -40,7 +40,9 @@ icount=
 [ "${ICOUNT:-}" = 1 ] && icount="-icount shift=0"
 
 # The console goes to the terminal live and to a log the exit status is read from.
-{ timeout --foreground "$TIMEOUT" qemu-system-aarch64 -nographic -no-reboot \
+# -nic none: the guest has no network, and virt's default NIC would load an option ROM
+# (efi-virtio.rom) from ipxe-qemu, which Debian only recommends.
+{ timeout --foreground "$TIMEOUT" qemu-system-aarch64 -nographic -no-reboot -nic none \
 	-machine "$MACHINE" -cpu "$CPU" -smp "$SMP" -m "$MEM" $icount \
 	-semihosting-config enable=on,target=native \
 	-kernel "$kernel" -initrd "$w/initrd" -append "$args" ${QEMU_EXTRA:-} < /dev/null 2>&1
