@@ -13,6 +13,9 @@
 
 struct page_allocator kernel_pages;
 struct kmem kernel_kmem;
+/* What mm_init kept from the allocator, the initrd last so that freeing it drops one entry. */
+static struct phys_range boot_holes[PLATFORM_MAX_RESERVED + 4];
+static int nr_boot_holes;
 
 void *kmalloc(size_t size)
 {
@@ -71,10 +74,16 @@ static void free_minus(uint64_t a, uint64_t b, const struct phys_range *holes, i
 	page_free_range(&kernel_pages, a >> PAGE_SHIFT, (b - a) >> PAGE_SHIFT);
 }
 
+int mm_boot_holes(const struct phys_range **holes)
+{
+	*holes = boot_holes;
+	return nr_boot_holes;
+}
+
 void mm_init(const struct platform *pf, uint64_t image_pa, uint64_t image_end_pa, uint64_t dtb_pa,
 	     uint64_t dtb_size)
 {
-	struct phys_range holes[PLATFORM_MAX_RESERVED + 4];
+	struct phys_range *holes = boot_holes;
 	int nholes = 0;
 
 	for (unsigned int i = 0; i < pf->nr_mem; i++)
@@ -104,11 +113,12 @@ void mm_init(const struct platform *pf, uint64_t image_pa, uint64_t image_end_pa
 	holes[nholes++] = (struct phys_range){ image_pa, image_end_pa - image_pa };
 	holes[nholes++] = (struct phys_range){ dtb_pa, dtb_size };
 	holes[nholes++] = (struct phys_range){ meta_pa, meta_bytes };
+	for (unsigned int i = 0; i < pf->nr_reserved; i++)
+		holes[nholes++] = pf->reserved[i];
 	if (pf->initrd_end)
 		holes[nholes++] =
 			(struct phys_range){ pf->initrd_start, pf->initrd_end - pf->initrd_start };
-	for (unsigned int i = 0; i < pf->nr_reserved; i++)
-		holes[nholes++] = pf->reserved[i];
+	nr_boot_holes = nholes;
 	for (unsigned int i = 0; i < pf->nr_mem; i++)
 		free_minus(pf->mem[i].base, pf->mem[i].base + pf->mem[i].size, holes, nholes);
 	kmem_init(&kernel_kmem, &kernel_pages);
@@ -118,6 +128,8 @@ void mm_init(const struct platform *pf, uint64_t image_pa, uint64_t image_end_pa
 /* Give the initrd's pages back once it has been unpacked. */
 void mm_free_initrd(const struct platform *pf)
 {
-	if (pf->initrd_end)
+	if (pf->initrd_end) {
+		nr_boot_holes--;
 		free_minus(pf->initrd_start, pf->initrd_end, NULL, 0);
+	}
 }

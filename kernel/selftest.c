@@ -370,3 +370,109 @@ KTEST(allocator_stress_all_cpus)
 		FAILF("free memory %lu -> %lu bytes", free_before, mem_free_bytes());
 	return KTEST_PASS;
 }
+
+/* Does the page at pa lie in one of the ranges mm_init kept, rounded out to pages as it does? */
+static bool in_boot_hole(uint64_t pa, const struct phys_range *holes, int nholes)
+{
+	for (int i = 0; i < nholes; i++)
+		if (pa >= ALIGN_DOWN(holes[i].base, PAGE_SIZE) &&
+		    pa < ALIGN_UP(holes[i].base + holes[i].size, PAGE_SIZE))
+			return true;
+	return false;
+}
+
+/* Can EL1 write va, and does it reach pa?  AT asks the MMU without taking a fault. */
+static bool linear_map_writable(uint64_t pa)
+{
+	unsigned long f = ksvc_irq_save(); /* PAR_EL1 is per CPU: no switch in between */
+	uint64_t par, va = (uint64_t)phys_to_virt(pa);
+
+	__asm__ volatile("at s1e1w, %1\n\tisb\n\tmrs %0, par_el1" : "=r"(par) : "r"(va) : "memory");
+	ksvc_irq_restore(f);
+	return !(par & 1) && (par & 0x0000fffffffff000ull) == (pa & ~(PAGE_SIZE - 1));
+}
+
+/*
+ * Every page of RAM the DT lists is mapped writable in the linear map and has metadata, and
+ * the allocator manages exactly the pages mm_init did not keep back: a linear map that covers
+ * less than the DT says (a 1 GiB block skipped because the DTB's 2 MiB blocks were there
+ * first) or a page array past the mapped region fails here.  Then the highest free page is
+ * written and read back through the linear map.
+ */
+KTEST(page_allocator_covers_ram)
+{
+	const struct platform *pf = &boot_platform;
+	const struct phys_range *holes;
+	int nholes = mm_boot_holes(&holes);
+	uint64_t managed = 0, ram = 0;
+
+	for (unsigned int i = 0; i < pf->nr_mem; i++) {
+		uint64_t base = pf->mem[i].base, size = pf->mem[i].size;
+		const struct page_zone *z = NULL;
+
+		ram += size;
+		for (unsigned int j = 0; j < kernel_pages.nr_zones; j++)
+			if (kernel_pages.zones[j].base_pfn == base >> PAGE_SHIFT)
+				z = &kernel_pages.zones[j];
+		if (!z || z->npages != size >> PAGE_SHIFT)
+			FAILF("RAM %#lx+%#lx has %s", base, size, z ? "a short zone" : "no zone");
+		for (uint64_t off = 0; off < size; off += 2ull << 20)
+			if (!linear_map_writable(base + off))
+				FAILF("RAM %#lx not writable in the linear map", base + off);
+		if (!linear_map_writable(base + size - PAGE_SIZE))
+			FAILF("RAM %#lx not writable in the linear map", base + size - PAGE_SIZE);
+		/* Unlocked reads: a managed page's state changes but never becomes RESERVED. */
+		for (uint64_t n = 0; n < z->npages; n++) {
+			uint64_t pa = base + (n << PAGE_SHIFT);
+			bool kept = READ_ONCE(z->pages[n].state) == PAGE_RESERVED;
+
+			if (kept != in_boot_hole(pa, holes, nholes))
+				FAILF("page %#lx is %s", pa, kept ? "not managed" : "managed but kept");
+			managed += !kept;
+		}
+	}
+	if (managed != kernel_pages.nr_managed)
+		FAILF("%lu pages managed in the zones, %lu counted", managed, kernel_pages.nr_managed);
+	if (mem_total_bytes() > ram || mem_total_bytes() < ram / 2)
+		FAILF("%lu bytes managed of %lu bytes of RAM", mem_total_bytes(), ram);
+
+	/* The highest free block: its pages are nobody's while the allocator lock is held. */
+	unsigned long f = spin_lock_irqsave(&kernel_pages.lock);
+	uint64_t top = 0;
+	bool found = false;
+
+	for (unsigned int j = 0; j < kernel_pages.nr_zones; j++) {
+		const struct page_zone *z = &kernel_pages.zones[j];
+
+		for (unsigned int o = 0; o <= PAGE_MAX_ORDER; o++) {
+			struct list_node *pos;
+
+			list_for_each(pos, &z->free[o]) {
+				const struct page *pg = list_entry(pos, struct page, node);
+				uint64_t last = z->base_pfn + (uint64_t)(pg - z->pages) + (1ul << o) - 1;
+
+				if (!found || last > top)
+					top = last;
+				found = true;
+			}
+		}
+	}
+	bool ok = true;
+
+	if (found) {
+		volatile uint64_t *p = phys_to_virt(top << PAGE_SHIFT);
+
+		for (unsigned int i = 0; i < PAGE_SIZE / 8; i++)
+			p[i] = top ^ i;
+		for (unsigned int i = 0; i < PAGE_SIZE / 8 && ok; i++)
+			ok = p[i] == (top ^ i);
+	}
+	spin_unlock_irqrestore(&kernel_pages.lock, f);
+	if (!found)
+		FAILF("no free page");
+	if (!ok)
+		FAILF("highest free page %#lx did not keep what was written", top << PAGE_SHIFT);
+	printk("  memory: %lu MiB of RAM, %lu MiB managed, highest free page %#lx\n", ram >> 20,
+	       mem_total_bytes() >> 20, top << PAGE_SHIFT);
+	return KTEST_PASS;
+}

@@ -91,7 +91,12 @@ static pte_t leaf_attrs(int type)
 	return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN;
 }
 
-/* Map one block or page at the given level (1: 1 GiB, 2: 2 MiB, 3: 4 KiB). */
+/*
+ * Map one block or page at the given level (1: 1 GiB, 2: 2 MiB, 3: 4 KiB).  -EEXIST when a
+ * table already sits where the block would go: part of that block was mapped before with
+ * smaller entries (kmain maps the DTB's 4 MiB before the memory nodes are known), and a
+ * "valid, so already mapped" answer would leave the rest of the block unmapped.
+ */
 static int map_one(uint64_t va, uint64_t pa, int level, int type)
 {
 	pte_t *t = kernel_l0;
@@ -116,6 +121,8 @@ static int map_one(uint64_t va, uint64_t pa, int level, int type)
 	}
 	unsigned int idx = (va >> (39 - 9 * level)) & 511;
 
+	if (level < 3 && (t[idx] & (PTE_VALID | PTE_TABLE)) == (PTE_VALID | PTE_TABLE))
+		return -EEXIST;
 	if (t[idx] & PTE_VALID)
 		return 0;
 	t[idx] = (pa & PTE_ADDR_MASK) | leaf_attrs(type) | (level == 3 ? PTE_PAGE : PTE_BLOCK);
@@ -139,7 +146,11 @@ int mmu_map_kernel(uint64_t va, uint64_t pa, uint64_t size, int type)
 		else if (type == MAP_NORMAL && !((va | pa) & ((1ull << 21) - 1)) &&
 			 left >= (1ull << 21))
 			level = 2;
-		err = map_one(va, pa, level, type);
+		/* Fill a table that is already there at the next level down rather than
+		 * replace it: it is live (the DTB is read through it), and swapping a table
+		 * for a block would need break-before-make. */
+		while ((err = map_one(va, pa, level, type)) == -EEXIST)
+			level++;
 		uint64_t step = 1ull << (39 - 9 * level);
 
 		va += step;

@@ -23,3 +23,7 @@ struct platform;
 void mm_init(const struct platform *pf, uint64_t image_pa, uint64_t image_end_pa, uint64_t dtb_pa,
 	     uint64_t dtb_size);
 void mm_free_initrd(const struct platform *pf);
+struct phys_range;
+/* The RAM ranges kept from the allocator (image, DTB, page array, DT reserved, the initrd until
+ * it is freed), for the self-test that checks the allocator manages all the rest. */
+int mm_boot_holes(const struct phys_range **holes);
