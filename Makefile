@@ -51,7 +51,7 @@ include tests/fuzz/fuzz.mk
 
 .DEFAULT_GOAL := all
 
-.PHONY: all deps kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf
+.PHONY: all deps kernel debug-kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -90,10 +90,14 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem $(GCC_INC) \
 	-fno-common -fno-strict-aliasing -ffunction-sections -fdata-sections \
 	$(WARN) -Iinclude -Iarch/arm64/include -Ikernel/libc-compat -I$(UAPI) \
 	-I$(ARM64_DEPS)/usr/include -MMD -MP
+# make DEBUG=1 (into its own BUILD, e.g. BUILD=build/debug): the kernel's debug checks
+# (KDEBUG in <kern/assert.h>); host tests always have them
+DEBUG ?=
+KCFLAGS += $(if $(filter 1,$(DEBUG)),-DKDEBUG=1)
 KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLY__
 
 HCFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-	-fno-sanitize-recover=undefined $(WARN) -Itests/fakes/include -Iinclude -MMD -MP
+	-fno-sanitize-recover=undefined $(WARN) -DKDEBUG=1 -Itests/fakes/include -Iinclude -MMD -MP
 HLDFLAGS := -fsanitize=address,undefined
 
 # ---- kernel ----
@@ -170,8 +174,14 @@ test-qemu: $(KERNEL_IMG) $(INITRAMFS)
 test-linux: $(UBINS)
 	$(Q)BUILD='$(BUILD)' sh tests/user/run-linux.sh
 
+# The debug kernel (DEBUG=1) for tier 45: its own objects, the same deps and initramfs.
+DEBUG_BUILD := $(BUILD)/debug
+debug-kernel: $(DEPS_STAMP)
+	$(Q)mkdir -p $(DEBUG_BUILD) && ln -sfn ../deps $(DEBUG_BUILD)/deps
+	$(Q)$(MAKE) --no-print-directory BUILD=$(DEBUG_BUILD) DEBUG=1 kernel
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debug-kernel
 	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
 
 bench: deps
@@ -179,7 +189,7 @@ bench: deps
 	$(Q)BUILD='$(BUILD)' sh tests/bench/run.sh
 
 fuzz: deps
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS) debug-kernel
 	$(Q)BUILD='$(BUILD)' FUZZ_LONG=1 sh tests/fuzz/run.sh
 
 clean:

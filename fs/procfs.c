@@ -4,7 +4,7 @@
  * What it does: under /proc (statfs PROC_SUPER_MAGIC): cpuinfo (arm64 c_show: processor,
  * BogoMIPS from CNTFRQ as Linux's timer-based loops_per_jiffy with HZ 250, the Features of
  * the HWCAPs exec advertises, the MIDR fields), meminfo (the first lines of Linux's, real
- * MemTotal/MemFree/MemAvailable, the rest 0), version, uptime (idle: the idle tasks' run
+ * MemTotal/MemFree/MemAvailable, Slab/SUnreclaim from kmalloc, the rest 0), version, uptime (idle: the idle tasks' run
  * time), kallsyms (every kernel symbol, built into the image), modules (empty), mounts, sys/kernel/ perf sysctls
  * (perf/sysfs.c keeps them) and kptr_restrict, self -> <tgid>, and <tgid>/ for every process:
  * status, comm, stat, maps, cmdline, exe, task/<tid>/{status,comm,stat}.  The /proc
@@ -618,6 +618,11 @@ static int show_meminfo(struct inode *ino, struct pbuf *b)
 	kb(b, "MemAvailable:", free);
 	for (unsigned int i = 0; i < ARRAY_SIZE(zeros); i++)
 		kb(b, zeros[i], 0);
+	/* the kernel's own objects (kmalloc), none reclaimable: what a leak check watches */
+	kb(b, "KReclaimable:", 0);
+	kb(b, "Slab:", kernel_kmem.bytes_in_use);
+	kb(b, "SReclaimable:", 0);
+	kb(b, "SUnreclaim:", kernel_kmem.bytes_in_use);
 	pb_printf(b, "HugePages_Total:       0\nHugePages_Free:        0\n"
 		  "HugePages_Rsvd:        0\nHugePages_Surp:        0\n");
 	kb(b, "Hugepagesize:", 2048 * 1024);

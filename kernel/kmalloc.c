@@ -11,6 +11,23 @@
 #include <kern/string.h>
 
 #define NR_CLASSES 8 /* 16 << 0 .. 16 << 7 = 2048 */
+#define POISON_FREE 0x6b /* KDEBUG: a free slab object past its free-list link */
+
+/* KDEBUG: the bytes of a free object after its link, all POISON_FREE unless written since. */
+static void poison(void *p, size_t obj)
+{
+	memset((char *)p + sizeof(void *), POISON_FREE, obj - sizeof(void *));
+}
+
+static bool poisoned(const void *p, size_t obj)
+{
+	const unsigned char *b = (const unsigned char *)p + sizeof(void *);
+
+	for (size_t i = 0; i < obj - sizeof(void *); i++)
+		if (b[i] != POISON_FREE)
+			return false;
+	return true;
+}
 
 void kmem_init(struct kmem *k, struct page_allocator *pages)
 {
@@ -58,6 +75,8 @@ static void *slab_alloc_locked(struct kmem *k, int c)
 		pg->slab_free = NULL;
 		for (size_t off = PG_SIZE / obj * obj; off >= obj;) {
 			off -= obj;
+			if (KDEBUG)
+				poison(base + off, obj);
 			*(void **)(base + off) = pg->slab_free;
 			pg->slab_free = base + off;
 		}
@@ -66,6 +85,8 @@ static void *slab_alloc_locked(struct kmem *k, int c)
 	pg = list_entry(k->partial[c].next, struct page, node);
 	void *p = pg->slab_free;
 
+	if (KDEBUG && !poisoned(p, obj))
+		kpanic("kmalloc: a freed %zu-byte object at %p was written after its free", obj, p);
 	pg->slab_free = *(void **)p;
 	pg->slab_inuse++;
 	if (!pg->slab_free)
@@ -117,6 +138,13 @@ void kmem_free(struct kmem *k, void *p)
 		bool was_full = !pg->slab_free;
 
 		kassert(((uintptr_t)p & (PG_SIZE - 1)) % obj == 0);
+		if (KDEBUG) {
+			/* on its page's free list already: a double free */
+			for (void *f = pg->slab_free; f; f = *(void **)f)
+				if (f == p)
+					kpanic("kmalloc: double free of a %zu-byte object at %p", obj, p);
+			poison(p, obj);
+		}
 		*(void **)p = pg->slab_free;
 		pg->slab_free = p;
 		pg->slab_inuse--;

@@ -43,7 +43,12 @@ void smp_handle_calls(void)
 		struct call_entry *e = list_entry(n, struct call_entry, node);
 		bool heap = e->heap;
 
+		/* A call runs as in the IPI, interrupts masked, also when a CPU waiting in
+		 * smp_call picks it up with interrupts on: the callee's spin_locks (perf's
+		 * remote_call takes a context lock the tick takes too) rely on it. */
+		f = ksvc_irq_save();
 		e->fn(e->arg);
+		ksvc_irq_restore(f);
 		if (heap)
 			kfree(e);
 		else

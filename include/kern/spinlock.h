@@ -9,15 +9,17 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <kern/assert.h>
 #include <kern/ksvc.h>
 
 struct spinlock {
 	_Atomic uint16_t next; /* ticket handed to the next locker */
 	_Atomic uint16_t owner; /* ticket now holding the lock */
 	int32_t holder_cpu; /* -1 when free; for spin_is_held_by_me assertions */
+	uintptr_t holder_pc; /* where the holder's function returns to: for debugging a hang */
 };
 
-#define SPINLOCK_INIT { 0, 0, -1 }
+#define SPINLOCK_INIT { 0, 0, -1, 0 }
 
 static inline void spin_init(struct spinlock *l)
 {
@@ -36,6 +38,7 @@ static inline void spin_lock(struct spinlock *l)
 	while (atomic_load_explicit(&l->owner, memory_order_acquire) != me)
 		arch_cpu_relax();
 	l->holder_cpu = (int32_t)ksvc_cpu_id();
+	l->holder_pc = (uintptr_t)__builtin_return_address(0);
 }
 
 static inline bool spin_trylock(struct spinlock *l)
@@ -62,6 +65,12 @@ static inline void spin_unlock(struct spinlock *l)
 static inline bool spin_is_held_by_me(const struct spinlock *l)
 {
 	return l->holder_cpu == (int32_t)ksvc_cpu_id();
+}
+
+/* In a *_locked function: the caller holds l (checked in the debug build and host tests). */
+static inline void spin_assert_held(const struct spinlock *l)
+{
+	kdebug_assert(spin_is_held_by_me(l));
 }
 
 static inline unsigned long spin_lock_irqsave(struct spinlock *l)

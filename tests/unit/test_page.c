@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <kern/page.h>
 
@@ -159,6 +163,65 @@ static void test_kmalloc_oom(void **state)
 	kmem_free(&k, a);
 }
 
+/* KDEBUG (host tests have it): a write to a freed slab object, and a double free, panic at
+ * the next allocation of that object or at the second free.  Each runs in a child: kpanic
+ * aborts. */
+static int died_of_abort(void (*fn)(struct kmem *k))
+{
+	pid_t c = fork();
+	int st = 0;
+
+	if (c == 0) {
+		struct kmem k;
+
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(3);
+		page_free_range(&pa, base_pfn, ARENA_PAGES);
+		kmem_init(&k, &pa);
+		fn(&k);
+		_exit(0);
+	}
+	waitpid(c, &st, 0);
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+}
+
+static void write_after_free(struct kmem *k)
+{
+	char *a = kmem_alloc(k, 64);
+
+	kmem_alloc(k, 64); /* keep the slab page */
+	kmem_free(k, a);
+	a[40] = 1; /* the bug */
+	kmem_alloc(k, 64); /* the same object again: its poison is broken */
+}
+
+static void double_free(struct kmem *k)
+{
+	char *a = kmem_alloc(k, 64);
+
+	kmem_alloc(k, 64); /* keep the slab page */
+	kmem_free(k, a);
+	kmem_free(k, a);
+}
+
+static void clean_reuse(struct kmem *k)
+{
+	char *a = kmem_alloc(k, 64);
+
+	memset(a, 0x6b, 64); /* poison-like contents in a live object are no free */
+	kmem_free(k, a);
+	a = kmem_alloc(k, 64);
+	kmem_free(k, a);
+}
+
+static void test_kmalloc_debug_poison(void **state)
+{
+	(void)state;
+	assert_true(died_of_abort(write_after_free));
+	assert_true(died_of_abort(double_free));
+	assert_false(died_of_abort(clean_reuse));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +231,7 @@ int main(void)
 		cmocka_unit_test_setup(test_kmalloc_classes, setup),
 		cmocka_unit_test_setup(test_kmalloc_many_small, setup),
 		cmocka_unit_test_setup(test_kmalloc_oom, setup),
+		cmocka_unit_test_setup(test_kmalloc_debug_poison, setup),
 	};
 	return cmocka_run_group_tests_name("page", tests, NULL, NULL);
 }
