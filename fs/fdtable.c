@@ -29,10 +29,22 @@
 #define RLIMIT_NOFILE_IDX 7 /* RLIMIT_NOFILE in <asm-generic/resource.h> */
 #define PIPE_SIZE 65536
 
+/*
+ * A descriptor handed out by fd_reserve and not yet committed: the slot is taken (no other
+ * open gets it, dup2 onto it is EBUSY) but holds no file (close and every lookup say EBADF),
+ * as Linux's get_unused_fd_flags before fd_install.
+ */
+#define FD_RESERVED ((struct file *)1)
+
+static struct file *slot_file(struct file *f)
+{
+	return f == FD_RESERVED ? NULL : f;
+}
+
 struct files {
 	_Atomic int refs;
 	struct spinlock lock; /* covers fd[] and cloexec[] */
-	struct file *fd[FILES_MAX];
+	struct file *fd[FILES_MAX]; /* a file, NULL (free) or FD_RESERVED */
 	uint64_t cloexec[FILES_MAX / 64];
 };
 
@@ -98,7 +110,7 @@ struct files *files_dup(struct files *src)
 	spin_init(&fs->lock);
 	fl = spin_lock_irqsave(&src->lock);
 	for (int i = 0; i < FILES_MAX; i++) {
-		fs->fd[i] = src->fd[i];
+		fs->fd[i] = slot_file(src->fd[i]); /* a reservation stays with its table */
 		if (fs->fd[i])
 			file_get(fs->fd[i]);
 	}
@@ -122,7 +134,7 @@ void files_put(struct files *fs)
 	if (!fs || atomic_fetch_sub(&fs->refs, 1) != 1)
 		return;
 	for (int i = 0; i < FILES_MAX; i++)
-		if (fs->fd[i])
+		if (slot_file(fs->fd[i]))
 			file_put(fs->fd[i]);
 	kfree(fs);
 }
@@ -132,6 +144,8 @@ static struct file *fd_detach_locked(struct files *fs, int fd)
 {
 	struct file *f = fs->fd[fd];
 
+	if (f == FD_RESERVED)
+		return NULL; /* its opener commits or cancels it */
 	fs->fd[fd] = NULL;
 	cloexec_set_locked(fs, fd, false);
 	return f;
@@ -166,7 +180,7 @@ int fd_get(int fd, struct file **out)
 	if (!fs || fd < 0 || fd >= FILES_MAX)
 		return -EBADF;
 	fl = spin_lock_irqsave(&fs->lock);
-	f = fs->fd[fd];
+	f = slot_file(fs->fd[fd]);
 	if (f)
 		file_get(f);
 	spin_unlock_irqrestore(&fs->lock, fl);
@@ -250,7 +264,7 @@ static long sys_close_range(uint64_t first, uint64_t last, uint64_t flags)
 		struct file *f = NULL;
 		unsigned long fl = spin_lock_irqsave(&fs->lock);
 
-		if (fs->fd[fd]) {
+		if (slot_file(fs->fd[fd])) {
 			if (flags & CLOSE_RANGE_CLOEXEC)
 				cloexec_set_locked(fs, (int)fd, true);
 			else
@@ -292,10 +306,14 @@ static long sys_dup3(uint64_t oldfd_, uint64_t newfd_, uint64_t flags)
 	if (!fs || newfd < 0 || newfd >= fd_limit() || oldfd < 0 || oldfd >= FILES_MAX)
 		return -EBADF;
 	fl = spin_lock_irqsave(&fs->lock);
-	f = fs->fd[oldfd];
+	f = slot_file(fs->fd[oldfd]);
 	if (!f) {
 		spin_unlock_irqrestore(&fs->lock, fl);
 		return -EBADF;
+	}
+	if (fs->fd[newfd] == FD_RESERVED) {
+		spin_unlock_irqrestore(&fs->lock, fl);
+		return -EBUSY; /* do_dup2: an fd another thread is opening */
 	}
 	file_get(f);
 	old = fs->fd[newfd];
@@ -506,28 +524,85 @@ void *file_anon_priv(struct file *f, const struct ksvc_file_ops *kops)
 	return f->ops == &anon_fops && a->kops == kops ? a->priv : NULL;
 }
 
-int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
+int ksvc_fd_reserve(const struct ksvc_file_ops *ops, bool cloexec, struct ksvc_fd_resv *r)
 {
-	struct anon_file *a = kmalloc(sizeof(*a));
+	struct files *fs = files_cur();
+	struct anon_file *a;
 	struct file *f;
 	int fd;
 
+	if (!fs)
+		return -EBADF;
+	a = kmalloc(sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->kops = ops;
-	a->priv = priv;
+	a->priv = NULL;
 	f = file_alloc(&anon_fops, NULL, O_RDWR, a);
 	if (!f) {
 		kfree(a);
 		return -ENOMEM;
 	}
-	fd = fd_install(f, cloexec);
+	fd = fd_install(FD_RESERVED, cloexec);
 	if (fd < 0) {
-		/* The caller keeps its reference to priv: free the wrapper without release. */
 		kfree(a);
 		kfree(f);
+		return fd;
 	}
+	r->fd = fd;
+	r->file = f;
+	r->cloexec = cloexec;
+	return 0;
+}
+
+int ksvc_fd_commit(struct ksvc_fd_resv *r, void *priv)
+{
+	struct files *fs = files_cur();
+	struct file *f = r->file;
+	unsigned long fl;
+	int fd = r->fd;
+
+	((struct anon_file *)f->priv)->priv = priv;
+	fl = spin_lock_irqsave(&fs->lock);
+	if (fs->fd[fd] == FD_RESERVED) {
+		fs->fd[fd] = f;
+		f = NULL;
+	}
+	spin_unlock_irqrestore(&fs->lock, fl);
+	if (f) {
+		/* close_range(CLOSE_RANGE_UNSHARE) gave the process a new table meanwhile, without
+		 * the reservation: the file takes the lowest free fd there (it cannot be EMFILE
+		 * for long; if it is, the file is released as a close would) */
+		fd = fd_install(f, r->cloexec);
+		if (fd < 0)
+			file_put(f);
+	}
+	r->file = NULL;
 	return fd;
+}
+
+void ksvc_fd_cancel(struct ksvc_fd_resv *r)
+{
+	struct files *fs = files_cur();
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+
+	if (fs->fd[r->fd] == FD_RESERVED) {
+		fs->fd[r->fd] = NULL;
+		cloexec_set_locked(fs, r->fd, false);
+	}
+	spin_unlock_irqrestore(&fs->lock, fl);
+	/* the caller keeps its reference to what it would have installed: no release */
+	kfree(((struct file *)r->file)->priv);
+	kfree(r->file);
+	r->file = NULL;
+}
+
+int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
+{
+	struct ksvc_fd_resv r;
+	int err = ksvc_fd_reserve(ops, cloexec, &r);
+
+	return err ? err : ksvc_fd_commit(&r, priv);
 }
 
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv)
@@ -541,7 +616,7 @@ int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv)
 	if (!fs || fd < 0 || fd >= FILES_MAX)
 		return -EBADF;
 	fl = spin_lock_irqsave(&fs->lock);
-	f = fs->fd[fd];
+	f = slot_file(fs->fd[fd]);
 	if (!f) {
 		err = -EBADF;
 	} else if (f->ops != &anon_fops || (a = f->priv)->kops != ops) {
@@ -564,7 +639,7 @@ int fd_set_cloexec(int fd, bool on)
 	if (!fs || fd < 0 || fd >= FILES_MAX)
 		return -EBADF;
 	fl = spin_lock_irqsave(&fs->lock);
-	if (fs->fd[fd]) {
+	if (slot_file(fs->fd[fd])) {
 		cloexec_set_locked(fs, fd, on);
 		err = 0;
 	}

@@ -120,9 +120,9 @@ static void print_banner(void)
 static void pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
 {
 	(void)intid;
-	(void)tf;
 	(void)arg;
-	perf_pmu_irq();
+	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
+	perf_pmu_irq((const uint64_t *)tf, trapframe_from_user(tf));
 }
 
 void kernel_cpu_online(struct cpu *c)

@@ -335,7 +335,7 @@ static void hit(struct perf_event *e)
 	atomic_fetch_add(&e->count, 1);
 	if (e->attr.sample_period && --e->hw.period_left <= 0) {
 		e->hw.period_left += (int64_t)e->hw.sample_period;
-		perf_sw_sample(e, e->attr.bp_addr);
+		perf_sw_sample(e, e->attr.bp_addr, false);
 	}
 }
 

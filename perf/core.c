@@ -15,6 +15,7 @@
  */
 #include <linux/perf_event.h>
 #include <linux/poll.h>
+#include <kern/assert.h>
 #include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
@@ -69,7 +70,10 @@ void perf_event_put(struct perf_event *e)
 {
 	struct perf_event_core *c = perf_core(e);
 
-	if (atomic_fetch_sub(&c->refs, 1) != 1)
+	int old = atomic_fetch_sub(&c->refs, 1);
+
+	kdebug_assert(old > 0); /* a put with no reference: underflow, or use after free */
+	if (old != 1)
 		return;
 	if (e->destroy)
 		e->destroy(e);
@@ -218,37 +222,98 @@ void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 
 /* ---- read() ---- */
 
+/*
+ * A group's members, each with a reference, taken under its context's lock: the lock that
+ * closing a leader or a sibling takes to change the group (remove_locked).  Without it a read
+ * or a group ioctl could follow a member another thread is freeing.
+ */
+struct group_snap {
+	struct perf_event *of;	 /* in: the event whose group */
+	bool siblings;		 /* in: the siblings too, else the leader alone */
+	uint32_t n;		 /* out: ev[0] is the leader */
+	struct perf_event *ev[1 + 64];
+};
+
+static void group_snap_fn(struct perf_context *ctx, void *arg)
+{
+	struct group_snap *g = arg;
+	struct perf_event *leader = g->of->group_leader, *s;
+	struct list_node *n;
+
+	(void)ctx;
+	g->n = 0;
+	atomic_fetch_add(&perf_core(leader)->refs, 1);
+	g->ev[g->n++] = leader;
+	if (!g->siblings)
+		return;
+	list_for_each(n, &leader->sibling_list) {
+		s = list_entry(n, struct perf_event, group_entry);
+		if (g->n == ARRAY_SIZE(g->ev))
+			break;
+		atomic_fetch_add(&perf_core(s)->refs, 1);
+		g->ev[g->n++] = s;
+	}
+}
+
+static void group_snap_get(struct perf_event *e, bool siblings, struct group_snap *g)
+{
+	g->of = e;
+	g->siblings = siblings;
+	if (perf_core(e)->ctx) {
+		perf_ctx_call(perf_core(e)->ctx, group_snap_fn, g);
+	} else {
+		atomic_fetch_add(&perf_core(e)->refs, 1);
+		g->ev[0] = e;
+		g->n = 1;
+	}
+}
+
+static void group_snap_put(struct group_snap *g)
+{
+	for (uint32_t i = 0; i < g->n; i++)
+		perf_event_put(g->ev[i]);
+	g->n = 0;
+}
+
 static long perf_read(void *priv, void *ubuf, size_t len)
 {
-	struct perf_event *e = priv, *leader = e->group_leader;
+	struct perf_event *e = priv;
 	uint64_t fmt = e->attr.read_format;
-	uint32_t nr = (fmt & PERF_FORMAT_GROUP) ? leader->nr_siblings + 1 : 1;
-	size_t size = perf_read_size(fmt, nr);
+	struct group_snap g;
+	uint32_t nr = 1;
 	struct perf_read_entry ent[1 + 64];
-	struct perf_read_values v = { .nr = nr, .ent = ent };
+	struct perf_read_values v = { .ent = ent };
 	uint64_t buf[3 + 3 * 65];
 	struct perf_out o;
 
-	if (len < size)
-		return -ENOSPC;
-	if (nr > 65)
-		return -EINVAL;
-	if (e->state == PERF_EVENT_STATE_ERROR)
-		return 0; /* a pinned event that could not go on: EOF */
 	if (fmt & PERF_FORMAT_GROUP) {
-		struct list_node *n = leader->sibling_list.next;
+		group_snap_get(e, true, &g);
+		nr = g.n;
+	}
+	size_t size = perf_read_size(fmt, nr);
 
-		perf_event_totals(leader, &ent[0].value, &v.time_enabled, &v.time_running);
-		ent[0].id = leader->primary_id;
-		ent[0].lost = atomic_load(&leader->lost_samples);
-		for (uint32_t i = 1; i < nr; i++, n = n->next) {
-			struct perf_event *s = list_entry(n, struct perf_event, group_entry);
+	v.nr = nr;
+	if (len < size) {
+		if (fmt & PERF_FORMAT_GROUP)
+			group_snap_put(&g);
+		return -ENOSPC;
+	}
+	if (e->state == PERF_EVENT_STATE_ERROR) {
+		if (fmt & PERF_FORMAT_GROUP)
+			group_snap_put(&g);
+		return 0; /* a pinned event that could not go on: EOF */
+	}
+	if (fmt & PERF_FORMAT_GROUP) {
+		perf_event_totals(g.ev[0], &ent[0].value, &v.time_enabled, &v.time_running);
+		for (uint32_t i = 0; i < nr; i++) {
 			uint64_t en, ru;
 
-			perf_event_totals(s, &ent[i].value, &en, &ru);
-			ent[i].id = s->primary_id;
-			ent[i].lost = atomic_load(&s->lost_samples);
+			if (i)
+				perf_event_totals(g.ev[i], &ent[i].value, &en, &ru);
+			ent[i].id = g.ev[i]->primary_id;
+			ent[i].lost = atomic_load(&g.ev[i]->lost_samples);
 		}
+		group_snap_put(&g);
 	} else {
 		perf_event_totals(e, &ent[0].value, &v.time_enabled, &v.time_running);
 		/* One event: value, then the fields read_format asks for, in Linux's order. */
@@ -294,11 +359,13 @@ static void apply_one_locked(struct perf_context *ctx, struct perf_event *e, int
 		e->state = PERF_EVENT_STATE_INACTIVE;
 		e->tstamp = ctx->time;
 	} else if (what == 0 && e->state >= PERF_EVENT_STATE_INACTIVE) {
-		if (e->state == PERF_EVENT_STATE_ACTIVE) {
+		/* __perf_event_disable: a leader takes its whole group off the PMU (its siblings
+		 * stay enabled, INACTIVE, and come back with it); a sibling goes off alone. */
+		if (e->group_leader == e) {
+			perf_group_sched_out_locked(&ctx->sched, e, ctx->time);
+		} else if (e->state == PERF_EVENT_STATE_ACTIVE) {
 			e->pmu->read(e);
 			e->pmu->del(e, 0);
-			if (e->group_leader == e)
-				ctx->sched.nr_active--;
 		}
 		perf_event_update_time_locked(e, ctx->time);
 		e->state = PERF_EVENT_STATE_OFF;
@@ -389,9 +456,15 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 	case PERF_EVENT_IOC_DISABLE:
 	case PERF_EVENT_IOC_RESET: {
 		int what = cmd == PERF_EVENT_IOC_DISABLE ? 0 : cmd == PERF_EVENT_IOC_ENABLE ? 1 : 2;
-		struct perf_event *target = group ? e->group_leader : e;
+		struct group_snap g;
 
-		event_state_op(target, what, group);
+		if (!group) {
+			event_state_op(e, what, false);
+			return 0;
+		}
+		group_snap_get(e, false, &g); /* the leader, held while the ioctl works on it */
+		event_state_op(g.ev[0], what, true);
+		group_snap_put(&g);
 		return 0;
 	}
 	case PERF_EVENT_IOC_ID:
@@ -524,7 +597,8 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 	int pid = (int)upid, cpu = (int)ucpu, group_fd = (int)ugroup;
 	struct perf_event *leader = NULL, *e = NULL, *output = NULL;
 	struct perf_context *ctx = NULL;
-	int err, fd;
+	struct ksvc_fd_resv resv = { .fd = -1 };
+	int err;
 
 	perf_limits.nr_cpus = ksvc_nr_cpus();
 	perf_limits.online_mask = 0;
@@ -536,12 +610,19 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 		return err;
 	if (flags & PERF_FLAG_PID_CGROUP)
 		return -EBADF; /* no cgroup file system: no fd can name a cgroup */
+	/* Linux's order: the fd is taken here (EMFILE before a bad group_fd), and installed
+	 * last, when the event is complete: no other thread can reach (or close) it before. */
+	err = ksvc_fd_reserve(&perf_fops, flags & PERF_FLAG_FD_CLOEXEC, &resv);
+	if (err)
+		return err;
 	if (group_fd != -1) {
 		void *p;
 
 		err = ksvc_fd_get(group_fd, &perf_fops, &p);
-		if (err)
+		if (err) {
+			ksvc_fd_cancel(&resv);
 			return err == -EINVAL ? -EBADF : err;
+		}
 		leader = p;
 		if (flags & PERF_FLAG_FD_OUTPUT) {
 			/* group_fd names the output event, not a leader.  Linux's
@@ -551,6 +632,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 			leader = NULL;
 			if (output->cpu != cpu || output->cpu == -1 || !perf_event_has_ring(output)) {
 				perf_event_put(output);
+				ksvc_fd_cancel(&resv);
 				return -EINVAL;
 			}
 		}
@@ -625,12 +707,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 	}
 	if (err)
 		goto err_event;
-	fd = ksvc_fd_install(&perf_fops, e, flags & PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		err = fd;
-		goto err_event;
-	}
-	/* Committed: from here the event is live and owned by its fd. */
+	/* Committed: the event goes live, and its fd last. */
 	if (leader) {
 		perf_event_init_group(e, leader);
 		/* Linux gives a sibling the leader's state when the leader is off. */
@@ -642,7 +719,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 		perf_set_output(e, output); /* checked above: the target has a ring */
 		perf_event_put(output);
 	}
-	return fd;
+	return ksvc_fd_commit(&resv, e); /* the fd owns the event's first reference */
 
 err_event:
 	perf_event_put(e); /* drops the context reference too */
@@ -651,6 +728,7 @@ err_leader:
 		perf_event_put(leader);
 	if (output)
 		perf_event_put(output);
+	ksvc_fd_cancel(&resv);
 	return err;
 }
 SYSCALL(__NR_perf_event_open, sys_perf_event_open);

@@ -11,6 +11,7 @@
  */
 #include <linux/perf_event.h>
 #include <linux/poll.h>
+#include <kern/assert.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
@@ -41,12 +42,16 @@ static struct perf_context *ctx_alloc(struct ksvc_task *task, int cpu)
 
 void perf_ctx_put(struct perf_context *ctx)
 {
-	if (atomic_fetch_sub(&ctx->refs, 1) == 1)
+	int old = atomic_fetch_sub(&ctx->refs, 1);
+
+	kdebug_assert(old > 0);
+	if (old == 1)
 		ksvc_free(ctx);
 }
 
 void perf_ctx_update_time_locked(struct perf_context *ctx, uint64_t now)
 {
+	spin_assert_held(&ctx->sched.lock);
 	if (ctx->active)
 		ctx->time += now - ctx->tstamp;
 	ctx->tstamp = now;
@@ -87,6 +92,7 @@ struct call_req {
  */
 static bool ctx_here_locked(struct perf_context *ctx, int *elsewhere)
 {
+	spin_assert_held(&ctx->sched.lock);
 	int me = (int)ksvc_cpu_id();
 
 	*elsewhere = -1;
@@ -160,6 +166,10 @@ static void install_fn(struct perf_context *ctx, void *arg)
 	list_add_tail(&ctx->events, &perf_core(e)->event_entry);
 	if (ctx->active)
 		perf_ctx_sched_out_locked(&ctx->sched, ctx->time);
+	/* The leader was closed after the open looked it up: as if it went just after this
+	 * install, the event leads a group of its own (remove_locked's rule). */
+	if (e->group_leader != e && list_empty(&perf_core(e->group_leader)->event_entry))
+		e->group_leader = e;
 	if (e->group_leader == e)
 		perf_ctx_add_group_locked(&ctx->sched, e);
 	else
@@ -185,6 +195,14 @@ static void remove_locked(struct perf_context *ctx, struct perf_event *e)
 	perf_ctx_update_time_locked(ctx, ksvc_clock_ns());
 	if (ctx->active)
 		perf_ctx_sched_out_locked(&ctx->sched, ctx->time);
+	if (e->state == PERF_EVENT_STATE_ACTIVE) {
+		/* never on the PMU without its group's leader; if it is, it still comes off
+		 * here, on its CPU, before anything can free it */
+		ksvc_printk("perf: BUG: event %llu on the PMU outside its group\n",
+			    (unsigned long long)e->id);
+		e->pmu->del(e, 0);
+		e->state = PERF_EVENT_STATE_INACTIVE;
+	}
 	perf_event_update_time_locked(e, ctx->time);
 	if (e->group_leader == e) {
 		perf_ctx_del_group_locked(&ctx->sched, e);
@@ -288,6 +306,10 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 
 static void rotate(struct perf_context *ctx, uint64_t now)
 {
+	/* the tick interrupted a holder of this lock on this CPU: that holder let interrupts in */
+	if (KDEBUG && spin_is_held_by_me(&ctx->sched.lock))
+		kpanic("perf: the tick found ctx lock %p held on its own CPU (taken from %p)",
+		       (void *)&ctx->sched.lock, (void *)ctx->sched.lock.holder_pc);
 	spin_lock(&ctx->sched.lock);
 	if (ctx->active)
 		perf_adjust_freq_unthr_locked(ctx);
@@ -534,10 +556,11 @@ void perf_task_exit(void)
 
 /* ---- boot ---- */
 
-static bool overflow(struct perf_event *e, uint64_t period, void *cookie)
+static bool overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+		     void *cookie)
 {
 	(void)cookie;
-	return perf_event_overflow(e, period);
+	return perf_event_overflow(e, period, regs, user);
 }
 
 int perf_init(void)

@@ -363,14 +363,8 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 	return err;
 }
 
-void perf_output_sample(struct perf_event *e, uint64_t period)
+void perf_output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user)
 {
-	static const uint64_t none[34];
-	bool user = false;
-	const uint64_t *regs = ksvc_irq_regs(&user);
-
-	if (!regs)
-		regs = none; /* not from an interrupt: nothing to attribute the sample to */
 	/* the program check stays inline: the common case has none */
 	if (!READ_ONCE(perf_core(e)->prog) || perf_bpf_filter(e, period, regs, 0))
 		output_sample(e, period, regs, user, 0, NULL, 0);
@@ -407,7 +401,7 @@ long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_
 
 /* A software event's period elapsed in process context (a page fault, a context switch):
  * the sample shows the task's user state; addr is the fault address for page faults. */
-void perf_sw_sample(struct perf_event *e, uint64_t addr)
+void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 {
 	uint64_t regs[34];
 	struct perf_event_core *c = perf_core(e);
@@ -415,7 +409,9 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr)
 
 	if (c->throttled)
 		return;
-	if (++c->interrupts >= max) {
+	/* __perf_event_account_interrupt: every overflow counts toward the tick's limit, but
+	 * only a second one from the same occurrence may throttle */
+	if (++c->interrupts >= max && throttle) {
 		c->throttled = true;
 		log_throttle(e, false);
 	}
@@ -584,7 +580,7 @@ static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count)
 	perf_freq_adjust_period(&e->hw, e->attr.sample_freq, nsec, count);
 }
 
-bool perf_event_overflow(struct perf_event *e, uint64_t period)
+bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user)
 {
 	struct perf_event_core *c = perf_core(e);
 	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
@@ -603,7 +599,7 @@ bool perf_event_overflow(struct perf_event *e, uint64_t period)
 		if (delta > 0 && delta < 2 * PERF_TICK_NS)
 			adjust_period(e, delta, period);
 	}
-	perf_output_sample(e, period);
+	perf_output_sample(e, period, regs, user);
 	return throttle;
 }
 

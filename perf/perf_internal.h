@@ -601,6 +601,9 @@ void perf_event_update_time_locked(struct perf_event *e, uint64_t now);
 void perf_ctx_sched_in_locked(struct perf_ctx *ctx, uint64_t now);
 /* ctx_sched_out: every ACTIVE group off (times folded at now). [c][p] */
 void perf_ctx_sched_out_locked(struct perf_ctx *ctx, uint64_t now);
+/* One group off the PMU (a no-op unless its leader is on): leader and siblings go INACTIVE.
+ * Siblings are never on without their leader, so disabling a leader takes the group off. */
+void perf_group_sched_out_locked(struct perf_ctx *ctx, struct perf_event *leader, uint64_t now);
 /*
  * perf_rotate_context: when rotate_necessary, schedule the flexible groups out, move the first
  * flexible group to the tail, and schedule in again.  Returns true when it rotated. [c][p]
@@ -621,7 +624,8 @@ uint64_t perf_event_read_count_locked(struct perf_event *e);
  * covers (no allocation, no sleep).  Returning true throttles: the counter is stopped as Linux
  * does when perf_event_overflow returns 1; core.c restarts it later through pmu->start.
  */
-typedef bool (*pmuv3_overflow_fn)(struct perf_event *e, uint64_t period, void *cookie);
+typedef bool (*pmuv3_overflow_fn)(struct perf_event *e, uint64_t period, const uint64_t *regs,
+				  bool user, void *cookie);
 
 /*
  * [any, boot] Probe the PMU of the CPU we run on (ID_AA64DFR0_EL1.PMUVer, PMCR.N, PMCEID*),
@@ -631,8 +635,9 @@ typedef bool (*pmuv3_overflow_fn)(struct perf_event *e, uint64_t period, void *c
 int pmuv3_probe(unsigned int nr_cpus, pmuv3_overflow_fn fn, void *cookie);
 /* [p] Reset the PMU of this CPU (counters off, overflow cleared, PMCR.LC/LP as Linux). */
 void pmuv3_cpu_init(void);
-/* [p] The PMU interrupt of this CPU: true when it was ours. */
-bool pmuv3_handle_irq(void);
+/* [p] The PMU interrupt of this CPU, with the interrupted registers (user_pt_regs order) and
+ * whether they are user mode: true when it was ours. */
+bool pmuv3_handle_irq(const uint64_t *regs, bool user);
 /* The registered PMU (NULL before probe) and its facts. */
 struct perf_pmu *pmuv3_pmu(void);
 /* kernel.perf_user_access (default 0): rdpmc indexes are published only when set. */
@@ -764,12 +769,14 @@ bool perf_event_has_ring(struct perf_event *e);
 void perf_event_update_userpage_locked(struct perf_event *e);
 unsigned int perf_output_poll(struct perf_event *e);
 /* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
-void perf_output_sample(struct perf_event *e, uint64_t period);
+void perf_output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user);
 /* [IRQ] The overflow path: throttle accounting, freq-mode period, the sample.  true: the PMU
  * must stop the event (throttled until the next tick). */
-bool perf_event_overflow(struct perf_event *e, uint64_t period);
+bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user);
 /* [proc or IRQs masked] A counting software event with a period reached it. */
-void perf_sw_sample(struct perf_event *e, uint64_t addr);
+/* One software overflow in process context.  throttle false for the first overflow of one
+ * counted occurrence, which Linux never throttles (perf_swevent_overflow), true for more. */
+void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle);
 /* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
 void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);

@@ -256,13 +256,14 @@ void perf_group_detach_locked(struct perf_event *e)
 
 void perf_ctx_add_group_locked(struct perf_ctx *ctx, struct perf_event *leader)
 {
+	spin_assert_held(&ctx->lock);
 	kassert(leader->group_leader == leader);
 	list_add_tail(leader->attr.pinned ? &ctx->pinned : &ctx->flexible, &leader->group_entry);
 }
 
 void perf_ctx_del_group_locked(struct perf_ctx *ctx, struct perf_event *leader)
 {
-	(void)ctx;
+	spin_assert_held(&ctx->lock);
 	list_del(&leader->group_entry);
 }
 
@@ -423,8 +424,20 @@ static void sched_in_list(struct perf_ctx *ctx, struct list_node *head, uint64_t
 
 void perf_ctx_sched_in_locked(struct perf_ctx *ctx, uint64_t now)
 {
+	spin_assert_held(&ctx->lock);
 	sched_in_list(ctx, &ctx->pinned, now);
 	sched_in_list(ctx, &ctx->flexible, now);
+}
+
+void perf_group_sched_out_locked(struct perf_ctx *ctx, struct perf_event *leader, uint64_t now)
+{
+	spin_assert_held(&ctx->lock);
+	if (leader->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	group_sched_out(leader, now);
+	ctx->nr_active--;
+	if (leader->attr.exclusive)
+		ctx->exclusive_on = false;
 }
 
 static void sched_out_list(struct perf_ctx *ctx, struct list_node *head, uint64_t now)
@@ -432,20 +445,12 @@ static void sched_out_list(struct perf_ctx *ctx, struct list_node *head, uint64_
 	struct list_node *n;
 
 	list_for_each(n, head)
-	{
-		struct perf_event *leader = list_entry(n, struct perf_event, group_entry);
-
-		if (leader->state != PERF_EVENT_STATE_ACTIVE)
-			continue;
-		group_sched_out(leader, now);
-		ctx->nr_active--;
-		if (leader->attr.exclusive)
-			ctx->exclusive_on = false;
-	}
+		perf_group_sched_out_locked(ctx, list_entry(n, struct perf_event, group_entry), now);
 }
 
 void perf_ctx_sched_out_locked(struct perf_ctx *ctx, uint64_t now)
 {
+	spin_assert_held(&ctx->lock);
 	sched_out_list(ctx, &ctx->flexible, now);
 	sched_out_list(ctx, &ctx->pinned, now);
 	/* no flexible group is on any more, so none is waiting for a rotation */
@@ -457,6 +462,7 @@ bool perf_ctx_rotate_locked(struct perf_ctx *ctx, uint64_t now)
 	struct perf_event *first = NULL;
 	struct list_node *n;
 
+	spin_assert_held(&ctx->lock);
 	if (!ctx->rotate_necessary || list_empty(&ctx->flexible))
 		return false;
 	/* ctx_event_to_rotate: the first ACTIVE flexible group, else the first one */

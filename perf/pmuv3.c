@@ -300,6 +300,28 @@ static int validate_group(struct perf_event *e)
 	return 0;
 }
 
+/*
+ * The last reference is going.  Every path that frees an event takes it off the PMU first
+ * (perf_remove_event on the CPU that owns it), so no CPU may still hold it: if one does, that
+ * is a kernel bug, reported here, and the slot is let go so the interrupt handler stops the
+ * counter instead of following a freed pointer.
+ */
+static void pmuv3_destroy(struct perf_event *e)
+{
+	for (unsigned int cpu = 0; cpu < pv.nr_cpus; cpu++) {
+		struct pmuv3_cpu *c = &pv.cpus[cpu];
+
+		for (unsigned int idx = 0; idx < pv.num_events; idx++) {
+			if (c->events[idx] != e)
+				continue;
+			ksvc_printk("perf: BUG: a freed %s event still owns counter %u on cpu %u\n",
+				    pv.pmu.name, idx, cpu);
+			c->events[idx] = NULL;
+			c->used_mask &= ~(1u << idx);
+		}
+	}
+}
+
 static int pmuv3_event_init(struct perf_event *e)
 {
 	uint32_t filter;
@@ -319,6 +341,7 @@ static int pmuv3_event_init(struct perf_event *e)
 	if (set_event_filter(e, &filter))
 		return -EOPNOTSUPP;
 	e->hw.config_base = filter | (uint32_t)ev;
+	e->destroy = pmuv3_destroy;
 	/* counting: an overflow interrupt every half range extends the count to 64 bits */
 	if (!e->attr.sample_period) {
 		e->hw.sample_period = perf_counter_mask(ev_width(e)) >> 1;
@@ -547,7 +570,7 @@ static int pmuv3_event_idx(struct perf_event *e)
 
 /* ---- interrupt ---- */
 
-bool pmuv3_handle_irq(void)
+bool pmuv3_handle_irq(const uint64_t *regs, bool user)
 {
 	struct pmuv3_cpu *c = this_cpu();
 	uint32_t ovs = (uint32_t)pmu_read_pmovsclr();
@@ -565,8 +588,19 @@ bool pmuv3_handle_irq(void)
 		struct perf_event *e = idx < pv.num_events ? c->events[idx] : NULL;
 		uint64_t period;
 
-		if (!e)
+		/* An overflow nobody owns here (an event gone or moved, a counter never given
+		 * out, the low half of a chained pair): its flag is cleared above; stop the
+		 * counter and its interrupt and touch nothing else. */
+		if (!e || e->hw.idx != (int)idx) {
+			uint32_t bit = 1u << IDX_TO_COUNTER(idx);
+
+			if (!(c->used_mask & (1u << idx))) {
+				pmu_write_pmcntenclr(bit);
+				pmu_write_pmintenclr(bit);
+				pmu_isb();
+			}
 			continue;
+		}
 		event_update(e);
 		period = e->hw.last_period;
 		if (!event_set_period(e))
@@ -574,16 +608,16 @@ bool pmuv3_handle_irq(void)
 		/* a counting event's interrupt only extends the count (perf_event_overflow: 0) */
 		if (!e->attr.sample_period)
 			continue;
-		if (pv.overflow && pv.overflow(e, period, pv.cookie))
+		if (pv.overflow && pv.overflow(e, period, regs, user, pv.cookie))
 			hw_disable(e); /* throttled */
 	}
 	pmu_write_pmcr(pmu_read_pmcr() | PMCR_E);
 	return true;
 }
 
-bool perf_pmu_irq(void)
+bool perf_pmu_irq(const uint64_t *regs, bool user)
 {
-	return pv.probed && pmuv3_handle_irq();
+	return pv.probed && pmuv3_handle_irq(regs, user);
 }
 
 /* ---- probe ---- */

@@ -42,12 +42,20 @@ static bool is_sampling(const struct perf_event *e)
 static void clock_timer_fn(void *arg)
 {
 	struct perf_event *e = arg;
-	uint64_t period = e->hw.sample_period;
+	uint64_t period = e->hw.sample_period, uregs[34];
+	bool user = false;
+	const uint64_t *regs = ksvc_irq_regs(&user);
 
 	if (e->hw.state & PERF_HES_STOPPED)
 		return;
+	if (!regs) {
+		/* not from the timer interrupt: the task's own user state, as a syscall has it */
+		ksvc_user_regs(uregs);
+		regs = uregs;
+		user = uregs[32] != 0;
+	}
 	sw_read(e);
-	if (perf_event_overflow(e, period))
+	if (perf_event_overflow(e, period, regs, user))
 		return; /* throttled: the tick's unthrottle restarts it */
 	/* A fixed schedule, as hrtimer_forward: the time spent sampling does not add up. */
 	uint64_t now = ksvc_clock_ns();
@@ -166,10 +174,13 @@ void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n,
 		atomic_fetch_add(&e->count, n);
 		/* sampling with a period (perf_swevent_event): one sample per period elapsed */
 		if (e->attr.sample_period && !is_clock(e)) {
+			bool more = false;
+
 			e->hw.period_left -= (int64_t)n;
 			while (e->hw.period_left <= 0) {
 				e->hw.period_left += (int64_t)e->hw.sample_period;
-				perf_sw_sample(e, addr);
+				perf_sw_sample(e, addr, more);
+				more = true;
 			}
 		}
 	}

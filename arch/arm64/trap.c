@@ -171,9 +171,12 @@ void trap_irq(struct trapframe *tf)
 {
 	struct task *t = current_task();
 
+	struct trapframe *outer = this_cpu()->irq_tf;
+
 	t->preempt_count++;
-	this_cpu()->irq_tf = tf;
+	this_cpu()->irq_tf = tf; /* ksvc_irq_regs: this frame while the handlers run, and only then */
 	gic_handle_irq(tf);
+	this_cpu()->irq_tf = outer;
 	t->preempt_count--;
 	/* Kernel preemption: only where the interrupted code had interrupts on. */
 	if (!trapframe_from_user(tf) && !(tf->pstate & PSR_I) && t->preempt_count == 0 &&

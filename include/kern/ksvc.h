@@ -131,6 +131,23 @@ void ksvc_poll_wait(struct ksvc_poll *pt, struct wait_queue *wq);
  */
 int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec);
 /*
+ * [sleep] Install in two steps, as Linux's get_unused_fd_flags / fd_install, for an object that
+ * must be complete before any other thread can reach it through its fd.  ksvc_fd_reserve takes
+ * the lowest free fd (r->fd) and allocates the file: 0, -EMFILE or -ENOMEM.  Until the commit
+ * the fd is taken but empty: close() and lookups of it fail with EBADF, dup2 onto it EBUSY.
+ * ksvc_fd_commit makes it (ops, priv), taking over the caller's reference, and returns the fd
+ * (only if the process swapped its table meanwhile and the new one is full: -EMFILE, with priv
+ * released as by a close).  ksvc_fd_cancel gives the fd back; the caller keeps its reference.
+ */
+struct ksvc_fd_resv {
+	int fd;
+	bool cloexec;
+	void *file; /* the kernel's, opaque here */
+};
+int ksvc_fd_reserve(const struct ksvc_file_ops *ops, bool cloexec, struct ksvc_fd_resv *r);
+int ksvc_fd_commit(struct ksvc_fd_resv *r, void *priv);
+void ksvc_fd_cancel(struct ksvc_fd_resv *r);
+/*
  * [proc] Look up fd in the current task's table: -EBADF when it is not open, -EINVAL when it is
  * not a file of ops.  On success *priv holds a new reference taken with ops->get.
  */

@@ -26,11 +26,13 @@ struct perf_mmap_info {
 };
 
 /*
- * [any, IRQs masked] The PMU overflow interrupt of the calling CPU: folds counter wraps into
- * the counts and hands elapsed sampling periods to perf core.  Returns true when the interrupt
+ * [any, IRQs masked] The PMU overflow interrupt of the calling CPU, with the interrupted
+ * registers (user_pt_regs order: x0-x30, sp, pc, pstate) and whether they are user mode: folds
+ * counter wraps into the counts and hands elapsed sampling periods, with those registers, to
+ * perf core.  Returns true when the interrupt
  * was the PMU's.  Never allocates nor sleeps; wakeups are deferred by the core.
  */
-bool perf_pmu_irq(void);
+bool perf_pmu_irq(const uint64_t *regs, bool user);
 
 /*
  * [IRQs masked] A debug exception from user code on this CPU: a breakpoint at addr (watch

@@ -247,18 +247,41 @@ static struct {
 	int refs; /* descriptors pointing at this slot's file (dup) */
 } fake_fds[KSVC_FAKE_MAX_FDS];
 
-int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
+/* a reserved slot: taken (refs 1), no ops yet, so lookups see EBADF */
+int ksvc_fd_reserve(const struct ksvc_file_ops *ops, bool cloexec, struct ksvc_fd_resv *r)
 {
-	(void)cloexec;
 	for (int fd = 3; fd < KSVC_FAKE_MAX_FDS; fd++) {
-		if (!fake_fds[fd].ops) {
-			fake_fds[fd].ops = ops;
-			fake_fds[fd].priv = priv;
+		if (!fake_fds[fd].ops && !fake_fds[fd].refs) {
 			fake_fds[fd].refs = 1;
-			return fd;
+			r->fd = fd;
+			r->cloexec = cloexec;
+			r->file = (void *)ops;
+			return 0;
 		}
 	}
 	return -EMFILE;
+}
+
+int ksvc_fd_commit(struct ksvc_fd_resv *r, void *priv)
+{
+	fake_fds[r->fd].ops = r->file;
+	fake_fds[r->fd].priv = priv;
+	r->file = NULL;
+	return r->fd;
+}
+
+void ksvc_fd_cancel(struct ksvc_fd_resv *r)
+{
+	fake_fds[r->fd].refs = 0;
+	r->file = NULL;
+}
+
+int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
+{
+	struct ksvc_fd_resv r;
+	int err = ksvc_fd_reserve(ops, cloexec, &r);
+
+	return err ? err : ksvc_fd_commit(&r, priv);
 }
 
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv)
@@ -282,6 +305,7 @@ int ksvc_fake_close(int fd)
 
 	fake_fds[fd].ops = NULL;
 	fake_fds[fd].priv = NULL;
+	fake_fds[fd].refs = 0;
 	if (ops->release)
 		ops->release(priv);
 	return 0;

@@ -24,9 +24,10 @@ struct perf_limits perf_limits = { .nr_cpus = 2 };
 static int samples;
 static uint64_t sample_addr;
 
-void perf_sw_sample(struct perf_event *e, uint64_t addr)
+void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 {
 	(void)e;
+	assert_false(throttle); /* one hit, one overflow: never throttled */
 	samples++;
 	sample_addr = addr;
 }

@@ -283,6 +283,7 @@ static void test_sched_pinned_first_and_groups(void **state)
 	fake_setup(&sw, "sw", 0, PERF_PMU_CAP_SOFTWARE);
 	sw.slots = 100;
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	perf_ctx_add_group_locked(&ctx, mk(&a, &hw, NULL, false));
 	perf_ctx_add_group_locked(&ctx, mk(&b, &hw, NULL, false));
 	mk(&b1, &hw, &b, false);
@@ -326,6 +327,7 @@ static void test_sched_pinned_error_and_off(void **state)
 
 	fake_setup(&hw, "hw", 2, 0);
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	perf_ctx_add_group_locked(&ctx, mk(&p1, &hw, NULL, true));
 	perf_ctx_add_group_locked(&ctx, mk(&p2, &hw, NULL, true));
 	perf_ctx_add_group_locked(&ctx, mk(&p3, &hw, NULL, true));
@@ -362,6 +364,7 @@ static void test_sched_exclusive(void **state)
 
 	fake_setup(&hw, "hw", 4, 0);
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	mk(&x, &hw, NULL, false);
 	x.attr.exclusive = 1;
 	perf_ctx_add_group_locked(&ctx, &x);
@@ -376,6 +379,7 @@ static void test_sched_exclusive(void **state)
 
 	/* an exclusive group behind a busy PMU stays off */
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	perf_ctx_add_group_locked(&ctx, mk(&b, &hw, NULL, false));
 	mk(&x, &hw, NULL, false);
 	x.attr.exclusive = 1;
@@ -395,6 +399,7 @@ static void test_rotation_times(void **state)
 
 	fake_setup(&hw, "hw", 2, 0);
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	for (int i = 0; i < 3; i++)
 		perf_ctx_add_group_locked(&ctx, mk(&ev[i], &hw, NULL, false));
 	perf_ctx_sched_in_locked(&ctx, now);

@@ -23,6 +23,8 @@
 #define QEMU_PMCEID0 ((1ull << 0x08) | (1ull << 0x11) | (1ull << 0x00))
 #define QEMU_PMCEID1 ((1ull << (0x23 - 32)) | (1ull << (0x24 - 32)) | (1ull << (0x3c - 32)))
 
+static const uint64_t fake_regs[34];
+
 struct ovf {
 	int calls;
 	uint64_t last_period;
@@ -31,8 +33,11 @@ struct ovf {
 };
 static struct ovf ovf;
 
-static bool on_overflow(struct perf_event *e, uint64_t period, void *cookie)
+static bool on_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+			void *cookie)
 {
+	assert_ptr_equal(regs, fake_regs);
+	assert_true(user);
 	assert_ptr_equal(cookie, &ovf);
 	ovf.calls++;
 	ovf.last_period = period;
@@ -319,7 +324,7 @@ static void test_counting_cycles_and_filter(void **state)
 static void run_irqs(void)
 {
 	while (pmu_fake_irq_pending())
-		assert_true(pmuv3_handle_irq());
+		assert_true(pmuv3_handle_irq(fake_regs, true));
 }
 
 static void count_chunks(uint32_t ev, uint64_t total, uint64_t chunk)
@@ -351,7 +356,7 @@ static void test_32bit_extension(void **state)
 	assert_int_equal(ins.count, 10000000000ull);
 	assert_int_equal(cyc.count, 10000000000ull);
 	assert_int_equal(ovf.calls, 0);	  /* counting events never sample */
-	assert_false(pmuv3_handle_irq()); /* nothing pending: not ours */
+	assert_false(pmuv3_handle_irq(fake_regs, true)); /* nothing pending: not ours */
 	pmu->del(&ins, 0);
 	pmu->del(&cyc, 0);
 }
@@ -561,6 +566,7 @@ static void test_multiplexing(void **state)
 	uint64_t now = 0;
 
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	for (int i = 0; i < 8; i++) {
 		assert_int_equal(open_ev(&ev[i], PERF_TYPE_RAW, 0x08, 0, NULL), 0);
 		perf_ctx_add_group_locked(&ctx, &ev[i]);
@@ -591,6 +597,7 @@ static void test_chain_never_scheduled(void **state)
 	struct perf_ctx ctx;
 
 	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
 	assert_int_equal(open_ev(&chain, PERF_TYPE_RAW, 0x1e, 0, NULL), 0);
 	assert_int_equal(open_ev(&pinned_chain, PERF_TYPE_RAW, 0x1e, 0, NULL), 0);
 	pinned_chain.attr.pinned = 1;
@@ -631,11 +638,57 @@ static void test_disable_clears_pending_overflow(void **state)
 	pmu->del(&s, 0);
 	/* the overflow happened, but the event is gone: no stale interrupt */
 	assert_int_equal(pmu_fake.ovs, 0);
-	assert_false(pmuv3_handle_irq());
+	assert_false(pmuv3_handle_irq(fake_regs, true));
 	assert_int_equal(ovf.calls, 0);
 	assert_int_equal(s.count, 10);
 	/* the PMU interrupt entry of <perf/perf.h> */
-	assert_false(perf_pmu_irq());
+	assert_false(perf_pmu_irq(fake_regs, true));
+}
+
+/* An overflow from a counter no event owns (released, moved, never given out) is cleared,
+ * its counter and interrupt are stopped, and nothing is called. */
+static void test_unowned_overflow_ignored(void **state)
+{
+	/* counter 3 programmed and interrupting, as a freed event would have left it */
+	pmu_fake.evtyper[3] = 0x08;
+	pmu_fake.evcntr[3] = 0xfffffff0u;
+	pmu_fake.cnten |= 1u << 3;
+	pmu_fake.inten |= 1u << 3;
+	pmu_fake.pmcr |= 1; /* PMCR.E */
+	pmu_fake_count(0x08, 0x20, 0);
+	assert_true(pmu_fake_irq_pending());
+	assert_true(pmuv3_handle_irq(fake_regs, true));
+	assert_int_equal(ovf.calls, 0);
+	assert_int_equal(pmu_fake.ovs, 0);
+	assert_int_equal(pmu_fake.inten & (1u << 3), 0);
+	assert_int_equal(pmu_fake.cnten & (1u << 3), 0);
+	assert_false(pmu_fake_irq_pending());
+}
+
+/* Disabling a group's leader (core.c's DISABLE) takes the whole group off the PMU: the
+ * siblings stop counting and go INACTIVE with the leader, as Linux's __perf_event_disable. */
+static void test_leader_off_takes_group_off(void **state)
+{
+	struct perf_event lead, sib;
+	struct perf_ctx ctx;
+
+	perf_ctx_init(&ctx);
+	spin_lock(&ctx.lock); /* the *_locked calls below hold it */
+	assert_int_equal(open_ev(&lead, PERF_TYPE_RAW, 0x08, 0, NULL), 0);
+	assert_int_equal(open_ev(&sib, PERF_TYPE_RAW, 0x11, 0, &lead), 0);
+	perf_ctx_add_group_locked(&ctx, &lead);
+	perf_group_attach_locked(&sib);
+	perf_ctx_sched_in_locked(&ctx, 0);
+	assert_int_equal(sib.state, PERF_EVENT_STATE_ACTIVE);
+	assert_int_equal(ctx.nr_active, 1);
+	perf_group_sched_out_locked(&ctx, &lead, 10);
+	assert_int_equal(lead.state, PERF_EVENT_STATE_INACTIVE);
+	assert_int_equal(sib.state, PERF_EVENT_STATE_INACTIVE);
+	assert_int_equal(sib.hw.idx, -1);
+	assert_int_equal(ctx.nr_active, 0);
+	assert_int_equal(pmu_fake.cnten, 0);
+	pmu_fake_count(0x11, 100, 0);
+	assert_int_equal(sib.count, 0);
 }
 
 int main(void)
@@ -654,6 +707,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_group_validation, setup_max, teardown),
 	    cmocka_unit_test_setup_teardown(test_multiplexing, setup_max, teardown),
 	    cmocka_unit_test_setup_teardown(test_chain_never_scheduled, setup_max, teardown),
+	    cmocka_unit_test_setup_teardown(test_unowned_overflow_ignored, setup_max, teardown),
+	    cmocka_unit_test_setup_teardown(test_leader_off_takes_group_off, setup_max, teardown),
 	    cmocka_unit_test_setup_teardown(test_disable_clears_pending_overflow, setup_max,
 					    teardown),
 	};

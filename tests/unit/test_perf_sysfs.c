@@ -29,7 +29,8 @@ struct perf_limits perf_limits = {
 
 static struct perf_pmu fake_sw = { .name = "software" };
 
-static bool no_overflow(struct perf_event *e, uint64_t period, void *cookie)
+static bool no_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+			void *cookie)
 {
 	return false;
 }

@@ -74,3 +74,6 @@ $(BUILD)/user/bpf/%.bpf.lo: $(BUILD)/user/bpf/%.bpf.o
 UPROGS += t_epoll
 t_epoll_SRCS := tests/user/t_epoll.c
 t_epoll_LIBS := -lpthread
+UPROGS += t_perf_robust
+t_perf_robust_SRCS := tests/user/t_perf_robust.c
+t_perf_robust_LIBS := -lpthread

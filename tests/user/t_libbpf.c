@@ -176,6 +176,69 @@ int main(void)
 	EXPECT_OK(bpf_link__destroy(link), "bpf_link__destroy");
 	close(fd);
 
+	/* KernelScript's flow: page-faults with period 1, on CPU 0 (its default: pid -1, cpu 0,
+	 * the process pinned there) and on the task itself (pid 0, cpu -1, free to migrate), over
+	 * 1000 fresh pages.  Every fault is one overflow and Linux runs the program for each
+	 * (perf_swevent_overflow never throttles an event's first overflow), so the program's
+	 * count equals the event's, exactly. */
+	for (int pass = 0; pass < 2; pass++) {
+		const char *tag = pass ? "task (pid 0, cpu -1)" : "CPU 0 (pid -1, cpu 0)";
+		char what[160];
+		uint64_t zero = 0, n = 0, r = 0;
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_PAGE_FAULTS;
+		a.sample_period = 1;
+		a.wakeup_events = 1;
+		a.disabled = 1;
+		int tfd = (int)syscall(__NR_perf_event_open, &a, pass ? 0 : -1, pass ? -1 : 0, -1,
+				       PERF_FLAG_FD_CLOEXEC);
+
+		snprintf(what, sizeof(what), "1000 faults, %s: open page-faults, period 1", tag);
+		CHECK(tfd >= 0, what, "errno %d", errno);
+		bpf_map__update_elem(map, &k0, sizeof(k0), &zero, sizeof(zero), 0);
+		if (tfd >= 0)
+			ioctl(tfd, PERF_EVENT_IOC_RESET, 0);
+		struct bpf_link *tl = tfd >= 0 ? bpf_program__attach_perf_event(prog, tfd) : NULL;
+
+		snprintf(what, sizeof(what), "1000 faults, %s: bpf_program__attach_perf_event", tag);
+		if (CHECK(tl, what, "errno %d", errno)) {
+			cpu_set_t all;
+
+			/* the task event's client is free to migrate */
+			CPU_ZERO(&all);
+			for (int c = 0; c < 64; c++)
+				CPU_SET(c, &all);
+			if (pass)
+				sched_setaffinity(0, sizeof(all), &all);
+			char *pages = mmap(NULL, 1000 * 4096, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			madvise(pages, 1000 * 4096, MADV_NOHUGEPAGE); /* Linux: one fault a page */
+			ioctl(tfd, PERF_EVENT_IOC_ENABLE, 0);
+			for (int i = 0; i < 1000; i++)
+				pages[i * 4096] = 1;
+			ioctl(tfd, PERF_EVENT_IOC_DISABLE, 0);
+			if (read(tfd, &n, sizeof(n)) != sizeof(n))
+				n = 0;
+			bpf_map__lookup_elem(map, &k0, sizeof(k0), &r, sizeof(r), 0);
+			snprintf(what, sizeof(what), "1000 faults, %s: the event counts each fault", tag);
+			CHECK(n >= 1000, what, "count %llu", (unsigned long long)n);
+			snprintf(what, sizeof(what),
+				 "1000 faults, %s: the program runs once per overflow, none missed", tag);
+			CHECK(r == n, what, "runs %llu, overflows %llu", (unsigned long long)r,
+			      (unsigned long long)n);
+			bpf_link__destroy(tl);
+			munmap(pages, 1000 * 4096);
+			sched_setaffinity(0, sizeof(set), &set);
+		}
+		if (tfd >= 0)
+			close(tfd);
+	}
+
 	/* libbpf's perf_buffer: per-CPU bpf-output events in a PERF_EVENT_ARRAY, epoll, rings */
 	struct perf_buffer *pb = perf_buffer__new(bpf_object__find_map_fd_by_name(obj, "events"), 8,
 						  on_sample, NULL, NULL, NULL);

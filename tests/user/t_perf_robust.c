@@ -1,0 +1,345 @@
+/*
+ * t_perf_robust.c - perf behaviour that programs written elsewhere found broken, each a check
+ * that failed on the kernel before its fix:
+ *   - group: disabling a group's leader takes the whole group off (Linux's
+ *     __perf_event_disable): after a group reset the sibling reads 0 while the leader is off,
+ *     and counts again once it is back;
+ *   - stale: a process that disables its leader and exits leaves no counter programmed for
+ *     its freed events (the kernel panicked on the next overflow of that counter);
+ *   - race: perf_event_open against close() of the fd it is about to return, from another
+ *     thread (the fd was published before the event was complete);
+ *   - regs: a cpu-clock sample taken while the task is in a syscall carries that syscall's
+ *     user registers (PERF_SAMPLE_REGS_USER pc: the instruction after svc).
+ * Passes on Linux 6.1 (refvm.sh --smp 4).
+ */
+#define _GNU_SOURCE
+#include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
+#include "tap.h"
+
+static int peo(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
+{
+	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
+}
+
+static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static volatile uint64_t sink;
+
+static void spin_ms(unsigned ms)
+{
+	uint64_t end = now_ns() + ms * 1000000ull;
+
+	while (now_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			sink += (uint64_t)i;
+}
+
+static int64_t rd(int fd)
+{
+	uint64_t v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? (int64_t)v : -1;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	sched_setaffinity(0, sizeof(s), &s);
+}
+
+/* ---- group: disabling the leader takes the group off ---- */
+
+static void t_group(void)
+{
+	struct perf_event_attr a;
+	int lead, sib;
+
+	/* QEMU's PMU implements cycles (and few else): two of them, the second on an event
+	 * counter (raw 0x11, CPU_CYCLES) */
+	attr_init(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	lead = peo(&a, 0, -1, -1, 0);
+	if (!CHECK(lead >= 0, "group: open a cycles leader", "errno %d", errno))
+		return;
+	attr_init(&a, PERF_TYPE_RAW, 0x11);
+	sib = peo(&a, 0, -1, lead, 0);
+	if (!CHECK(sib >= 0, "group: open a cycles sibling", "errno %d", errno)) {
+		close(lead);
+		return;
+	}
+	spin_ms(5);
+	CHECK(rd(sib) > 0, "group: the sibling counts while the group is on", "%lld",
+	      (long long)rd(sib));
+	EXPECT_OK(ioctl(lead, PERF_EVENT_IOC_DISABLE, 0), "group: DISABLE the leader");
+	EXPECT_OK(ioctl(lead, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP), "group: RESET the group");
+	spin_ms(10);
+	int64_t s = rd(sib), l = rd(lead);
+
+	CHECK(s == 0, "group: the leader off, its sibling does not count", "sibling %lld", (long long)s);
+	CHECK(l == 0, "group: the leader off, it does not count", "leader %lld", (long long)l);
+	EXPECT_OK(ioctl(lead, PERF_EVENT_IOC_ENABLE, 0), "group: ENABLE the leader");
+	spin_ms(5);
+	s = rd(sib);
+	l = rd(lead);
+	CHECK(s > 0 && l > 0, "group: the leader back on, both count again", "sibling %lld leader %lld",
+	      (long long)s, (long long)l);
+	/* a sibling alone: the leader goes on counting */
+	EXPECT_OK(ioctl(sib, PERF_EVENT_IOC_DISABLE, 0), "group: DISABLE the sibling alone");
+	EXPECT_OK(ioctl(lead, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP), "group: RESET the group again");
+	spin_ms(5);
+	s = rd(sib);
+	l = rd(lead);
+	CHECK(s == 0 && l > 0, "group: the sibling off, the leader still counts",
+	      "sibling %lld leader %lld", (long long)s, (long long)l);
+	close(sib);
+	close(lead);
+}
+
+/* ---- stale: a disabled leader, an exit, then overflows on the same CPU ---- */
+
+static void t_stale(void)
+{
+	struct perf_event_attr a;
+	int rounds = 20, bad = 0;
+
+	pin(1);
+	for (int i = 0; i < rounds; i++) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			attr_init(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+			int lead = peo(&a, 0, -1, -1, 0);
+
+			attr_init(&a, PERF_TYPE_RAW, 0x11);
+			a.sample_period = 20000; /* overflows often, and keeps doing so if left on */
+			a.sample_type = PERF_SAMPLE_IP;
+			int sib = lead >= 0 ? peo(&a, 0, -1, lead, 0) : -1;
+
+			if (lead < 0 || sib < 0)
+				_exit(2);
+			spin_ms(2);
+			ioctl(lead, PERF_EVENT_IOC_DISABLE, 0);
+			_exit(0); /* no close: exit releases both */
+		}
+		int st = 0;
+
+		waitpid(c, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			bad++;
+		/* this CPU runs on; a counter left on would overflow into a freed event */
+		attr_init(&a, PERF_TYPE_RAW, 0x11);
+		a.sample_period = 20000;
+		int fd = peo(&a, 0, -1, -1, 0);
+
+		spin_ms(3);
+		if (fd >= 0)
+			close(fd);
+	}
+	pin(0);
+	CHECK(bad == 0, "stale: 20 processes disable their leader and exit; overflows go on safely",
+	      "%d children failed", bad);
+}
+
+/* ---- race: open against close of the fd it is about to return ---- */
+
+static volatile int race_stop;
+
+static void *closer(void *arg)
+{
+	long *closed = arg;
+
+	while (!race_stop) {
+		/* the lowest free fd: what the next open returns */
+		int next = dup(0);
+
+		if (next < 0)
+			continue;
+		close(next);
+		if (close(next + 0) == 0)
+			(*closed)++;
+	}
+	return NULL;
+}
+
+static void t_race(void)
+{
+	struct perf_event_attr a;
+	pthread_t th[2];
+	long closed[2] = { 0, 0 };
+	int opened = 0, failed = 0;
+
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_period = 100000;
+	a.sample_type = PERF_SAMPLE_IP;
+	race_stop = 0;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, closer, &closed[i]);
+	uint64_t end = now_ns() + 1500000000ull;
+
+	while (now_ns() < end) {
+		int fd = peo(&a, 0, -1, -1, 0);
+
+		if (fd >= 0) {
+			opened++;
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+			close(fd); /* EBADF when the closer was first: fine */
+		} else if (errno != EMFILE) {
+			failed++;
+		}
+	}
+	race_stop = 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	CHECK(opened > 100 && failed == 0, "race: open against close of the next fd, 1.5 s",
+	      "%d opened, %d failed (errno %d)", opened, failed, errno);
+	int fd = peo(&a, 0, -1, -1, 0);
+
+	CHECK(fd >= 0, "race: perf_event_open works after it", "errno %d", errno);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---- regs: a sample inside a syscall carries the syscall's user registers ---- */
+
+extern char __executable_start[], etext[];
+
+static int is_text(uint64_t a)
+{
+	return a >= (uint64_t)__executable_start && a + 4 <= (uint64_t)etext;
+}
+
+/* read(2) through our own svc, so the user pc of every sample taken inside it is known */
+__attribute__((noinline)) static long raw_read(int fd, void *buf, size_t n)
+{
+	register long x0 __asm__("x0") = fd;
+	register long x1 __asm__("x1") = (long)buf;
+	register long x2 __asm__("x2") = (long)n;
+	register long x8 __asm__("x8") = __NR_read;
+
+	__asm__ volatile("svc #0\n"
+			 ".globl t_perf_robust_after_svc\n"
+			 "t_perf_robust_after_svc:\n"
+			 : "+r"(x0)
+			 : "r"(x1), "r"(x2), "r"(x8)
+			 : "memory");
+	return x0;
+}
+extern char t_perf_robust_after_svc[];
+
+static void t_regs(void)
+{
+	struct perf_event_attr a;
+	size_t pg = 4096, len = 65 * pg;
+	static char buf[1 << 20];
+
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	a.exclude_kernel = 0;
+	a.sample_period = 50000; /* 50 us */
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER;
+	a.sample_regs_user = 1ull << PERF_REG_ARM64_PC;
+	a.disabled = 1;
+	int fd = peo(&a, 0, -1, -1, 0);
+
+	if (!CHECK(fd >= 0, "regs: open cpu-clock sampling REGS_USER pc", "errno %d", errno))
+		return;
+	struct perf_event_mmap_page *mp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (!CHECK(mp != MAP_FAILED, "regs: mmap the ring", "errno %d", errno)) {
+		close(fd);
+		return;
+	}
+	int z = open("/dev/zero", O_RDONLY);
+
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	uint64_t end = now_ns() + 200000000ull;
+
+	while (now_ns() < end)
+		raw_read(z, buf, sizeof(buf));
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(z);
+
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	char *data = (char *)mp + mp->data_offset;
+	uint64_t size = mp->data_size;
+	int kern = 0, kern_ok = 0, kern_svc = 0, user = 0, user_ok = 0;
+
+	for (uint64_t off = mp->data_tail; off < head;) {
+		struct perf_event_header h;
+		uint64_t rec[8];
+
+		for (size_t i = 0; i < sizeof(h); i++)
+			((char *)&h)[i] = data[(off + i) % size];
+		if (h.size < sizeof(h))
+			break;
+		if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 24) {
+			for (size_t i = 0; i < 24; i++)
+				((char *)rec)[i] = data[(off + sizeof(h) + i) % size];
+			/* ip, abi, pc */
+			if ((h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+				kern++;
+				/* most are inside our read; the rest were taken on the way into or
+				 * out of another syscall (clock_gettime): their user pc follows an svc
+				 * too.  An exception from user mode other than svc (a page fault)
+				 * under the sample is possible but rare. */
+				kern_ok += rec[1] == PERF_SAMPLE_REGS_ABI_64 &&
+					   rec[2] == (uint64_t)t_perf_robust_after_svc;
+				kern_svc += rec[1] == PERF_SAMPLE_REGS_ABI_64 && rec[2] >= 4 &&
+					    (rec[2] & 3) == 0 && is_text(rec[2] - 4) &&
+					    *(const uint32_t *)(rec[2] - 4) == 0xd4000001u; /* svc #0 */
+			} else {
+				user++;
+				user_ok += rec[1] == PERF_SAMPLE_REGS_ABI_64 && rec[2] == rec[0];
+			}
+		}
+		off += h.size;
+	}
+	CHECK(kern > 0 && kern_ok >= kern * 9 / 10,
+	      "regs: samples inside read(2) carry its user pc (after its svc)", "%d of %d (pc %p)",
+	      kern_ok, kern, (void *)t_perf_robust_after_svc);
+	CHECK(kern_svc >= kern - kern / 100, "regs: kernel-mode samples carry a syscall's user pc",
+	      "%d of %d", kern_svc, kern);
+	CHECK(user_ok == user, "regs: user-mode samples: regs_user pc is the sample ip", "%d of %d",
+	      user_ok, user);
+	munmap(mp, len);
+	close(fd);
+}
+
+int main(void)
+{
+	tap_init("t_perf_robust", 60);
+	pin(0);
+	t_group();
+	t_stale();
+	t_race();
+	t_regs();
+	return tap_done();
+}
