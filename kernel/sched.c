@@ -81,7 +81,17 @@ static void dequeue_locked(struct cpu *c, struct task *t)
 	c->rq_len--;
 }
 
-/* Pick a CPU for a task becoming runnable: an idle allowed CPU, else the least loaded. */
+/*
+ * Pick a CPU for a task becoming runnable: an idle allowed CPU, else the least loaded; among
+ * equals the one it last ran on (cache warmth).  Warmth only breaks ties: counting its last CPU
+ * one task lighter made the CPU of a waker that is still running (a parent writing a child's
+ * "go" pipe, as perf stat does) as good as an idle one, and the first in order won.  The woken
+ * task then preempted its waker there, and the waker sat in that run queue while other CPUs
+ * idled, until one pulled it on its tick (up to 4 ms) or the wakee slept: perf stat's child
+ * exec'd and died in that time, SIGCHLD came before perf stat reached wait4, and it skipped the
+ * wait (its handler clears child_pid) and printed no "Segmentation fault".  Linux's
+ * select_idle_sibling likewise takes an idle CPU before the waker's busy one.
+ */
 static unsigned int select_cpu(struct task *t, int hint)
 {
 	unsigned int best = t->cpu, best_load = ~0u;
@@ -95,9 +105,7 @@ static unsigned int select_cpu(struct task *t, int hint)
 			continue;
 		unsigned int load = c->rq_len + (c->current != c->idle);
 
-		if (i == t->cpu)
-			load = load ? load - 1 : 0; /* prefer staying put: cache warmth */
-		if (load < best_load) {
+		if (load < best_load || (load == best_load && i == t->cpu)) {
 			best = i;
 			best_load = load;
 		}
