@@ -623,18 +623,25 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 			ksvc_fd_cancel(&resv);
 			return err == -EINVAL ? -EBADF : err;
 		}
+		/* As Linux 6.1: group_fd is the group's leader unless FD_NO_GROUP says not to
+		 * join, and with FD_OUTPUT also the event whose ring takes the output (so
+		 * FD_OUTPUT alone both joins and redirects). */
 		leader = p;
 		if (flags & PERF_FLAG_FD_OUTPUT) {
-			/* group_fd names the output event, not a leader.  Linux's
-			 * perf_event_set_output runs before the new event has a context, so an
-			 * output event that follows a task (cpu -1) never matches: EINVAL. */
 			output = leader;
-			leader = NULL;
+			perf_get(output); /* a reference each for leader and output */
+			/* Linux's perf_event_set_output runs before the new event has a context,
+			 * so an output event that follows a task (cpu -1) never matches: EINVAL. */
 			if (output->cpu != cpu || output->cpu == -1 || !perf_event_has_ring(output)) {
 				perf_event_put(output);
+				perf_event_put(leader);
 				ksvc_fd_cancel(&resv);
 				return -EINVAL;
 			}
+		}
+		if (flags & PERF_FLAG_FD_NO_GROUP) {
+			perf_event_put(leader);
+			leader = NULL;
 		}
 	}
 	e = perf_event_alloc(&attr, cpu);

@@ -13,7 +13,7 @@
  * on a slot, munmap of one; read with every read_format size; fork of a child that touches
  * pages, reads and ioctls inherited fds, and then exits, or execs /bin/true.  The slots hold
  * raw fd numbers, so a thread may well use an fd another one just closed or that now names a
- * different file: that is the point.
+ * different file: that is the point (stdin is /dev/null, so such a read never waits).
  *
  * At the end every fd is closed and every child reaped.  The kernel must not panic or hang
  * (a watchdog alarm reports a hung thread); the caller compares /proc/meminfo (MemAvailable,
@@ -349,6 +349,14 @@ int main(int argc, char **argv)
 
 	if (n < 1 || n > 16)
 		n = 4;
+	/* a slot may hold a stale number that now names a dup of fd 0 (the guessed closes make
+	 * that likely): stdin is /dev/null so a read of it ends */
+	int nul = open("/dev/null", O_RDWR);
+
+	if (nul > 0) {
+		dup2(nul, 0);
+		close(nul);
+	}
 	signal(SIGALRM, on_alarm);
 	alarm((unsigned)secs + 60);
 	for (int i = 0; i < NSLOT; i++)

@@ -319,6 +319,15 @@ static const struct pcase cases[] = {
 	/* member.inherit != leader.inherit -> EINVAL */
 	{"inherit member of non-inherit leader -> EINVAL", t_inherit_ok, P_SELF, C_ANY, G_LEADER, 0, EINVAL, NOALT},
 	{"FD_NO_GROUP with leader fd", t_none, P_SELF, C_ANY, G_LEADER, PERF_FLAG_FD_NO_GROUP, OK, NOALT},
+	/* FD_NO_GROUP: group_fd must still be a perf fd, but none of the group rules apply */
+	{"FD_NO_GROUP group_fd -2 -> EBADF", t_none, P_SELF, C_ANY, G_NEG2, PERF_FLAG_FD_NO_GROUP, EBADF, NOALT},
+	{"FD_NO_GROUP group_fd closed -> EBADF", t_none, P_SELF, C_ANY, G_CLOSED, PERF_FLAG_FD_NO_GROUP, EBADF, NOALT},
+	{"FD_NO_GROUP group_fd /dev/null -> EBADF", t_none, P_SELF, C_ANY, G_DEVNULL, PERF_FLAG_FD_NO_GROUP, EBADF, NOALT},
+	{"FD_NO_GROUP with a sibling fd", t_none, P_SELF, C_ANY, G_SIBLING, PERF_FLAG_FD_NO_GROUP, OK, NOALT},
+	{"FD_NO_GROUP, leader cpu 0, event cpu 1", t_none, P_SELF, 1, G_LEADER_CPU0, PERF_FLAG_FD_NO_GROUP, OK, EINVAL}, /* smp 1: cpu 1 invalid */
+	{"FD_NO_GROUP with other task's leader", t_none, P_SELF, C_ANY, G_OTHER_TASK, PERF_FLAG_FD_NO_GROUP, OK, NOALT},
+	{"FD_NO_GROUP inherit event, non-inherit leader fd", t_inherit_ok, P_SELF, C_ANY, G_LEADER, PERF_FLAG_FD_NO_GROUP, OK, NOALT},
+	{"FD_NO_GROUP|FD_OUTPUT, leader without a ring -> EINVAL", t_none, P_SELF, C_ANY, G_LEADER, PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT, EINVAL, NOALT},
 	/* FD_OUTPUT redirects output to group_fd's buffer; the leader has none -> EINVAL */
 	{"FD_OUTPUT with leader fd -> EINVAL", t_none, P_SELF, C_ANY, G_LEADER, PERF_FLAG_FD_OUTPUT, EINVAL, NOALT},
 	{"group member of other task's leader -> EINVAL", t_none, P_SELF, C_ANY, G_OTHER_TASK, 0, EINVAL, NOALT},

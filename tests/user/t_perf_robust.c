@@ -9,7 +9,9 @@
  *   - race: perf_event_open against close() of the fd it is about to return, from another
  *     thread (the fd was published before the event was complete);
  *   - regs: a cpu-clock sample taken while the task is in a syscall carries that syscall's
- *     user registers (PERF_SAMPLE_REGS_USER pc: the instruction after svc).
+ *     user registers (PERF_SAMPLE_REGS_USER pc: the instruction after svc);
+ *   - no_group: an event opened with PERF_FLAG_FD_NO_GROUP leads its own group: the leader's
+ *     GROUP read shows one member, its id is its own, disabling the leader leaves it counting.
  * Passes on Linux 6.1 (refvm.sh --smp 4).
  */
 #define _GNU_SOURCE
@@ -333,6 +335,91 @@ static void t_regs(void)
 	close(fd);
 }
 
+/* ---- no_group: PERF_FLAG_FD_NO_GROUP keeps the new event out of group_fd's group ---- */
+
+static int group_members(int leader)
+{
+	uint64_t buf[1 + 2 * 8];
+
+	if (read(leader, buf, sizeof(buf)) < 8)
+		return -1;
+	return (int)buf[0];
+}
+
+static void t_no_group(void)
+{
+	struct perf_event_attr a;
+	uint64_t id_l = 0, id_n = 0, id_s = 0;
+
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	int lead = peo(&a, 0, -1, -1, 0);
+
+	if (!CHECK(lead >= 0, "no_group: open a task-clock leader", "errno %d", errno))
+		return;
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	int ng = peo(&a, 0, -1, lead, PERF_FLAG_FD_NO_GROUP);
+
+	CHECK(ng >= 0, "no_group: open cpu-clock with group_fd = leader, FD_NO_GROUP", "errno %d", errno);
+	CHECK(group_members(lead) == 1, "no_group: the leader's GROUP read shows one member",
+	      "%d", group_members(lead));
+	int sib = peo(&a, 0, -1, lead, 0);
+
+	CHECK(sib >= 0 && group_members(lead) == 2,
+	      "no_group: a sibling opened without the flag does join (two members)", "%d",
+	      group_members(lead));
+	ioctl(lead, PERF_EVENT_IOC_ID, &id_l);
+	ioctl(ng, PERF_EVENT_IOC_ID, &id_n);
+	ioctl(sib, PERF_EVENT_IOC_ID, &id_s);
+	CHECK(id_n && id_n != id_l && id_n != id_s && id_s != id_l,
+	      "no_group: IOC_ID of the FD_NO_GROUP event is its own", "%llu %llu %llu",
+	      (unsigned long long)id_l, (unsigned long long)id_n, (unsigned long long)id_s);
+	EXPECT_OK(ioctl(lead, PERF_EVENT_IOC_DISABLE, 0), "no_group: DISABLE the leader");
+	int64_t n0 = rd(ng);
+
+	spin_ms(10);
+	int64_t n1 = rd(ng);
+
+	CHECK(n1 > n0, "no_group: the leader off, the FD_NO_GROUP event still counts",
+	      "%lld -> %lld", (long long)n0, (long long)n1);
+	if (sib >= 0)
+		close(sib);
+	if (ng >= 0)
+		close(ng);
+	close(lead);
+
+	/* FD_OUTPUT: group_fd takes the output and, without FD_NO_GROUP, the event too */
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_period = 1000000;
+	a.read_format = PERF_FORMAT_GROUP;
+	lead = peo(&a, -1, 0, -1, 0);
+	void *ring = lead >= 0 ? mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, lead, 0)
+			       : MAP_FAILED;
+
+	if (!CHECK(ring != MAP_FAILED, "no_group: a CPU 0 leader with a ring", "errno %d", errno)) {
+		if (lead >= 0)
+			close(lead);
+		return;
+	}
+	int out = peo(&a, -1, 0, lead, PERF_FLAG_FD_OUTPUT);
+
+	CHECK(out >= 0 && group_members(lead) == 2, "no_group: FD_OUTPUT alone joins the group too",
+	      "fd %d, %d members", out, group_members(lead));
+	int out_ng = peo(&a, -1, 0, lead, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
+
+	CHECK(out_ng >= 0 && group_members(lead) == 2,
+	      "no_group: FD_OUTPUT|FD_NO_GROUP redirects without joining", "fd %d, %d members", out_ng,
+	      group_members(lead));
+	EXPECT_ERRNO(peo(&a, -1, 1, lead, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP), EINVAL,
+		     "no_group: FD_OUTPUT to another CPU's event -> EINVAL");
+	if (out_ng >= 0)
+		close(out_ng);
+	if (out >= 0)
+		close(out);
+	munmap(ring, 3 * 4096);
+	close(lead);
+}
+
 int main(void)
 {
 	tap_init("t_perf_robust", 60);
@@ -341,5 +428,6 @@ int main(void)
 	t_stale();
 	t_race();
 	t_regs();
+	t_no_group();
 	return tap_done();
 }
