@@ -57,6 +57,7 @@ static unsigned int size_order(size_t size)
 
 static void *slab_alloc_locked(struct kmem *k, int c)
 {
+	spin_assert_held(&k->lock);
 	struct page *pg;
 	size_t obj = 16u << c;
 
@@ -94,9 +95,37 @@ static void *slab_alloc_locked(struct kmem *k, int c)
 	return p;
 }
 
+/*
+ * KDEBUG red zone of a slab object: the object's class fits the request plus 16 bytes; the
+ * bytes after the request hold RED_ZONE up to the last 8, which hold the requested size.
+ * kmem_free checks both: a write past the end of what was asked for panics there.
+ */
+#define RED_ZONE 0xbb
+#define RED_MIN 16
+
+static void red_zone_set(void *p, size_t obj, size_t size)
+{
+	memset((char *)p + size, RED_ZONE, obj - sizeof(uint64_t) - size);
+	memcpy((char *)p + obj - sizeof(uint64_t), &(uint64_t){ size }, sizeof(uint64_t));
+}
+
+static void red_zone_check(const void *p, size_t obj)
+{
+	uint64_t size;
+
+	memcpy(&size, (const char *)p + obj - sizeof(uint64_t), sizeof(size));
+	if (size > obj - RED_MIN)
+		kpanic("kmalloc: the size word of a %zu-byte object at %p was overwritten (%lu)", obj,
+		       p, (unsigned long)size);
+	for (size_t i = size; i < obj - sizeof(uint64_t); i++)
+		if (((const unsigned char *)p)[i] != RED_ZONE)
+			kpanic("kmalloc: a write past the end of a %lu-byte object at %p (byte %zu)",
+			       (unsigned long)size, p, i);
+}
+
 void *kmem_alloc(struct kmem *k, size_t size)
 {
-	int c = size_class(size ? size : 1);
+	int c = size_class((size ? size : 1) + (KDEBUG ? RED_MIN : 0));
 	void *p;
 
 	if (c >= 0) {
@@ -106,8 +135,11 @@ void *kmem_alloc(struct kmem *k, size_t size)
 		if (p)
 			k->bytes_in_use += 16u << c;
 		spin_unlock_irqrestore(&k->lock, flags);
-		if (p)
+		if (p) {
 			memset(p, 0, 16u << c);
+			if (KDEBUG)
+				red_zone_set(p, 16u << c, size);
+		}
 		return p;
 	}
 	unsigned int order = size_order(size);
@@ -143,6 +175,7 @@ void kmem_free(struct kmem *k, void *p)
 			for (void *f = pg->slab_free; f; f = *(void **)f)
 				if (f == p)
 					kpanic("kmalloc: double free of a %zu-byte object at %p", obj, p);
+			red_zone_check(p, obj);
 			poison(p, obj);
 		}
 		*(void **)p = pg->slab_free;

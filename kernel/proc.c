@@ -54,6 +54,7 @@ static inline void write_tpidr_el0(uint64_t v)
 
 struct uthread *proc_find_thread_locked(int tid)
 {
+	spin_assert_held(&proc_tree_lock);
 	struct list_node *n;
 
 	list_for_each(n, &all_threads) {
@@ -67,6 +68,7 @@ struct uthread *proc_find_thread_locked(int tid)
 
 struct proc *proc_find_locked(int tgid)
 {
+	spin_assert_held(&proc_tree_lock);
 	struct list_node *n;
 
 	list_for_each(n, &all_procs) {
@@ -447,6 +449,7 @@ void proc_start_reaper(void)
 /* Give p's children to init; proc_tree_lock held. */
 static void reparent_children_locked(struct proc *p)
 {
+	spin_assert_held(&proc_tree_lock);
 	struct list_node *n, *tmp;
 
 	list_for_each_safe(n, tmp, &p->children) {
@@ -522,7 +525,7 @@ void proc_exit_thread(int status)
 	proc_vfork_release(ut);
 	unsigned long f = spin_lock_irqsave(&p->lock);
 
-	list_del(&ut->thread_node);
+	list_del_init(&ut->thread_node);
 	p->nr_threads--;
 	last = p->nr_threads == 0;
 	if (!p->exiting || last)

@@ -61,6 +61,7 @@ static void irq_restore(unsigned long f)
 
 static void enqueue_locked(struct cpu *c, struct task *t)
 {
+	spin_assert_held(&c->rq_lock);
 	kassert(!t->queued);
 	if (t->state == TASK_ZOMBIE)
 		kpanic("enqueue of exited task %d (%s) on cpu %u", t->tid, t->comm, c->id);
@@ -72,6 +73,7 @@ static void enqueue_locked(struct cpu *c, struct task *t)
 
 static void dequeue_locked(struct cpu *c, struct task *t)
 {
+	spin_assert_held(&c->rq_lock);
 	if (!t->queued || t->rq_cpu != c->id)
 		kpanic("dequeue of task %p tid %d (%s) from cpu %u: queued %d rq_cpu %u state %d "
 		       "on_rq %d on_cpu %d cpu %u", (void *)t, t->tid, t->comm, c->id, t->queued,
@@ -587,7 +589,7 @@ void waitq_finish(struct wait_queue *wq, struct waiter *w)
 	unsigned long f = spin_lock_irqsave(&wq->lock);
 
 	if (w->task == t && !list_empty(&w->node))
-		list_del(&w->node);
+		list_del_init(&w->node);
 	spin_lock(&t->lock);
 	t->state = TASK_RUNNABLE;
 	spin_unlock(&t->lock);

@@ -59,6 +59,7 @@ void perf_ctx_update_time_locked(struct perf_context *ctx, uint64_t now)
 
 struct perf_context *perf_task_ctx_get_locked(struct ksvc_task *t, bool create)
 {
+	spin_assert_held(&perf_attach_lock);
 	void **slot = ksvc_task_perf_slot(t);
 	struct perf_context *ctx = *slot;
 
@@ -187,6 +188,7 @@ void perf_install_event(struct perf_context *ctx, struct perf_event *e)
 /* Take e out of its context; a leader's siblings become singleton groups (Linux). */
 static void remove_locked(struct perf_context *ctx, struct perf_event *e)
 {
+	spin_assert_held(&ctx->sched.lock);
 	struct perf_event_core *c = perf_core(e);
 	struct list_node *n, *tmp;
 
@@ -216,7 +218,7 @@ static void remove_locked(struct perf_context *ctx, struct perf_event *e)
 	} else {
 		perf_group_detach_locked(e);
 	}
-	list_del(&c->event_entry);
+	list_del_init(&c->event_entry);
 	if (ctx->active)
 		perf_ctx_sched_in_locked(&ctx->sched, ctx->time);
 }

@@ -39,11 +39,30 @@ static inline void list_add_head(struct list_node *head, struct list_node *n)
 	list_insert_between(n, head, head->next);
 }
 
-static inline void list_del(struct list_node *n)
+/* Take n off its list and link it to itself: list_empty(n) is then true and n can be added
+ * again or taken off again. */
+static inline void list_del_init(struct list_node *n)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	n->next = n->prev = n;
+}
+
+/*
+ * Take n off its list for good.  The debug build (KDEBUG) poisons its links, so a walk that
+ * reaches a removed node, or a second list_del of it, faults at a recognisable address
+ * (0xdead...) instead of silently using stale links; a node that is tested or removed again
+ * afterwards is list_del_init's.
+ */
+#define LIST_POISON_NEXT ((struct list_node *)0xdead000000000100ull)
+#define LIST_POISON_PREV ((struct list_node *)0xdead000000000200ull)
+static inline void list_del(struct list_node *n)
+{
+	list_del_init(n);
+#if defined(KDEBUG) && KDEBUG
+	n->next = LIST_POISON_NEXT;
+	n->prev = LIST_POISON_PREV;
+#endif
 }
 
 static inline struct list_node *list_pop_head(struct list_node *head)
@@ -52,7 +71,7 @@ static inline struct list_node *list_pop_head(struct list_node *head)
 
 	if (n == head)
 		return NULL;
-	list_del(n);
+	list_del_init(n);
 	return n;
 }
 

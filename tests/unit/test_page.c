@@ -163,8 +163,9 @@ static void test_kmalloc_oom(void **state)
 	kmem_free(&k, a);
 }
 
-/* KDEBUG (host tests have it): a write to a freed slab object, and a double free, panic at
- * the next allocation of that object or at the second free.  Each runs in a child: kpanic
+/* KDEBUG (host tests have it): a write to a freed slab object, a double free and a write past
+ * the end of an object panic at the next allocation of that object, at the second free, or
+ * at the free.  Each runs in a child: kpanic
  * aborts. */
 static int died_of_abort(void (*fn)(struct kmem *k))
 {
@@ -204,6 +205,14 @@ static void double_free(struct kmem *k)
 	kmem_free(k, a);
 }
 
+static void write_past_end(struct kmem *k)
+{
+	char *a = kmem_alloc(k, 40);
+
+	a[40] = 1; /* one byte past the 40 asked for */
+	kmem_free(k, a);
+}
+
 static void clean_reuse(struct kmem *k)
 {
 	char *a = kmem_alloc(k, 64);
@@ -219,6 +228,7 @@ static void test_kmalloc_debug_poison(void **state)
 	(void)state;
 	assert_true(died_of_abort(write_after_free));
 	assert_true(died_of_abort(double_free));
+	assert_true(died_of_abort(write_past_end));
 	assert_false(died_of_abort(clean_reuse));
 }
 
