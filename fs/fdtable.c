@@ -66,6 +66,7 @@ int fd_limit(void)
 
 static void cloexec_set_locked(struct files *fs, int fd, bool on)
 {
+	spin_assert_held(&fs->lock);
 	if (on)
 		fs->cloexec[fd / 64] |= 1ull << (fd % 64);
 	else
@@ -74,6 +75,7 @@ static void cloexec_set_locked(struct files *fs, int fd, bool on)
 
 static bool cloexec_get_locked(struct files *fs, int fd)
 {
+	spin_assert_held(&fs->lock);
 	return fs->cloexec[fd / 64] >> (fd % 64) & 1;
 }
 
@@ -142,6 +144,7 @@ void files_put(struct files *fs)
 /* Detach fd (under the lock), returning its file for the caller to put, or NULL. */
 static struct file *fd_detach_locked(struct files *fs, int fd)
 {
+	spin_assert_held(&fs->lock);
 	struct file *f = fs->fd[fd];
 
 	if (f == FD_RESERVED)

@@ -33,8 +33,11 @@
 struct fs_mutex {
 	struct spinlock lock;
 	bool held; /* (lock) */
+	const void *owner; /* the holding task, for fs_mutex_assert_held */
 	struct wait_queue wq;
 };
+/* In a *_locked function: the calling task holds m (checked in the debug build). */
+#define fs_mutex_assert_held(m) kdebug_assert((m)->owner == (const void *)ksvc_task_current())
 void fs_mutex_init(struct fs_mutex *m);
 void fs_mutex_lock(struct fs_mutex *m);
 void fs_mutex_unlock(struct fs_mutex *m);

@@ -124,6 +124,7 @@ static int walk_rec(struct inode *base, const char *p, const char *end, bool fol
 
 int vfs_walk_locked(struct inode *base, const char *path, bool follow, struct inode **out)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	int links = 0;
 	size_t len = strnlen(path, VFS_PATH_MAX);
 
@@ -240,6 +241,7 @@ static bool is_dots(const char *name, size_t len)
 static int open_create_locked(struct inode *base, const char *path, int flags, uint32_t mode,
 			      int links, struct inode **out)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *dir, *ino;
 	struct ramfs_dirent *de;
 	const char *last;
@@ -304,6 +306,7 @@ static struct ramfs_dirent *name_in_parent_locked(struct inode *dir)
 
 int vfs_dir_path_locked(struct inode *dir, char *buf, size_t cap, size_t *start)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *root = vfs_root();
 	size_t at = cap - 1;
 

@@ -34,6 +34,7 @@ void fs_mutex_init(struct fs_mutex *m)
 {
 	spin_init(&m->lock);
 	m->held = false;
+	m->owner = NULL;
 	waitq_init(&m->wq);
 }
 
@@ -43,6 +44,8 @@ static bool fs_mutex_try(struct fs_mutex *m)
 	bool ok = !m->held;
 
 	m->held = true;
+	if (ok)
+		m->owner = ksvc_task_current();
 	spin_unlock_irqrestore(&m->lock, f);
 	return ok;
 }
@@ -74,6 +77,7 @@ void fs_mutex_unlock(struct fs_mutex *m)
 	unsigned long f = spin_lock_irqsave(&m->lock);
 
 	m->held = false;
+	m->owner = NULL;
 	spin_unlock_irqrestore(&m->lock, f);
 	waitq_wake_one(&m->wq);
 }

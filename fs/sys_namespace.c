@@ -35,6 +35,7 @@ static uint32_t cur_umask(void)
 /* Create a new inode of mode in pp's directory (which must not have the name yet). */
 static int create_locked(struct vfs_parent *pp, uint32_t mode, struct inode **out)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *ino;
 	int err;
 
@@ -260,6 +261,7 @@ static bool is_within_locked(struct inode *d, struct inode *anc)
 /* Point dirent de (in dir from) at ino, moving a directory's ".." to to. */
 static void reparent_locked(struct inode *ino, struct inode *from, struct inode *to)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	if (!S_ISDIR(ino->mode) || from == to)
 		return;
 	from->nlink--;

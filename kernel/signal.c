@@ -251,6 +251,7 @@ static void sig_take(struct list_node *head, uint64_t *set, int sig, struct ksig
 
 int sig_dequeue_locked(struct uthread *ut, struct sighand *sh, uint64_t want, struct ksiginfo *info)
 {
+	spin_assert_held(&sh->lock);
 	int sig = sig_pick(ut->sigpending_set & want);
 
 	if (sig) {
@@ -283,6 +284,7 @@ static void sig_flush_queue(struct list_node *head, uint64_t *set, uint64_t mask
 /* Caller holds p->lock (thread list) and sighand->lock. */
 void sig_flush_locked(struct proc *p, uint64_t set)
 {
+	spin_assert_held(&p->lock);
 	struct list_node *n;
 
 	sig_flush_queue(&p->sighand->shared_pending, &p->sighand->shared_pending_set, set);
@@ -330,6 +332,7 @@ static struct list_node sig_stops = LIST_INIT(sig_stops);
 
 static struct sig_stop *sig_stop_find_locked(struct proc *p)
 {
+	spin_assert_held(&sig_stop_lock);
 	struct list_node *n;
 
 	list_for_each(n, &sig_stops) {

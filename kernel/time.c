@@ -66,6 +66,7 @@ void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t))
 /* Program the hardware for the earliest timer; c->timer_lock held. */
 static void reprogram_locked(struct cpu *c)
 {
+	spin_assert_held(&c->timer_lock);
 	uint64_t next = ~0ull;
 
 	if (!list_empty(&c->timers))
@@ -175,6 +176,10 @@ void time_init_cpu(void)
 	struct cpu *c = this_cpu();
 
 	irq_enable(timer_intid, true);
+	/* EL0 reads the virtual counter and CNTFRQ, nothing else (Linux's
+	 * arch_counter_set_user_access): CNTKCTL_EL1.EL0VCTEN only */
+	write_sysreg(cntkctl_el1, (read_sysreg(cntkctl_el1) & ~0x3ffull) | (1ull << 1));
+	isb();
 	ktimer_init(&c->tick, tick_fn);
 	ktimer_arm(&c->tick, time_ns() + TICK_NS);
 }

@@ -324,6 +324,7 @@ static struct vm_area *vma_clone(const struct vm_area *v)
 /* Remove [start, end) from the VMA list, splitting VMAs that straddle it. mm->lock held. */
 static int unmap_range_locked(struct mm *mm, uint64_t start, uint64_t end)
 {
+	kmutex_assert_held(&mm->lock);
 	struct list_node *n, *tmp;
 
 	list_for_each_safe(n, tmp, &mm->vmas) {
@@ -427,6 +428,7 @@ static int fill_page(struct vm_area *v, uint64_t va, uint64_t *pfn_out)
 
 static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 {
+	kmutex_assert_held(&mm->lock);
 	struct vm_area *v = vm_find_locked(mm, addr);
 	uint64_t va = addr & ~(PAGE_SIZE - 1);
 
@@ -603,6 +605,7 @@ static uint32_t prot_to_flags(uint64_t prot)
 /* Highest free gap of len bytes below mm->mmap_base; 0 when none. mm->lock held. */
 static uint64_t find_gap_locked(struct mm *mm, uint64_t len)
 {
+	kmutex_assert_held(&mm->lock);
 	uint64_t top = mm->mmap_base;
 	struct list_node *n;
 
@@ -622,6 +625,7 @@ static uint64_t find_gap_locked(struct mm *mm, uint64_t len)
 
 static bool range_free_locked(struct mm *mm, uint64_t start, uint64_t end)
 {
+	kmutex_assert_held(&mm->lock);
 	struct list_node *n;
 
 	list_for_each(n, &mm->vmas) {

@@ -129,6 +129,7 @@ struct kids {
 /* Under child_lock: up to cap children into k->ev, each with a reference. */
 static void kids_fill_locked(struct perf_event_core *c, struct kids *k, int cap)
 {
+	spin_assert_held(&c->child_lock);
 	struct list_node *n;
 
 	k->n = 0;
@@ -349,6 +350,7 @@ struct state_op {
 
 static void apply_one_locked(struct perf_context *ctx, struct perf_event *e, int what)
 {
+	spin_assert_held(&ctx->sched.lock);
 	if (what == 2) {
 		perf_event_read_count_locked(e);
 		atomic_store(&e->count, 0);

@@ -257,7 +257,7 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 	if (pc) {
 		spin_lock(&pc->sched.lock);
 		perf_ctx_update_time_locked(pc, now);
-		perf_sw_count_locked(pc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+		perf_sw_count_locked(pc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0, true);
 		perf_ctx_sched_out_locked(&pc->sched, pc->time);
 		pc->active = false;
 		pc->cpu = -1;
@@ -267,9 +267,9 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 	 * that arrives from another CPU, as Linux's perf_sw_event_sched */
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+		perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0, true);
 		if (migrated)
-			perf_sw_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
+			perf_sw_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0, true);
 		spin_unlock(&cc->sched.lock);
 	}
 	if (nc) {
@@ -279,7 +279,7 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 		nc->tstamp = now;
 		perf_ctx_sched_in_locked(&nc->sched, nc->time);
 		if (migrated)
-			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
+			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0, true);
 		struct list_node *un;
 
 		list_for_each(un, &nc->events) {
@@ -349,12 +349,12 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr)
 	cc = perf_cpu_ctx[ksvc_cpu_id()];
 	if (tc) {
 		spin_lock(&tc->sched.lock);
-		perf_sw_count_locked(tc, config, n, addr);
+		perf_sw_count_locked(tc, config, n, addr, false);
 		spin_unlock(&tc->sched.lock);
 	}
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		perf_sw_count_locked(cc, config, n, addr);
+		perf_sw_count_locked(cc, config, n, addr, false);
 		spin_unlock(&cc->sched.lock);
 	}
 	ksvc_irq_restore(f);

@@ -605,6 +605,7 @@ bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *
 
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx)
 {
+	spin_assert_held(&ctx->sched.lock);
 	struct list_node *n;
 
 	list_for_each(n, &ctx->events) {

@@ -796,4 +796,7 @@ int perf_bp_parse(const struct perf_event_attr *a, bool task, uint64_t *addr, ui
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);
-void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr);
+/* in_kernel: the occurrence happened in kernel mode (a switch, a migration), which events
+ * with exclude_kernel do not count (Linux's perf_exclude_event on the scheduler's regs). */
+void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr,
+			  bool in_kernel);

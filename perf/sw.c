@@ -156,14 +156,18 @@ struct perf_pmu *perf_sw_pmu(void)
 	return &sw_pmu;
 }
 
-void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr)
+void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr,
+			  bool in_kernel)
 {
+	spin_assert_held(&ctx->sched.lock);
 	struct list_node *it;
 
 	list_for_each(it, &ctx->events) {
 		struct perf_event *e = perf_event_of(list_entry(it, struct perf_event_core, event_entry));
 
 		if (e->attr.type != PERF_TYPE_SOFTWARE || e->state != PERF_EVENT_STATE_ACTIVE)
+			continue;
+		if (in_kernel && e->attr.exclude_kernel)
 			continue;
 		if (!(e->attr.config == config ||
 		      (config == PERF_COUNT_SW_PAGE_FAULTS_MIN &&

@@ -59,6 +59,8 @@ struct kmutex {
 void kmutex_init(struct kmutex *m);
 void kmutex_lock(struct kmutex *m);
 void kmutex_unlock(struct kmutex *m);
+/* In a function that needs m: the caller holds it (checked in the debug build). */
+#define kmutex_assert_held(m) kdebug_assert((m)->owner == current_task())
 
 struct mm {
 	struct kmutex lock;

@@ -847,6 +847,33 @@ static void t_sw(void)
 	}
 	close(ccs);
 	unpin();
+
+	/* switches and migrations happen in the kernel (Linux's perf_sw_event_sched takes the
+	 * scheduler's own registers), so :u events never count them */
+	int ucs = ev_open(SW(CONTEXT_SWITCHES), F_DIS | F_USER, 0, 0, -1, -1);
+	int umg = ev_open(SW(CPU_MIGRATIONS), F_DIS | F_USER, 0, 0, -1, -1);
+
+	if (!CHECK(ucs >= 0 && umg >= 0, "sw: context-switches:u and cpu-migrations:u open", "errno %d",
+		   errno)) {
+		close(ucs);
+		close(umg);
+		return;
+	}
+	ioc(umg, PERF_EVENT_IOC_ENABLE, 0);
+	int64_t vucs = nap_count(ucs, &own);
+	for (int i = 0; i < 3 && ncpu >= 2; i++) {
+		pin(cpus[1]);
+		pin(cpus[0]);
+	}
+	ioc(umg, PERF_EVENT_IOC_DISABLE, 0);
+	unpin();
+	int64_t vumg = rd1(umg);
+
+	CHECK(own >= 1 && vucs == 0, "sw: context-switches:u (exclude_kernel) counts 0",
+	      "%lld, the task switched %ld times", (long long)vucs, own);
+	CHECK(vumg == 0, "sw: cpu-migrations:u (exclude_kernel) counts 0", "%lld", (long long)vumg);
+	close(ucs);
+	close(umg);
 }
 
 /* ---- 9. ioctls ---- */

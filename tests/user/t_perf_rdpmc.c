@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <setjmp.h>
+#include <signal.h>
 
 static int set_user_access(const char *v)
 {
@@ -88,11 +90,45 @@ static void work(void)
 		sink += (uint64_t)i;
 }
 
+/* The generic timer from EL0, as Linux sets CNTKCTL_EL1 (EL0VCTEN): the virtual counter and
+ * its frequency read without a trap (perf's time-to-TSC conversion and any user timer code). */
+static sigjmp_buf ill_jmp;
+
+static void on_ill(int sig)
+{
+	(void)sig;
+	siglongjmp(ill_jmp, 1);
+}
+
+static void t_el0_timer(void)
+{
+	volatile uint64_t v0 = 0, v1 = 0, f = 0;
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_ill;
+	sigaction(SIGILL, &sa, &old);
+	if (sigsetjmp(ill_jmp, 1) == 0) {
+		__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v0));
+		for (volatile int i = 0; i < 100000; i++)
+			;
+		__asm__ volatile("isb; mrs %0, cntvct_el0" : "=r"(v1));
+		__asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+		CHECK(v1 > v0, "EL0 reads cntvct_el0, and it moves", "%llu -> %llu",
+		      (unsigned long long)v0, (unsigned long long)v1);
+		CHECK(f >= 1000000, "EL0 reads cntfrq_el0", "%llu", (unsigned long long)f);
+	} else {
+		tap_fail("EL0 reads cntvct_el0 and cntfrq_el0", "SIGILL");
+	}
+	sigaction(SIGILL, &old, NULL);
+}
+
 int main(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 
 	tap_init("t_perf_rdpmc", 60);
+	t_el0_timer();
 	if (geteuid() != 0) {
 		tap_skip("all", "needs root");
 		return tap_done();
