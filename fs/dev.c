@@ -299,9 +299,25 @@ static long full_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos
 	return -ENOSPC;
 }
 
+struct file *shm_file_new(uint64_t size)
+{
+	struct inode *ino = ramfs_inode_new(S_IFREG | 0600);
+	struct file *shm;
+
+	if (!ino)
+		return NULL;
+	shm = file_alloc(&ramfs_file_ops, ino, O_RDWR, NULL);
+	inode_put(ino);
+	if (!shm)
+		return NULL;
+	fs_mutex_lock(&vfs_lock);
+	ino->size = size;
+	fs_mutex_unlock(&vfs_lock);
+	return shm;
+}
+
 static int zero_mmap(struct file *f, struct vm_area *vma)
 {
-	struct inode *ino;
 	struct file *shm;
 
 	vma->flags &= ~(uint32_t)VMA_BUS_PAST_EOF;
@@ -312,16 +328,9 @@ static int zero_mmap(struct file *f, struct vm_area *vma)
 		vma->pgoff = 0;
 		return 1;
 	}
-	ino = ramfs_inode_new(S_IFREG | 0600);
-	if (!ino)
-		return -ENOMEM;
-	shm = file_alloc(&ramfs_file_ops, ino, O_RDWR, NULL);
-	inode_put(ino);
+	shm = shm_file_new(vma->end - vma->start);
 	if (!shm)
 		return -ENOMEM;
-	fs_mutex_lock(&vfs_lock);
-	ino->size = vma->end - vma->start;
-	fs_mutex_unlock(&vfs_lock);
 	file_put(vma->file);
 	vma->file = shm;
 	vma->pgoff = 0;

@@ -127,10 +127,28 @@ bool ktimer_cancel(struct ktimer *t)
 	}
 }
 
+/*
+ * The tick, re-armed one period on.  A tick that finds itself later than a period re-arms one
+ * period from now plus as long as it was late (at most 4 periods), rather than on the grid:
+ * under QEMU's icount the vCPUs take turns, and each time a vCPU leaves its translated code
+ * (an interrupt acknowledge, a timer write) the others run on, so one tick's handler can span
+ * more than a period of guest time.  Re-armed on the grid, the next tick was then already due
+ * when the handler returned, and the CPU went from tick to tick without ever running the task
+ * it had interrupted (-smp 2 -icount: a woken pipe reader never ran).  Linux's tick (NO_HZ,
+ * hrtimer_forward) skips what it missed too.
+ */
 static void tick_fn(struct ktimer *t)
 {
+	uint64_t next = t->deadline_ns + TICK_NS, now;
+
 	sched_tick();
-	ktimer_arm(t, t->deadline_ns + TICK_NS);
+	now = time_ns();
+	if (next <= now) {
+		uint64_t late = now - t->deadline_ns;
+
+		next = now + TICK_NS + (late < 4 * TICK_NS ? late : 4 * TICK_NS);
+	}
+	ktimer_arm(t, next);
 }
 
 static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)

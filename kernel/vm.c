@@ -642,7 +642,7 @@ static long sys_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags,
 {
 	struct mm *mm = current_proc()->mm;
 	uint64_t type = flags & MAP_TYPE;
-	struct file *f = NULL;
+	struct file *f = NULL, *shm = NULL;
 	uint32_t vflags = prot_to_flags(prot);
 	long ret;
 
@@ -686,12 +686,22 @@ static long sys_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags,
 	}
 	uint64_t file_end = 0;
 
+	if ((flags & MAP_ANONYMOUS) && (vflags & VMA_SHARED)) {
+		/* one object behind the mapping, not pages each process faults in on its own:
+		 * a fork's child and parent share even the pages neither touched yet */
+		shm = shm_file_new(len);
+		if (!shm) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (f) {
 		/* bytes past EOF in the last page read as zero; whole pages past it SIGBUS */
 		file_end = addr + (file_size(f) > off ? file_size(f) - off : 0);
 		vflags |= VMA_BUS_PAST_EOF;
 	}
-	ret = vm_map_fixed(mm, addr, len, vflags, f, off >> PAGE_SHIFT, file_end, NULL, NULL);
+	ret = vm_map_fixed(mm, addr, len, vflags, shm ? shm : f, shm ? 0 : off >> PAGE_SHIFT, file_end,
+			   NULL, NULL);
 	if (!ret && f) {
 		struct vm_area *v = vm_find_locked(mm, addr);
 		int r = file_mmap_prepare(f, v);
@@ -732,6 +742,8 @@ out:
 	}
 	if (f)
 		file_put(f);
+	if (shm)
+		file_put(shm);
 	return ret;
 }
 SYSCALL(__NR_mmap, sys_mmap);

@@ -54,6 +54,10 @@ struct vm_area;
  * -EACCES when the open mode forbids the protection asked for).
  */
 int file_mmap_prepare(struct file *f, struct vm_area *vma);
+/* Shared anonymous memory of size bytes (Linux's shmem behind MAP_SHARED|MAP_ANONYMOUS and
+ * shared /dev/zero): an unlinked ramfs file, so every process that maps it, before a fork or
+ * after, sees the same pages.  NULL when out of memory. */
+struct file *shm_file_new(uint64_t size);
 
 /* ---- per-process descriptor tables ---- */
 struct files *files_new(void); /* fds 0-2 on /dev/console */

@@ -196,6 +196,33 @@ static void check_fork_sharing(void)
 	munmap((void *)sh, pg);
 	munmap((void *)pr, pg);
 	free(heap);
+
+	/* pages of a shared anonymous mapping that nobody touched before the fork are shared too
+	 * (one shmem object behind the mapping), both ways */
+	volatile int *un = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int q1[2], q2[2];
+
+	pipe(q1), pipe(q2);
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		un[0] = 7;			    /* first touch, in the child */
+		write(q1[1], "x", 1);
+		read(q2[0], &c, 1);
+		_exit(un[pg / sizeof(int)] == 8 ? 0 : 1); /* the parent's first touch */
+	}
+	char c;
+
+	read(q1[0], &c, 1);
+	CHECK(un[0] == 7, "shared anon untouched before fork: the child's write is seen", "%d", un[0]);
+	un[pg / sizeof(int)] = 8;
+	write(q2[1], "x", 1);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "shared anon untouched before fork: the parent's write is seen", "status %#x", st);
+	close(q1[0]), close(q1[1]), close(q2[0]), close(q2[1]);
+	munmap((void *)un, 4 * pg);
 }
 
 static void check_file_map(void)
