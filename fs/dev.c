@@ -66,6 +66,7 @@ static void con_echo(char c)
 /* Move what the UART has into the line buffer, applying the input flags. */
 static void con_pump_locked(void)
 {
+	spin_assert_held(&con_lock);
 	int ch;
 
 	while ((ch = console_getc()) >= 0) {

@@ -293,6 +293,7 @@ static int open_create_locked(struct inode *base, const char *path, int flags, u
 /* The name dir has in its parent (directories have exactly one). */
 static struct ramfs_dirent *name_in_parent_locked(struct inode *dir)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct list_node *n;
 
 	list_for_each(n, &dir->parent->dirents) {
@@ -331,6 +332,7 @@ int vfs_dir_path_locked(struct inode *dir, char *buf, size_t cap, size_t *start)
 /* The absolute name a regular file was opened by (MMAP2 records); NULL when unknown. */
 static char *open_path_locked(struct inode *base, const char *path)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	size_t len = strlen(path), at;
 	char *buf = kmalloc(VFS_PATH_MAX);
 

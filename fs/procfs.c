@@ -55,6 +55,7 @@ static struct inode *proc_root;
  * Call with proc_tree_lock held. */
 static struct uthread *proc_thread_locked(long parg, struct proc **pp)
 {
+	spin_assert_held(&proc_tree_lock);
 	int id = (int)(parg & 0x7fffffff);
 	struct uthread *ut;
 	struct proc *p;
@@ -468,6 +469,7 @@ static const struct pseudo_ops task_dir_ops = { .refresh = task_dir_refresh };
 
 static void make_pid_dir_locked(struct inode *parent, int id, bool task)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	long arg = id | (task ? PROC_TASK_BIT : 0);
 	char nm[16];
 	struct inode *d;
@@ -490,6 +492,7 @@ static void make_pid_dir_locked(struct inode *parent, int id, bool task)
 static void sync_ids_locked(struct inode *dir, const char *name, size_t len, const int *ids,
 			    int cnt, bool task)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct list_node *n, *next;
 	int want;
 
@@ -530,6 +533,7 @@ static void task_dir_refresh(struct inode *dir, const char *name, size_t len)
 
 static void self_refresh_locked(struct inode *dir)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct proc *p = current_proc();
 	struct ramfs_dirent *de = ramfs_lookup_locked(dir, "self", 4);
 	char nm[16];

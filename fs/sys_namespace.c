@@ -247,6 +247,7 @@ SYSCALL(__NR_linkat, sys_linkat);
 /* Is d inside (or equal to) the directory anc? */
 static bool is_within_locked(struct inode *d, struct inode *anc)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *root = vfs_root();
 
 	for (; d; d = d->parent) {
@@ -272,6 +273,7 @@ static void reparent_locked(struct inode *ino, struct inode *from, struct inode 
 static int rename_check_locked(struct inode *src, struct inode *dst, struct inode *newdir,
 			       unsigned int flags)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	if (S_ISDIR(src->mode) && is_within_locked(newdir, src))
 		return -EINVAL;
 	if (!dst)

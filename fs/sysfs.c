@@ -106,6 +106,7 @@ static const struct pseudo_ops cpu_attr_ops = { .show = cpu_attr_show };
 
 static void attr_locked(struct inode *dir, const char *name, enum cpu_attr a, unsigned int cpu)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	pseudo_file_locked(dir, name, 0444, &cpu_attr_ops, (long)cpu << 16 | a);
 }
 
@@ -113,6 +114,7 @@ static void attr_locked(struct inode *dir, const char *name, enum cpu_attr a, un
 
 static void build_cpu_locked(struct inode *cpudir, unsigned int cpu)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *d, *regs, *id, *topo, *cache, *ix;
 	char nm[16];
 
@@ -172,6 +174,7 @@ static const struct pseudo_ops cpu_dir_ops = { .refresh = cpu_dir_refresh };
 static void attr_dir_locked(struct inode *d, const char *name, const struct perf_sysfs_attr *a,
 			    unsigned int n)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *sub;
 
 	if (!n)
@@ -209,6 +212,7 @@ static const struct pseudo_ops pmu_dir_ops = { .refresh = pmu_dir_refresh };
 
 static struct inode *mkdirs_locked(struct inode *d, const char *const *names, unsigned int n)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	for (unsigned int i = 0; d && i < n; i++) {
 		struct ramfs_dirent *de = ramfs_lookup_locked(d, names[i], strlen(names[i]));
 

@@ -66,6 +66,7 @@ static bool block_in_zone(const struct page_zone *z, uint64_t pfn, unsigned int 
 static void free_block_locked(struct page_allocator *a, struct page_zone *z, uint64_t pfn,
 			      unsigned int order)
 {
+	spin_assert_held(&a->lock);
 	while (order < PAGE_MAX_ORDER) {
 		uint64_t buddy = pfn ^ (1ul << order);
 

@@ -485,6 +485,7 @@ static bool sig_group_continue(struct proc *p)
 
 static struct uthread *sig_first_thread_locked(struct proc *p)
 {
+	spin_assert_held(&p->lock);
 	if (list_empty(&p->threads))
 		return NULL;
 	return list_entry(p->threads.next, struct uthread, thread_node);
@@ -492,6 +493,7 @@ static struct uthread *sig_first_thread_locked(struct proc *p)
 
 static void sig_wake_all_locked(struct proc *p)
 {
+	spin_assert_held(&p->lock);
 	struct list_node *n;
 
 	list_for_each(n, &p->threads)

@@ -121,6 +121,7 @@ SYSCALL(__NR_getresgid, sys_getresgid);
 /* pid 0 is the caller; otherwise a live process (proc_tree_lock held). */
 static struct proc *proc_arg_locked(int pid)
 {
+	spin_assert_held(&proc_tree_lock);
 	if (pid == 0)
 		return current_proc();
 	if (pid < 0)
@@ -156,6 +157,7 @@ SYSCALL(__NR_getsid, sys_getsid);
 /* Is there a process in group pgid of session sid? (proc_tree_lock) */
 static bool pgrp_exists_locked(struct proc *root, int pgid, int sid)
 {
+	spin_assert_held(&proc_tree_lock);
 	if (root->pgid == pgid && root->sid == sid && !root->zombie)
 		return true;
 	struct list_node *n;

@@ -49,6 +49,7 @@ static uint64_t cpus_online_mask(void)
 /* Thread by tid, 0 the caller (proc_tree_lock held). */
 static struct task *task_arg_locked(int pid)
 {
+	spin_assert_held(&proc_tree_lock);
 	if (pid == 0)
 		return current_task();
 	struct uthread *t = pid > 0 ? proc_find_thread_locked(pid) : NULL;
@@ -235,6 +236,7 @@ SYSCALL(__NR_membarrier, sys_membarrier);
 
 static unsigned int count_tasks_locked(const struct proc *p)
 {
+	spin_assert_held(&proc_tree_lock);
 	unsigned int n = p->zombie ? 0 : (unsigned int)p->nr_threads;
 	const struct list_node *c;
 

@@ -241,6 +241,7 @@ SYSCALL(__NR_rt_sigtimedwait, sys_rt_sigtimedwait);
 
 static struct proc *sig_tree_root_locked(void)
 {
+	spin_assert_held(&proc_tree_lock);
 	struct proc *p = proc_find_locked(1);
 
 	if (p)
@@ -253,6 +254,7 @@ static struct proc *sig_tree_root_locked(void)
 /* Pre-order successor of p in the process tree below root. */
 static struct proc *sig_tree_next_locked(struct proc *p, struct proc *root)
 {
+	spin_assert_held(&proc_tree_lock);
 	if (!list_empty(&p->children))
 		return list_entry(p->children.next, struct proc, sibling);
 	while (p != root && p->parent) {

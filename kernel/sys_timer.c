@@ -64,6 +64,7 @@ static void *uptr(uint64_t a)
 
 static struct ptimer *ptimer_find_locked(struct proc *p, int id)
 {
+	spin_assert_held(&ptimer_lock);
 	struct list_node *n;
 
 	list_for_each(n, &ptimers) {
@@ -151,6 +152,7 @@ static void ptimer_fire(struct ktimer *kt)
 /* Arm or disarm t: deadline 0 disarms.  t->lock held, interrupts off. */
 static void ptimer_set_locked(struct ptimer *t, uint64_t deadline, uint64_t interval)
 {
+	spin_assert_held(&t->lock);
 	t->enabled = deadline != 0;
 	t->deadline = deadline;
 	t->interval = interval;
@@ -167,6 +169,7 @@ static void ptimer_set_locked(struct ptimer *t, uint64_t deadline, uint64_t inte
 
 static void ptimer_get_locked(const struct ptimer *t, uint64_t *left, uint64_t *interval)
 {
+	spin_assert_held(&t->lock);
 	uint64_t now = time_ns();
 
 	*interval = t->interval;
