@@ -128,6 +128,7 @@ static uint32_t key_hash(const void *key, uint32_t len)
 
 static struct helem *find_locked(struct bpf_map *map, const void *key, uint32_t hash)
 {
+	spin_assert_held(&map->lock);
 	struct htab *h = map->priv;
 
 	for (struct helem *e = h->buckets[hash & (h->nbuckets - 1)]; e; e = e->next)
@@ -158,6 +159,7 @@ static void unlink_locked(struct htab *h, struct helem *e)
 
 static void evict_lru_locked(struct bpf_map *map)
 {
+	spin_assert_held(&map->lock);
 	struct htab *h = map->priv;
 	struct helem *old = NULL;
 

@@ -33,6 +33,7 @@
 
 static struct inode *mkdir_boot_locked(struct inode *parent, const char *name, uint32_t mode)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *d = ramfs_inode_new(S_IFDIR | mode);
 
 	if (!d)
@@ -72,6 +73,7 @@ void vfs_init(void)
  * directory is kept (only its mode changes), or -errno. */
 static int unpack_clear_locked(struct inode *dir, const char *name, size_t len, uint32_t mode)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct ramfs_dirent *de = ramfs_lookup_locked(dir, name, len);
 
 	if (!de)
@@ -201,6 +203,7 @@ static int ar_header(struct archive *a, const struct inode *ino, uint64_t size)
 
 static void ar_file_locked(struct archive *a, struct inode *ino)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	static const char zeros[KSVC_PAGE_SIZE];
 
 	if (ar_header(a, ino, ino->size))
@@ -216,6 +219,7 @@ static void ar_file_locked(struct archive *a, struct inode *ino)
 
 static void ar_dir_locked(struct archive *a, struct inode *dir, size_t plen)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct list_node *n;
 
 	list_for_each(n, &dir->dirents) {

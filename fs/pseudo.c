@@ -247,6 +247,7 @@ const struct file_ops pseudo_file_ops = {
 static struct inode *pseudo_new_locked(struct inode *dir, const char *name, uint32_t mode,
 				       const struct pseudo_ops *ops, long arg)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	size_t len = strlen(name);
 	struct inode *ino;
 
@@ -271,12 +272,14 @@ static struct inode *pseudo_new_locked(struct inode *dir, const char *name, uint
 struct inode *pseudo_mkdir_locked(struct inode *dir, const char *name, uint32_t mode,
 				  const struct pseudo_ops *ops, long arg)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	return pseudo_new_locked(dir, name, S_IFDIR | mode, ops, arg);
 }
 
 struct inode *pseudo_file_locked(struct inode *dir, const char *name, uint32_t mode,
 				 const struct pseudo_ops *ops, long arg)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	return pseudo_new_locked(dir, name, S_IFREG | mode, ops, arg);
 }
 
@@ -294,7 +297,8 @@ struct inode *pseudo_text_locked(struct inode *dir, const char *name, const char
 	struct inode *ino;
 	va_list ap;
 	char *t;
-	int n;
+
+	fs_mutex_assert_held(&vfs_lock);	int n;
 
 	va_start(ap, fmt);
 	n = kvsnprintf(NULL, 0, fmt, ap);
@@ -317,6 +321,7 @@ struct inode *pseudo_text_locked(struct inode *dir, const char *name, const char
 struct inode *pseudo_symlink_locked(struct inode *dir, const char *name, const char *target,
 				    const struct pseudo_ops *ops, long arg)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *ino = pseudo_new_locked(dir, name, S_IFLNK | 0777, ops, arg);
 
 	if (!ino || !target)
@@ -330,6 +335,7 @@ struct inode *pseudo_symlink_locked(struct inode *dir, const char *name, const c
 
 void pseudo_remove_locked(struct inode *dir, struct ramfs_dirent *de)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *ino = de->inode;
 
 	if (S_ISDIR(ino->mode)) {
@@ -373,6 +379,7 @@ static bool path_search(struct inode *dir, struct inode *want, char *buf, size_t
 
 size_t vfs_inode_path_locked(struct inode *ino, char *buf, size_t size)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	size_t len = 0;
 
 	if (size < 2 || !path_search(vfs_root(), ino, buf, size, 0, 0, &len))

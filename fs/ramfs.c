@@ -105,6 +105,7 @@ struct inode *ramfs_inode_new(uint32_t mode)
 
 static void inode_free_locked(struct inode *ino)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	if (S_ISREG(ino->mode)) {
 		ramfs_truncate_locked(ino, 0);
 		kfree(ino->pages);
@@ -121,6 +122,7 @@ void inode_get(struct inode *ino)
 
 void inode_put_locked(struct inode *ino)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	if (atomic_fetch_sub(&ino->refs, 1) == 1 && ino->nlink == 0)
 		inode_free_locked(ino);
 }
@@ -138,6 +140,7 @@ void inode_put(struct inode *ino)
 
 struct ramfs_dirent *ramfs_lookup_locked(struct inode *dir, const char *name, size_t len)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct list_node *n;
 
 	list_for_each(n, &dir->dirents) {
@@ -151,6 +154,7 @@ struct ramfs_dirent *ramfs_lookup_locked(struct inode *dir, const char *name, si
 
 int ramfs_link_locked(struct inode *dir, const char *name, size_t len, struct inode *ino)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct ramfs_dirent *de;
 
 	if (len > VFS_NAME_MAX)
@@ -175,6 +179,7 @@ int ramfs_link_locked(struct inode *dir, const char *name, size_t len, struct in
 /* Remove the entry; frees the inode when that was its last link and nobody holds it. */
 void ramfs_unlink_locked(struct inode *dir, struct ramfs_dirent *de)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	struct inode *ino = de->inode;
 
 	list_del(&de->node);
@@ -193,6 +198,7 @@ void ramfs_unlink_locked(struct inode *dir, struct ramfs_dirent *de)
 
 bool ramfs_dir_empty_locked(struct inode *dir)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	return list_empty(&dir->dirents);
 }
 
@@ -219,6 +225,7 @@ static void ramfs_page_ref(void *page)
 
 static int ramfs_grow_locked(struct inode *ino, uint64_t npages)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	uint64_t cap = ino->pages_cap ? ino->pages_cap : 4;
 	void **p;
 
@@ -239,6 +246,7 @@ static int ramfs_grow_locked(struct inode *ino, uint64_t npages)
 
 int ramfs_page_get_locked(struct inode *ino, uint64_t off, bool create, void **page)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	uint64_t idx = off / KSVC_PAGE_SIZE;
 	int err;
 
@@ -263,6 +271,7 @@ int ramfs_page_get_locked(struct inode *ino, uint64_t off, bool create, void **p
 
 int ramfs_truncate_locked(struct inode *ino, uint64_t size)
 {
+	fs_mutex_assert_held(&vfs_lock);
 	uint64_t keep = (size + KSVC_PAGE_SIZE - 1) / KSVC_PAGE_SIZE;
 
 	for (uint64_t i = keep; i < ino->pages_cap; i++) {
