@@ -66,6 +66,7 @@ static void update_userpage(struct perf_event *e, struct perf_ring *r)
 
 void perf_event_update_userpage_locked(struct perf_event *e)
 {
+	perf_event_assert_locked(e);
 	if (e->ring && perf_core(e)->own_ring)
 		update_userpage(e, e->ring);
 }

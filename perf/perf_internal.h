@@ -728,6 +728,16 @@ static inline struct perf_event_core *perf_core(struct perf_event *e)
 	return &((struct perf_kevent *)e)->core;
 }
 
+/* In an event-level *_locked function: the event's context lock is held (debug build).  A bare
+ * event of a host test, with no core or no context, has no lock to check. */
+static inline void perf_event_assert_locked(const struct perf_event *e)
+{
+	const struct perf_event_core *c = e->core;
+
+	if (KDEBUG && c && c->ctx)
+		spin_assert_held(&c->ctx->sched.lock);
+}
+
 static inline struct perf_event *perf_event_of(struct perf_event_core *c)
 {
 	return &((struct perf_kevent *)((char *)c - offsetof(struct perf_kevent, core)))->ev;

@@ -235,6 +235,7 @@ void perf_event_init_group(struct perf_event *e, struct perf_event *leader)
 
 void perf_group_attach_locked(struct perf_event *e)
 {
+	perf_event_assert_locked(e);
 	struct perf_event *leader = e->group_leader;
 
 	if (leader == e)
@@ -245,6 +246,7 @@ void perf_group_attach_locked(struct perf_event *e)
 
 void perf_group_detach_locked(struct perf_event *e)
 {
+	perf_event_assert_locked(e);
 	struct perf_event *leader = e->group_leader;
 
 	if (leader == e)
@@ -269,6 +271,7 @@ void perf_ctx_del_group_locked(struct perf_ctx *ctx, struct perf_event *leader)
 
 void perf_event_update_time_locked(struct perf_event *e, uint64_t now)
 {
+	perf_event_assert_locked(e);
 	uint64_t delta = now - e->tstamp;
 
 	if (e->state >= PERF_EVENT_STATE_INACTIVE)
@@ -488,6 +491,7 @@ bool perf_ctx_rotate_locked(struct perf_ctx *ctx, uint64_t now)
 
 uint64_t perf_event_read_count_locked(struct perf_event *e)
 {
+	perf_event_assert_locked(e);
 	if (e->state == PERF_EVENT_STATE_ACTIVE && e->pmu->read)
 		e->pmu->read(e);
 	return atomic_load_explicit(&e->count, memory_order_relaxed);
