@@ -44,10 +44,11 @@ static void clock_timer_fn(void *arg)
 	struct perf_event *e = arg;
 	uint64_t period = e->hw.sample_period, uregs[34];
 	bool user = false;
-	const uint64_t *regs = ksvc_irq_regs(&user);
+	const uint64_t *regs;
 
 	if (e->hw.state & PERF_HES_STOPPED)
 		return;
+	regs = ksvc_irq_regs(&user);
 	if (!regs) {
 		/* not from the timer interrupt: the task's own user state, as a syscall has it */
 		ksvc_user_regs(uregs);

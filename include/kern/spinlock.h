@@ -16,7 +16,7 @@ struct spinlock {
 	_Atomic uint16_t next; /* ticket handed to the next locker */
 	_Atomic uint16_t owner; /* ticket now holding the lock */
 	int32_t holder_cpu; /* -1 when free; for spin_is_held_by_me assertions */
-	uintptr_t holder_pc; /* where the holder's function returns to: for debugging a hang */
+	uintptr_t holder_pc; /* KDEBUG: where the holder's function returns to (a hang's culprit) */
 };
 
 #define SPINLOCK_INIT { 0, 0, -1, 0 }
@@ -38,7 +38,8 @@ static inline void spin_lock(struct spinlock *l)
 	while (atomic_load_explicit(&l->owner, memory_order_acquire) != me)
 		arch_cpu_relax();
 	l->holder_cpu = (int32_t)ksvc_cpu_id();
-	l->holder_pc = (uintptr_t)__builtin_return_address(0);
+	if (KDEBUG) /* a store on every lock, the debug build only */
+		l->holder_pc = (uintptr_t)__builtin_return_address(0);
 }
 
 static inline bool spin_trylock(struct spinlock *l)

@@ -16,29 +16,38 @@ out=$(sh tests/qemu/check-qemu-cmdline.sh "$kernel" "$initramfs")
 printf '%s\n' "$out"
 pass=$((pass + $(printf '%s\n' "$out" | grep -c '^PASS ')))
 fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
+# boot NAME CHECK: one self-test boot with the MACHINE/CPU/SMP/ICOUNT/MEM the caller exports;
+# it passes when the guest exits 0 with PASS lines, no FAIL line, a summary line, and CHECK
+# (a grep pattern, or empty) found exactly once in the console log.
+boot() {
+	name=$1 want=$2
+	start=$(date +%s%N)
+	TIMEOUT=30 APPEND=selftest sh tools/host/run.sh "$kernel" "$initramfs" '' > "$log" 2>&1
+	rc=$?
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	p=$(grep -c '^PASS ' "$log")
+	f=$(grep -c '^FAIL ' "$log")
+	summary=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$log")
+	seen=1
+	[ -z "$want" ] || seen=$(grep -c -- "$want" "$log")
+	if [ $rc -eq 0 ] && [ "$f" -eq 0 ] && [ "$summary" -ge 1 ] && [ "$p" -gt 0 ] && [ "$seen" -eq 1 ]; then
+		echo "PASS boot $name ($p tests, ${ms} ms)"
+		pass=$((pass + p + 1))
+	else
+		echo "FAIL boot $name: exit $rc, $p passed, $f failed, summary lines $summary, '$want' seen $seen (${ms} ms)"
+		grep -E '^(FAIL|SKIP) |panic|\*\*\*|run.sh:' "$log" | head -20
+		tail -n 5 "$log"
+		pass=$((pass + p)); fail=$((fail + f + 1))
+	fi
+}
+
 for gic in 2 3; do
 	for cpu in cortex-a72 max,pauth-impdef=on; do
 		for smp in 1 4; do
-			name="gicv$gic/${cpu%%,*}/smp$smp"
 			icount=0
 			[ "$smp" = 1 ] && icount=1 # deterministic guest time on half the matrix
-			start=$(date +%s%N)
-			MACHINE="virt,gic-version=$gic" CPU=$cpu SMP=$smp ICOUNT=$icount TIMEOUT=30 \
-				APPEND=selftest sh tools/host/run.sh "$kernel" "$initramfs" '' > "$log" 2>&1
-			rc=$?
-			ms=$(( ($(date +%s%N) - start) / 1000000 ))
-			p=$(grep -c '^PASS ' "$log")
-			f=$(grep -c '^FAIL ' "$log")
-			summary=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$log")
-			if [ $rc -eq 0 ] && [ "$f" -eq 0 ] && [ "$summary" -ge 1 ] && [ "$p" -gt 0 ]; then
-				echo "PASS boot $name ($p tests, ${ms} ms)"
-				pass=$((pass + p + 1))
-			else
-				echo "FAIL boot $name: exit $rc, $p passed, $f failed, summary lines $summary (${ms} ms)"
-				grep -E '^(FAIL|SKIP) |panic|\*\*\*|run.sh:' "$log" | head -20
-				tail -n 5 "$log"
-				pass=$((pass + p)); fail=$((fail + f + 1))
-			fi
+			MACHINE="virt,gic-version=$gic" CPU=$cpu SMP=$smp ICOUNT=$icount MEM= \
+				boot "gicv$gic/${cpu%%,*}/smp$smp" ''
 		done
 	done
 done
@@ -46,37 +55,11 @@ done
 # more than one level-1 entry and the page array lands above the first GiB; the self-test
 # page_allocator_covers_ram checks that every page the DT lists is mapped and managed.
 for mem in 256 1024 2048 4096; do
-	name="gicv3/max/smp2/mem$mem"
-	MACHINE="virt,gic-version=3" CPU=max,pauth-impdef=on SMP=2 MEM=$mem TIMEOUT=30 \
-		APPEND=selftest sh tools/host/run.sh "$kernel" "$initramfs" '' > "$log" 2>&1
-	rc=$?
-	p=$(grep -c '^PASS ' "$log")
-	f=$(grep -c '^FAIL ' "$log")
-	ram=$(grep -c "^  memory: $mem MiB of RAM," "$log")
-	if [ $rc -eq 0 ] && [ "$f" -eq 0 ] && [ "$p" -gt 0 ] && [ "$ram" -eq 1 ]; then
-		echo "PASS boot $name ($p tests)"
-		pass=$((pass + p + 1))
-	else
-		echo "FAIL boot $name: exit $rc, $p passed, $f failed, $ram lines '$mem MiB of RAM'"
-		grep -E '^(FAIL|SKIP) |panic|\*\*\*|run.sh:' "$log" | head -20
-		tail -n 5 "$log"
-		pass=$((pass + p)); fail=$((fail + f + 1))
-	fi
+	MACHINE="virt,gic-version=3" CPU=max,pauth-impdef=on SMP=2 ICOUNT=0 MEM=$mem \
+		boot "gicv3/max/smp2/mem$mem" "^  memory: $mem MiB of RAM,"
 done
 # Entry at EL2 (QEMU's virtualization=on): the kernel drops to EL1 itself.
-name="gicv3/max/smp4/el2"
-MACHINE="virt,gic-version=3,virtualization=on" CPU=max,pauth-impdef=on SMP=4 TIMEOUT=30 \
-	APPEND=selftest sh tools/host/run.sh "$kernel" "$initramfs" '' > "$log" 2>&1
-rc=$?
-p=$(grep -c '^PASS ' "$log")
-f=$(grep -c '^FAIL ' "$log")
-if [ $rc -eq 0 ] && [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
-	echo "PASS boot $name ($p tests)"
-	pass=$((pass + p + 1))
-else
-	echo "FAIL boot $name: exit $rc, $p passed, $f failed"
-	tail -n 5 "$log"
-	pass=$((pass + p)); fail=$((fail + f + 1))
-fi
+MACHINE="virt,gic-version=3,virtualization=on" CPU=max,pauth-impdef=on SMP=4 ICOUNT=0 MEM= \
+	boot "gicv3/max/smp4/el2" ''
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
