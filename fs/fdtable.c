@@ -1,11 +1,16 @@
 /*
  * fdtable.c - per-process descriptor tables and the descriptor syscalls: dup, dup3, fcntl
- * (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD/SETFD, F_GETFL/SETFL, F_GETPIPE_SZ/SETPIPE_SZ), close,
+ * (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD/SETFD, F_GETFL/SETFL, F_GETPIPE_SZ/SETPIPE_SZ, F_SETOWN,
+ * F_SETOWN_EX, F_SETSIG and their getters), close,
  * close_range; and the kernel seam for anonymous objects (ksvc_fd_install / ksvc_fd_get):
  * an anon file wrapping (struct ksvc_file_ops, priv) for bpf maps and programs and perf
  * events, whose poll goes to ksvc_file_ops.poll.
  *
- * What it does not do: /proc/self/fd, file locks (F_SETLK and friends are EINVAL), F_SETOWN.
+ * O_ASYNC: F_SETFL tells the file (file_ops.fasync); an anon object keeps the registration
+ * and signals the owner through ksvc_kill_fasync (perf events do; Linux's send_sigio).
+ *
+ * What it does not do: /proc/self/fd, file locks (F_SETLK and friends are EINVAL), O_ASYNC
+ * on pipes, sockets and ttys (the flag is kept, nothing is signalled).
  *
  * A table is a fixed array of FILES_MAX (1024, RLIMIT_NOFILE's hard ceiling) file pointers
  * and close-on-exec bits under one spinlock; files are put outside it (release may sleep).
@@ -21,6 +26,10 @@
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <asm-generic/poll.h>
+#include <asm/signal.h>
+#include <asm/siginfo.h>
+#include <kern/signal.h>
+#include <kern/spinlock.h>
 #include <linux/close_range.h>
 #include <linux/fcntl.h>
 #include <linux/stat.h>
@@ -329,6 +338,112 @@ static long sys_dup3(uint64_t oldfd_, uint64_t newfd_, uint64_t flags)
 }
 SYSCALL(__NR_dup3, sys_dup3);
 
+/* ---- F_SETOWN, F_SETSIG and O_ASYNC (Linux's f_setown, send_sigio) ---- */
+
+static struct spinlock fown_lock = SPINLOCK_INIT; /* every file's owner and fa.fd */
+
+static long owner_set(struct file *f, int type, int pid)
+{
+	/* find_vpid: the id must name a live thread, process or group (sig 0 probes) */
+	if (pid && signal_send_owner(type, pid, 0, NULL))
+		return -ESRCH;
+	unsigned long fl = spin_lock_irqsave(&fown_lock);
+
+	f->owner.type = type;
+	f->owner.pid = pid;
+	spin_unlock_irqrestore(&fown_lock, fl);
+	return 0;
+}
+
+static struct fown owner_get(struct file *f)
+{
+	unsigned long fl = spin_lock_irqsave(&fown_lock);
+	struct fown o = f->owner;
+
+	spin_unlock_irqrestore(&fown_lock, fl);
+	return o;
+}
+
+static long fcntl_owner(struct file *f, unsigned int cmd, uint64_t arg)
+{
+	struct f_owner_ex ex;
+	struct fown o;
+
+	switch (cmd) {
+	case F_SETOWN: {
+		int who = (int)arg;
+
+		if (who == (-0x7fffffff - 1))
+			return -EINVAL;
+		return who < 0 ? owner_set(f, F_OWNER_PGRP, -who) : owner_set(f, F_OWNER_PID, who);
+	}
+	case F_GETOWN:
+		o = owner_get(f);
+		return o.type == F_OWNER_PGRP ? -o.pid : o.pid;
+	case F_SETOWN_EX:
+		if (ksvc_copy_from_user(&ex, (void *)(uintptr_t)arg, sizeof(ex)))
+			return -EFAULT;
+		if (ex.type != F_OWNER_TID && ex.type != F_OWNER_PID && ex.type != F_OWNER_PGRP)
+			return -EINVAL;
+		return owner_set(f, ex.type, ex.pid);
+	case F_GETOWN_EX:
+		o = owner_get(f);
+		ex.type = o.type;
+		ex.pid = o.pid;
+		return ksvc_copy_to_user((void *)(uintptr_t)arg, &ex, sizeof(ex));
+	case F_SETSIG:
+		if (arg > KSIG_MAX)
+			return -EINVAL;
+		unsigned long fl = spin_lock_irqsave(&fown_lock);
+
+		f->owner.signum = (int)arg;
+		spin_unlock_irqrestore(&fown_lock, fl);
+		return 0;
+	default: /* F_GETSIG */
+		return owner_get(f).signum;
+	}
+}
+
+/* Signals with si_codes of their own: another reason code would be ambiguous (SI_SIGIO). */
+static bool sig_specific_codes(int sig)
+{
+	return sig == SIGILL || sig == SIGFPE || sig == SIGSEGV || sig == SIGBUS ||
+	       sig == SIGTRAP || sig == SIGCHLD || sig == SIGPOLL || sig == SIGSYS;
+}
+
+void ksvc_kill_fasync(struct ksvc_fasync *fa, int reason)
+{
+	static const int16_t band[NSIGPOLL] = {
+		POLLIN | POLLRDNORM, /* POLL_IN */
+		POLLOUT | POLLWRNORM | POLLWRBAND, /* POLL_OUT */
+		POLLIN | POLLRDNORM | POLLMSG, /* POLL_MSG */
+		POLLERR, /* POLL_ERR */
+		POLLPRI | POLLRDBAND, /* POLL_PRI */
+		POLLHUP | POLLERR, /* POLL_HUP */
+	};
+	struct ksiginfo info;
+	unsigned long fl = spin_lock_irqsave(&fown_lock);
+	struct fown o = fa->file->owner;
+	int fd = fa->fd;
+
+	spin_unlock_irqrestore(&fown_lock, fl);
+	if (!o.pid || reason < POLL_IN || reason > POLL_HUP)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (o.signum) {
+		info.signo = o.signum;
+		info.code = o.signum != SIGPOLL && sig_specific_codes(o.signum) ? SI_SIGIO : reason;
+		info.band = band[reason - POLL_IN];
+		info.status = fd; /* si_fd */
+		if (signal_send_owner(o.type, o.pid, o.signum, &info) != -EAGAIN)
+			return;
+		memset(&info, 0, sizeof(info)); /* the queue is full: plain SIGIO, as Linux */
+	}
+	info.signo = SIGIO;
+	info.code = SI_KERNEL;
+	signal_send_owner(o.type, o.pid, SIGIO, &info);
+}
+
 static long sys_fcntl(uint64_t fd_, uint64_t cmd, uint64_t arg)
 {
 	struct files *fs = files_cur();
@@ -370,12 +485,25 @@ static long sys_fcntl(uint64_t fd_, uint64_t cmd, uint64_t arg)
 		const unsigned int changeable = O_APPEND | O_NONBLOCK | FASYNC | O_DIRECT | O_NOATIME;
 		unsigned int old = atomic_load(&f->flags);
 
+		/* setfl: the file hears of an O_ASYNC change first, and may refuse it */
+		ret = 0;
+		if (((old ^ (unsigned int)arg) & FASYNC) && f->ops->fasync)
+			ret = f->ops->fasync(f, fd, (arg & FASYNC) != 0);
+		if (ret)
+			break;
 		while (!atomic_compare_exchange_weak(&f->flags, &old,
 						     (old & ~changeable) | ((unsigned int)arg & changeable)))
 			;
-		ret = 0;
 		break;
 	}
+	case F_SETOWN:
+	case F_GETOWN:
+	case F_SETOWN_EX:
+	case F_GETOWN_EX:
+	case F_SETSIG:
+	case F_GETSIG:
+		ret = fcntl_owner(f, (unsigned int)cmd, arg);
+		break;
 	case F_GETPIPE_SZ:
 		ret = file_is_pipe(f) ? PIPE_SIZE : -EBADF;
 		break;
@@ -501,6 +629,22 @@ static int anon_mmap(struct file *f, struct vm_area *vma)
 	return 1;
 }
 
+static int anon_fasync(struct file *f, int fd, bool on)
+{
+	struct anon_file *a = f->priv;
+
+	if (!a->kops->fasync)
+		return 0;
+	if (on) {
+		unsigned long fl = spin_lock_irqsave(&fown_lock);
+
+		f->fa.fd = fd;
+		spin_unlock_irqrestore(&fown_lock, fl);
+	}
+	a->kops->fasync(a->priv, on ? &f->fa : NULL);
+	return 0;
+}
+
 static void anon_release(struct file *f)
 {
 	struct anon_file *a = f->priv;
@@ -516,6 +660,7 @@ static const struct file_ops anon_fops = {
 	.poll = anon_poll,
 	.mmap = anon_mmap,
 	.release = anon_release,
+	.fasync = anon_fasync,
 };
 
 /* The anon object behind f when it is one of kops, else NULL (for mmap of perf fds etc). */

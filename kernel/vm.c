@@ -478,8 +478,11 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 	return 0;
 }
 
-int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
+int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user)
 {
+	/* do_page_fault: every fault is a page-fault event, in the mode it was taken in (a
+	 * uaccess fault is a kernel one); a resolved one is also a minor fault */
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, addr, !user);
 	kmutex_lock(&mm->lock);
 	int err = fault_locked(mm, addr, write, exec);
 
@@ -489,7 +492,7 @@ int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
 
 		if (ut)
 			ut->min_flt++;
-		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, addr);
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, addr, !user);
 	}
 	return err;
 }
@@ -509,7 +512,7 @@ bool mm_fault_from_kernel(uint64_t far, bool write)
 {
 	struct proc *p = current_proc();
 
-	return p && p->mm && vm_fault(p->mm, far, write, false) == 0;
+	return p && p->mm && vm_fault(p->mm, far, write, false, false) == 0;
 }
 
 int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)

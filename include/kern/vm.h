@@ -88,9 +88,10 @@ int vm_map_fixed(struct mm *mm, uint64_t start, uint64_t len, uint32_t flags, st
 		 uint64_t pgoff, uint64_t file_end, const struct vm_ops *ops, void *priv);
 /* Copy into user memory of mm (the current one) as exec builds the stack. */
 int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n);
-/* Handle a fault at addr: 0 when mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR),
- * -EIO (SIGBUS), -ENOMEM.  Counts the fault on the current thread. */
-int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec);
+/* Handle a fault at addr taken in user mode (user) or by a kernel access to user memory: 0 when
+ * mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR), -EIO (SIGBUS), -ENOMEM.  Counts
+ * the fault on the current thread and as perf page-fault events of that mode. */
+int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user);
 /* Find the VMA containing addr (mm->lock held) or NULL. */
 struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
 void vm_init(void);
