@@ -232,6 +232,7 @@ static void vma_release(struct vm_area *v)
 /* Drop every page of [start, end) from the page table; mm->lock held. */
 static void unmap_pages_locked(struct mm *mm, uint64_t start, uint64_t end, bool special)
 {
+	mm_assert_locked(mm);
 	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
 		pte_t *pte = pt_walk(mm->pgd, va, false, pt_alloc);
 
@@ -280,7 +281,8 @@ void mm_put(struct mm *mm)
 
 /* ---- VMA list ---- */
 
-struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
+/* The VMA list walk, without the lock check: vm_find_locked, and mm_debug_pte's diagnostics */
+static struct vm_area *vma_lookup(struct mm *mm, uint64_t addr)
 {
 	struct list_node *n;
 
@@ -295,8 +297,15 @@ struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
 	return NULL;
 }
 
+struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
+{
+	mm_assert_locked(mm);
+	return vma_lookup(mm, addr);
+}
+
 static void vma_insert_locked(struct mm *mm, struct vm_area *v)
 {
+	mm_assert_locked(mm);
 	struct list_node *n;
 
 	list_for_each(n, &mm->vmas) {
@@ -501,7 +510,8 @@ void mm_debug_pte(uint64_t va)
 {
 	struct proc *p = current_proc();
 	pte_t *pte = p && p->mm ? pt_walk(p->mm->pgd, va & ~(PAGE_SIZE - 1), false, pt_alloc) : NULL;
-	struct vm_area *v = p && p->mm ? vm_find_locked(p->mm, va) : NULL;
+	/* racy without mm->lock, which the faulting path may hold: a diagnostic only */
+	struct vm_area *v = p && p->mm ? vma_lookup(p->mm, va) : NULL;
 
 	printk("  mm %p asid %u ttbr0 %lx pte %lx vma %lx-%lx flags %x\n", p ? (void *)p->mm : NULL,
 	       p && p->mm ? p->mm->asid : 0, read_sysreg(ttbr0_el1), pte ? *pte : 0,

@@ -530,6 +530,37 @@ static void period_fn(struct perf_context *ctx, void *arg)
 	}
 }
 
+/* perf_event_modify_attr: breakpoints only; the event and its inherited children, each taken
+ * off and (unless the attr says disabled) put back on around the change. */
+static int modify_one(struct perf_event *e, const struct perf_event_attr *na)
+{
+	int err;
+
+	e->attr.sig_data = na->sig_data; /* perf_event_modify_copy_attr */
+	event_state_op(e, 0, false);
+	err = perf_bp_modify(e, na);
+	if (!e->attr.disabled)
+		event_state_op(e, 1, false);
+	return err;
+}
+
+static int modify_attr(struct perf_event *e, const struct perf_event_attr *na)
+{
+	struct kids k;
+	int err;
+
+	if (e->attr.type != na->type)
+		return -EINVAL;
+	if (e->attr.type != PERF_TYPE_BREAKPOINT)
+		return -EOPNOTSUPP;
+	err = modify_one(e, na);
+	kids_get(e, &k);
+	for (int i = 0; i < k.n && !err; i++)
+		err = modify_one(k.ev[i], na);
+	kids_put(&k);
+	return err;
+}
+
 static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 {
 	struct perf_event *e = priv;
@@ -593,6 +624,14 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 		if (err)
 			bpf_prog_put(prog);
 		return err;
+	}
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
+		struct perf_event_attr na;
+		int err = perf_attr_copy((void *)arg, &na, &perf_limits);
+
+		if (err)
+			return err;
+		return modify_attr(e, &na);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return -EINVAL; /* filters exist for tracepoints only */

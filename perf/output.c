@@ -288,7 +288,7 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |             \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |              \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |          \
-	 PERF_SAMPLE_REGS_USER)
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
 			 uint64_t addr, const void *raw, uint32_t raw_size)
@@ -335,19 +335,35 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		d.callchain = chain;
 		d.callchain_nr = build_callchain(e, regs, user, chain, 160);
 	}
-	if (st & PERF_SAMPLE_REGS_USER) {
+	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+		/* perf_sample_regs_user: the user state (a kernel thread has none) */
 		if (user) {
 			d.regs_user = regs;
 		} else {
 			ksvc_user_regs(uregs);
 			d.regs_user = uregs;
 		}
-		d.regs_user_abi = PERF_SAMPLE_REGS_ABI_64;
+		d.regs_user_abi = user || uregs[32] || uregs[31] ? PERF_SAMPLE_REGS_ABI_64
+								 : PERF_SAMPLE_REGS_ABI_NONE;
+	}
+	size_t size = perf_sample_size(&e->attr, &d);
+
+	if (st & PERF_SAMPLE_STACK_USER) {
+		/* last, as perf_prepare_sample: the dump takes what the u16 size leaves; the
+		 * fields before it count (Linux's header->size at that point, without the 8-byte
+		 * size field that perf_sample_size counted already) */
+		size_t before = size - 8;
+
+		d.stack_user_sp = d.regs_user[31];
+		d.stack_user_size = before > 0xffff ? 0
+			: perf_sample_ustack_size((uint16_t)e->attr.sample_stack_user, (uint16_t)before,
+						  d.regs_user_abi != PERF_SAMPLE_REGS_ABI_NONE,
+						  d.stack_user_sp, PERF_USER_TASK_SIZE);
+		size = perf_sample_size(&e->attr, &d);
 	}
 	w.sample_type = st;
 	w.sample_id_all = e->attr.sample_id_all;
 	w.sid = d.sid;
-	size_t size = perf_sample_size(&e->attr, &d);
 
 	f = spin_lock_irqsave(&perf_core(owner)->child_lock);
 	r = owner->ring;

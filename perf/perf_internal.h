@@ -254,6 +254,8 @@ void perf_id_trailer_write(struct perf_out *o, uint64_t sample_type, bool sample
  */
 uint16_t perf_sample_ustack_size(uint16_t stack_size, uint16_t header_size, bool have_regs,
 				 uint64_t user_sp, uint64_t task_size);
+/* arm64's TASK_SIZE with 48-bit user addresses: where a user stack dump stops */
+#define PERF_USER_TASK_SIZE (1ull << 48)
 /* Total PERF_RECORD_SAMPLE size (8-aligned, header included); > 0xfff8 cannot be written. */
 size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sample_data *d);
 /*
@@ -827,6 +829,13 @@ void perf_bp_cpu_init(void);
  * or -EOPNOTSUPP for a kernel address (not built).
  */
 int perf_bp_parse(const struct perf_event_attr *a, bool task, uint64_t *addr, uint32_t *ctrl);
+/*
+ * [proc] PERF_EVENT_IOC_MODIFY_ATTRIBUTES on a breakpoint (modify_user_hw_breakpoint_check):
+ * only bp_addr, bp_type, bp_len and disabled may differ from e's attr (EINVAL otherwise, or
+ * what the new breakpoint's parse gives; ENOSPC when a new kind finds no slot).  The caller
+ * has taken the event off and puts it back on after.
+ */
+int perf_bp_modify(struct perf_event *e, const struct perf_event_attr *na);
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);

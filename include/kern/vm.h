@@ -61,6 +61,10 @@ void kmutex_lock(struct kmutex *m);
 void kmutex_unlock(struct kmutex *m);
 /* In a function that needs m: the caller holds it (checked in the debug build). */
 #define kmutex_assert_held(m) kdebug_assert((m)->owner == current_task())
+/* An mm's *_locked helpers: its lock is held, or nobody else can reach it (mm_put's teardown
+ * of the last reference). */
+#define mm_assert_locked(mm) \
+	kdebug_assert(atomic_load(&(mm)->refs) == 0 || (mm)->lock.owner == current_task())
 
 struct mm {
 	struct kmutex lock;

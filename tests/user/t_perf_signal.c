@@ -16,6 +16,11 @@
  *   - mmap_data: attr.mmap_data alone records data mappings (PERF_RECORD_MMAP, MISC_MMAP_DATA);
  *   - comm: prctl(PR_SET_NAME) emits PERF_RECORD_COMM without the exec bit;
  *   - kbp: a breakpoint on a kernel address with exclude_kernel is EINVAL;
+ *   - modify: PERF_EVENT_IOC_MODIFY_ATTRIBUTES moves a watchpoint to another address (and
+ *     kind); other fields may not change (EINVAL), nor the type; other events EOPNOTSUPP;
+ *   - ustack: PERF_SAMPLE_STACK_USER (perf record --call-graph dwarf) dumps the user stack from
+ *     the sampled sp: size, the bytes (a pattern the sampled function keeps on its stack),
+ *     dyn_size;
  *   - rmexec: attr.remove_on_exec: the event stops at the task's exec, its fd polls POLLHUP
  *     and reads the count from before the exec; an event without it goes on.
  */
@@ -697,6 +702,145 @@ static void test_sideband(void)
 	close(r.fd);
 }
 
+/* ---- MODIFY_ATTRIBUTES ---- */
+
+static volatile uint64_t wvar[2];
+
+static void test_modify(void)
+{
+	struct perf_event_attr a, b;
+
+	attr_init(&a, PERF_TYPE_BREAKPOINT, 0);
+	a.bp_type = HW_BREAKPOINT_W;
+	a.bp_addr = (uint64_t)(uintptr_t)&wvar[0];
+	a.bp_len = HW_BREAKPOINT_LEN_8;
+	a.sample_period = 1;
+	int fd = peo(&a, 0, -1, -1, 0);
+
+	if (fd < 0) {
+		tap_fail("modify: open", "%s", strerror(errno));
+		return;
+	}
+	wvar[0] = 1;
+	uint64_t c0 = read1(fd);
+
+	b = a;
+	b.bp_addr = (uint64_t)(uintptr_t)&wvar[1];
+	int r = ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &b);
+
+	wvar[0] = 2;
+	uint64_t c1 = read1(fd);
+
+	wvar[1] = 3;
+	uint64_t c2 = read1(fd);
+
+	tap_check(c0 == 1 && r == 0 && c1 == 1 && c2 == 2,
+		  "modify: the watchpoint moves to the new address", "c0 %llu r %d c1 %llu c2 %llu",
+		  (unsigned long long)c0, r, (unsigned long long)c1, (unsigned long long)c2);
+	b.bp_type = HW_BREAKPOINT_RW;
+	r = ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &b);
+	sink += wvar[1];
+	tap_check(r == 0 && read1(fd) == 3, "modify: W to RW, a read now counts", "r %d count %llu", r,
+		  (unsigned long long)read1(fd));
+	b.exclude_user = 1;
+	errno = 0;
+	tap_check(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &b) == -1 && errno == EINVAL,
+		  "modify: another field changed is EINVAL", "errno %d", errno);
+	b.exclude_user = 0;
+	b.type = PERF_TYPE_SOFTWARE;
+	errno = 0;
+	tap_check(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &b) == -1 && errno == EINVAL,
+		  "modify: another type is EINVAL", "errno %d", errno);
+	errno = 0;
+	tap_check(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, (void *)8) == -1 && errno == EFAULT,
+		  "modify: bad pointer EFAULT", "errno %d", errno);
+	close(fd);
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	fd = peo(&a, 0, -1, -1, 0);
+	errno = 0;
+	tap_check(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == -1 && errno == EOPNOTSUPP,
+		  "modify: a software event is EOPNOTSUPP", "errno %d", errno);
+	close(fd);
+}
+
+/* ---- user stack dumps ---- */
+
+struct ustack_seen {
+	int samples;
+	uint64_t abi, sp, size, dyn;
+	int pattern_at; /* offset of the pattern in the dump, or -1 */
+};
+
+static const uint8_t ustack_pat[16] = "perfkernel-dump";
+
+static int match_ustack(struct perf_event_header *h, void *arg)
+{
+	struct ustack_seen *s = arg;
+	uint64_t *p = (uint64_t *)(h + 1);
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	s->samples++;
+	s->abi = p[0];
+	s->sp = p[1]; /* sample_regs_user: sp alone */
+	s->size = p[2];
+	uint8_t *dump = (uint8_t *)&p[3];
+
+	s->dyn = s->size ? *(uint64_t *)(dump + s->size) : 0;
+	s->pattern_at = -1;
+	for (uint64_t i = 0; i + sizeof(ustack_pat) <= s->size; i++)
+		if (!memcmp(dump + i, ustack_pat, sizeof(ustack_pat))) {
+			s->pattern_at = (int)i;
+			break;
+		}
+	return 1;
+}
+
+__attribute__((noinline)) static uintptr_t fault_with_pattern(char *page)
+{
+	volatile uint8_t keep[64];
+
+	for (unsigned i = 0; i < sizeof(ustack_pat); i++)
+		keep[16 + i] = ustack_pat[i];
+	*(volatile char *)page = 1; /* the sample: this fault */
+	return (uintptr_t)&keep[16];
+}
+
+static void test_ustack(void)
+{
+	struct perf_event_attr a;
+	struct ring r;
+	struct ustack_seen s = { 0 };
+	char *p = fresh_pages(1);
+
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a.sample_regs_user = 1ull << 31; /* PERF_REG_ARM64_SP */
+	a.sample_stack_user = 512;
+	a.disabled = 1;
+	if (!p || ring_open(&r, &a)) {
+		tap_fail("ustack: open", "%s", strerror(errno));
+		return;
+	}
+	ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0);
+	uintptr_t pat = fault_with_pattern(p);
+
+	ioctl(r.fd, PERF_EVENT_IOC_DISABLE, 0);
+	ring_scan(&r, match_ustack, &s);
+	tap_check(s.samples == 1 && s.abi == PERF_SAMPLE_REGS_ABI_64 && s.size == 512 && s.dyn == 512,
+		  "ustack: one sample, a 512-byte dump, dyn_size 512", "samples %d abi %llu size %llu dyn %llu",
+		  s.samples, (unsigned long long)s.abi, (unsigned long long)s.size,
+		  (unsigned long long)s.dyn);
+	tap_check(s.pattern_at >= 0 && s.sp + (uint64_t)s.pattern_at == pat,
+		  "ustack: the dump starts at the sampled sp (the pattern is where it was)",
+		  "pattern at %d, sp %#llx, pattern address %#lx", s.pattern_at,
+		  (unsigned long long)s.sp, (unsigned long)pat);
+	munmap(r.base, r.size);
+	close(r.fd);
+	munmap(p, 4096);
+}
+
 /* ---- remove_on_exec ---- */
 
 static const char *self_path;
@@ -822,6 +966,8 @@ int main(int argc, char **argv)
 	RUN(group);
 	RUN(sideband);
 	RUN(kbp);
+	RUN(modify);
+	RUN(ustack);
 	RUN(rmexec);
 	return tap_done();
 }
