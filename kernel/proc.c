@@ -363,16 +363,25 @@ static long sys_unshare(uint64_t flags)
 	if ((flags & (CLONE_FS | CLONE_FILES)) && threads > 1)
 		return -EINVAL;
 	if ((flags & CLONE_FILES) && files_shared(p->files)) {
-		struct files *old = p->files, *copy = files_dup(old);
+		struct files *copy = files_dup(p->files);
 
 		if (!copy)
 			return -ENOMEM;
-		p->files = copy;
-		files_put(old);
+		files_put(proc_files_swap(p, copy));
 	}
 	return 0;
 }
 SYSCALL(__NR_unshare, sys_unshare);
+
+struct files *proc_files_swap(struct proc *p, struct files *files)
+{
+	unsigned long fl = spin_lock_irqsave(&p->lock);
+	struct files *old = p->files;
+
+	p->files = files;
+	spin_unlock_irqrestore(&p->lock, fl);
+	return old;
+}
 
 static long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
 {
@@ -472,8 +481,7 @@ static void proc_finish(struct proc *p)
 	mm_activate(NULL);
 	p->mm = NULL;
 	mm_put(mm);
-	files_put(p->files);
-	p->files = NULL;
+	files_put(proc_files_swap(p, NULL));
 	inode_put(p->cwd);
 	p->cwd = NULL;
 	unsigned long fl = spin_lock_irqsave(&p->lock);

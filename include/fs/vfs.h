@@ -89,6 +89,7 @@ struct file_ops {
 	int (*mmap)(struct file *f, struct vm_area *vma);
 	void (*release)(struct file *f); /* the last reference is gone [sleep] */
 	long (*getdents)(struct file *f, void *ubuf, size_t n);
+	const char *anon_name; /* files without an inode: /proc/PID/fd's "anon_inode:<name>" */
 };
 
 /* An open file description, shared by dup'd fds and across fork. */

@@ -38,6 +38,7 @@ struct proc {
 	struct list_node threads; /* struct uthread.thread_node (l) */
 	int nr_threads; /* live threads (l) */
 	struct mm *mm;
+	/* written under l (proc_files_swap): its own threads read it freely, /proc under l */
 	struct files *files;
 	struct inode *cwd; /* (l) */
 	struct inode *exe; /* the program it runs, a reference (/proc/PID/exe); NULL before exec (l) */
@@ -119,6 +120,10 @@ static inline int proc_tgid(const struct task *t)
  * call with proc_tree_lock held. */
 struct uthread *proc_find_thread_locked(int tid);
 struct proc *proc_find_locked(int tgid);
+
+/* Replace p's descriptor table (under p->lock, for /proc/PID/fd): the old one, whose
+ * reference passes to the caller. */
+struct files *proc_files_swap(struct proc *p, struct files *files);
 
 /* Terminate the calling thread / the whole group with a wait4 status word. */
 __attribute__((noreturn)) void proc_exit_thread(int status);

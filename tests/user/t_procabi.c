@@ -1,0 +1,351 @@
+/*
+ * t_procabi.c - process ABI that Linux perf's own test suite reads: /proc/PID/fd (readlink
+ * names and the listing), /proc/<tid> and /proc/PID/task/<tid> of a thread that does not
+ * lead its group.  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "tap.h"
+
+static char buf[16384];
+
+/* Read a whole file into buf (NUL-terminated): length or -errno. */
+static long slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	long len = 0, n;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[len] = 0;
+	return len;
+}
+
+/* readlink of /proc/<pid>/fd/<fd> into out (NUL-terminated): length or -errno. */
+static long fd_link(int pid, int fd, char *out, size_t size)
+{
+	char path[64];
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	long n = readlink(path, out, size - 1);
+
+	if (n < 0)
+		return -errno;
+	out[n] = 0;
+	return n;
+}
+
+static void check_link(int pid, int fd, const char *want, const char *what)
+{
+	char got[512];
+	long n = fd_link(pid, fd, got, sizeof(got));
+
+	if (n < 0)
+		tap_fail(what, "readlink: %s", strerror((int)-n));
+	else
+		CHECK(!strcmp(got, want), what, "got \"%s\", want \"%s\"", got, want);
+}
+
+static void check_fd_links(void)
+{
+	char want[512], exe[512];
+	struct stat st;
+	int p[2], sv[2];
+
+	int fd = open("/dev/null", O_RDONLY);
+	check_link(0, fd, "/dev/null", "fd link: /dev/null");
+	close(fd);
+	long n = fd_link(0, fd, want, sizeof(want));
+	CHECK(n == -ENOENT, "fd link: closed fd is ENOENT", "got %ld", n);
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		fd = open(exe, O_RDONLY);
+		check_link(0, fd, exe, "fd link: regular file is its path");
+		/* a walk through the link opens the same file */
+		snprintf(want, sizeof(want), "/proc/self/fd/%d", fd);
+		int fd2 = open(want, O_RDONLY);
+		struct stat a, b;
+
+		CHECK(fd2 >= 0 && !fstat(fd, &a) && !fstat(fd2, &b) && a.st_ino == b.st_ino &&
+			      a.st_size == b.st_size,
+		      "open(/proc/self/fd/N) opens the same file", "fd2 %d errno %d", fd2, errno);
+		if (fd2 >= 0)
+			close(fd2);
+		close(fd);
+	}
+	if (!pipe(p) && !fstat(p[0], &st)) {
+		snprintf(want, sizeof(want), "pipe:[%lu]", (unsigned long)st.st_ino);
+		check_link(0, p[0], want, "fd link: pipe read end pipe:[ino]");
+		check_link(0, p[1], want, "fd link: pipe write end pipe:[ino]");
+	}
+	if (!socketpair(AF_UNIX, SOCK_STREAM, 0, sv) && !fstat(sv[0], &st)) {
+		snprintf(want, sizeof(want), "socket:[%lu]", (unsigned long)st.st_ino);
+		check_link(0, sv[0], want, "fd link: socket:[ino]");
+		close(sv[0]);
+		close(sv[1]);
+	}
+	fd = eventfd(0, 0);
+	check_link(0, fd, "anon_inode:[eventfd]", "fd link: eventfd");
+	close(fd);
+
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+	};
+	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		tap_fail("fd link: perf event", "perf_event_open: %s", strerror(errno));
+	else
+		check_link(0, fd, "anon_inode:[perf_event]", "fd link: perf event");
+
+	union bpf_attr ba;
+
+	memset(&ba, 0, sizeof(ba));
+	ba.map_type = BPF_MAP_TYPE_ARRAY;
+	ba.key_size = 4;
+	ba.value_size = 8;
+	ba.max_entries = 4;
+	int mfd = (int)syscall(__NR_bpf, BPF_MAP_CREATE, &ba, sizeof(ba));
+
+	if (mfd < 0)
+		tap_fail("fd link: bpf map", "BPF_MAP_CREATE: %s", strerror(errno));
+	else
+		check_link(0, mfd, "anon_inode:bpf-map", "fd link: bpf map");
+
+	/* /proc/<pid>/fd/N names the same as /proc/self/fd/N */
+	if (fd >= 0) {
+		check_link(getpid(), fd, "anon_inode:[perf_event]", "fd link: /proc/<pid>/fd/N");
+		close(fd);
+	}
+	if (mfd >= 0)
+		close(mfd);
+
+	/* another process's table: a child holding a pipe end at fd 40 */
+	if (!pipe(p)) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			char c;
+
+			dup2(p[0], 40);
+			close(p[1]);
+			write(sv[1], "", 0);
+			_exit(read(40, &c, 1) == 1 ? 0 : 1);
+		}
+		/* wait until the child's fd 40 is there (its dup2) */
+		for (int i = 0; i < 500 && fd_link(pid, 40, want, sizeof(want)) < 0; i++)
+			usleep(10000);
+		fstat(p[0], &st);
+		snprintf(want, sizeof(want), "pipe:[%lu]", (unsigned long)st.st_ino);
+		check_link(pid, 40, want, "fd link: another process's fd");
+		write(p[1], "x", 1);
+		waitpid(pid, NULL, 0);
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
+/* readdir /proc/self/fd lists exactly the open descriptors (its own directory fd too). */
+static void check_fd_listing(void)
+{
+	int extra[3] = { open("/dev/null", O_RDONLY), dup2(0, 37), eventfd(0, 0) };
+	DIR *d = opendir("/proc/self/fd");
+	char listed[128] = { 0 };
+	int bad = -1, n = 0;
+
+	if (!d) {
+		tap_fail("fd listing", "opendir: %s", strerror(errno));
+		return;
+	}
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		int fd = atoi(e->d_name);
+
+		if (fd < 0 || fd >= 128 || e->d_type != DT_LNK)
+			bad = fd;
+		else
+			listed[fd] = 1;
+		n++;
+	}
+	for (int fd = 0; fd < 128; fd++)
+		if ((fcntl(fd, F_GETFD) >= 0) != listed[fd])
+			bad = fd;
+	CHECK(bad == -1 && listed[dirfd(d)] && listed[37], "fd listing: exactly the open fds",
+	      "fd %d differs (%d entries)", bad, n);
+	closedir(d);
+	for (int i = 0; i < 3; i++)
+		close(extra[i]);
+}
+
+/* ---- a thread that does not lead ---- */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int worker_tid, worker_done;
+
+static void *worker(void *arg)
+{
+	prctl(PR_SET_NAME, "worker1");
+	pthread_mutex_lock(&mu);
+	worker_tid = (int)gettid();
+	pthread_cond_broadcast(&cv);
+	while (!worker_done)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	return arg;
+}
+
+static const char *field(const char *text, const char *name)
+{
+	const char *p = strstr(text, name);
+
+	return p ? p + strlen(name) : "";
+}
+
+static void check_status(const char *path, int tid, const char *what)
+{
+	char w[128];
+	long n = slurp(path);
+
+	if (n < 0) {
+		tap_fail(what, "%s: %s", path, strerror((int)-n));
+		return;
+	}
+	int ok = !strncmp(field(buf, "Name:\t"), "worker1\n", 8) &&
+		 atoi(field(buf, "\nTgid:\t")) == getpid() && atoi(field(buf, "\nPid:\t")) == tid &&
+		 atoi(field(buf, "\nPPid:\t")) == getppid();
+
+	snprintf(w, sizeof(w), "%s: Name, Tgid, Pid, PPid", what);
+	CHECK(ok, w, "%.200s", buf);
+}
+
+static void check_thread_files(int tid)
+{
+	char path[128], want[64];
+	long n;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	check_status(path, tid, "/proc/<tid>/status");
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", getpid(), tid);
+	check_status(path, tid, "/proc/<pid>/task/<tid>/status");
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	snprintf(want, sizeof(want), "%d (worker1) ", tid);
+	n = slurp(path);
+	CHECK(n > 0 && !strncmp(buf, want, strlen(want)), "/proc/<tid>/stat: pid and comm",
+	      "%ld: %.80s", n, n > 0 ? buf : "");
+	if (n > 0) {
+		/* field 4 ppid; fields 14-17 times; field 20 num_threads (>= 2) */
+		char *p = strrchr(buf, ')');
+		int ppid = 0, nthreads = 0;
+		long skip;
+
+		if (p && sscanf(p + 2, "%*c %d %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld "
+				"%ld %ld %d", &ppid, &skip, &skip, &skip, &skip, &skip, &skip,
+				&skip, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &skip,
+				&nthreads) == 17)
+			CHECK(ppid == getppid() && nthreads == 2,
+			      "/proc/<tid>/stat: ppid and num_threads", "ppid %d threads %d", ppid,
+			      nthreads);
+		else
+			tap_fail("/proc/<tid>/stat: ppid and num_threads", "parse: %.120s", buf);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+	n = slurp(path);
+	CHECK(n == 8 && !strcmp(buf, "worker1\n"), "/proc/<tid>/comm", "%ld \"%s\"", n,
+	      n > 0 ? buf : "");
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", getpid(), tid);
+	n = slurp(path);
+	CHECK(n == 8 && !strcmp(buf, "worker1\n"), "/proc/<pid>/task/<tid>/comm", "%ld \"%s\"",
+	      n, n > 0 ? buf : "");
+
+	/* task/ lists both threads, from the leader's directory and from the thread's */
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", i ? tid : getpid());
+		DIR *d = opendir(path);
+		int seen_me = 0, seen_tid = 0, others = 0;
+
+		for (struct dirent *e; d && (e = readdir(d));) {
+			int id = atoi(e->d_name);
+
+			if (e->d_name[0] == '.')
+				continue;
+			if (id == getpid())
+				seen_me++;
+			else if (id == tid)
+				seen_tid++;
+			else
+				others++;
+		}
+		if (d)
+			closedir(d);
+		CHECK(seen_me == 1 && seen_tid == 1 && !others,
+		      i ? "/proc/<tid>/task lists both threads" : "/proc/<pid>/task lists both threads",
+		      "leader %d thread %d others %d (%s)", seen_me, seen_tid, others,
+		      d ? "" : strerror(errno));
+	}
+	/* /proc itself lists only thread-group leaders */
+	DIR *d = opendir("/proc");
+	int listed = 0;
+
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (atoi(e->d_name) == tid)
+			listed = 1;
+	if (d)
+		closedir(d);
+	CHECK(d && !listed, "/proc lists no thread ids", "tid %d listed", tid);
+}
+
+static void check_threads(void)
+{
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, worker, NULL)) {
+		tap_fail("thread", "pthread_create failed");
+		return;
+	}
+	pthread_mutex_lock(&mu);
+	while (!worker_tid)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	check_thread_files(worker_tid);
+	pthread_mutex_lock(&mu);
+	worker_done = 1;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	pthread_join(th, NULL);
+}
+
+int main(void)
+{
+	tap_init("t_procabi", 60);
+	check_fd_links();
+	check_fd_listing();
+	check_threads();
+	return tap_done();
+}
