@@ -151,6 +151,7 @@ int fd_limit(void);
 /* ---- dev.c ---- */
 void dev_init(struct inode *devdir);
 extern const struct file_ops console_fops;
+extern const struct file_ops klog_kmsg_fops; /* kernel/klog.c: /dev/kmsg */
 struct file *dev_console_open(void);
 /* The driver of a character device number (major << 8 | minor), or NULL (ENXIO at open). */
 const struct file_ops *dev_fops_for(uint32_t rdev);

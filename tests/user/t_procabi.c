@@ -1,7 +1,7 @@
 /*
  * t_procabi.c - process ABI that Linux perf's own test suite reads: /proc/PID/fd (readlink
  * names and the listing), /proc/<tid> and /proc/PID/task/<tid> of a thread that does not
- * lead its group.  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
+ * lead its group; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -12,6 +12,8 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <sys/eventfd.h>
+#include <sys/klog.h>
+#include <sys/utsname.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -341,11 +343,133 @@ static void check_threads(void)
 	pthread_join(th, NULL);
 }
 
+/* ---- the kernel log: syslog(2) (klogctl, busybox dmesg) and /dev/kmsg ---- */
+
+static char logbuf[1 << 19];
+
+static long read_all(void)
+{
+	int n = klogctl(10, NULL, 0); /* SYSLOG_ACTION_SIZE_BUFFER */
+
+	if (n <= 0)
+		return -1;
+	n = klogctl(3, logbuf, n < (int)sizeof(logbuf) - 1 ? n : (int)sizeof(logbuf) - 1);
+	if (n >= 0)
+		logbuf[n] = 0;
+	return n;
+}
+
+/* The line of logbuf holding text, or NULL. */
+static const char *log_line(const char *text)
+{
+	const char *p = strstr(logbuf, text);
+
+	if (!p)
+		return NULL;
+	while (p > logbuf && p[-1] != '\n')
+		p--;
+	return p;
+}
+
+/* "<prio>[ sssss.uuuuuu] " in front of a READ_ALL line (Linux with CONFIG_PRINTK_TIME) */
+static int syslog_prefix_ok(const char *line, int prio)
+{
+	char want[16];
+	int n = snprintf(want, sizeof(want), "<%d>[", prio), dot = 0, digits = 0;
+
+	if (strncmp(line, want, n))
+		return 0;
+	for (line += n; *line && *line != ']'; line++) {
+		if (*line == '.')
+			dot++;
+		else if (*line >= '0' && *line <= '9')
+			digits++;
+		else if (*line != ' ' || dot)
+			return 0;
+	}
+	return *line == ']' && line[1] == ' ' && dot == 1 && digits >= 7;
+}
+
+static void check_syslog(void)
+{
+	char marker[64], line[512];
+	struct utsname u;
+
+	EXPECT_ERRNO(klogctl(3, NULL, 10), EINVAL, "syslog READ_ALL NULL buffer: EINVAL");
+	EXPECT_ERRNO(klogctl(3, logbuf, -1), EINVAL, "syslog READ_ALL negative length: EINVAL");
+	EXPECT_ERRNO(klogctl(99, logbuf, 10), EINVAL, "syslog unknown action: EINVAL");
+	EXPECT_ERRNO(klogctl(8, NULL, 0), EINVAL, "syslog CONSOLE_LEVEL 0: EINVAL");
+	EXPECT_ERRNO(klogctl(8, NULL, 9), EINVAL, "syslog CONSOLE_LEVEL 9: EINVAL");
+	EXPECT_ERRNO(klogctl(3, (char *)8, 100), EFAULT, "syslog READ_ALL bad buffer: EFAULT");
+	CHECK(klogctl(3, logbuf, 0) == 0, "syslog READ_ALL length 0: 0", "errno %d", errno);
+	CHECK(klogctl(10, NULL, 0) >= 4096, "syslog SIZE_BUFFER", "got %d", klogctl(10, NULL, 0));
+
+	/* a write to /dev/kmsg is a record: LOG_USER unless the prefix names a facility */
+	snprintf(marker, sizeof(marker), "t_procabi marker %d", getpid());
+	int fd = open("/dev/kmsg", O_RDWR | O_NONBLOCK);
+
+	if (fd < 0) {
+		tap_fail("/dev/kmsg", "open: %s", strerror(errno));
+		return;
+	}
+	lseek(fd, 0, SEEK_END);
+	snprintf(line, sizeof(line), "<5>%s\n", marker);
+	CHECK(write(fd, line, strlen(line)) == (ssize_t)strlen(line), "/dev/kmsg write",
+	      "errno %d", errno);
+	long n = read_all();
+	const char *l = n > 0 ? log_line(marker) : NULL;
+
+	CHECK(l && syslog_prefix_ok(l, 13) && !strncmp(strstr(l, "] ") + 2, marker, strlen(marker)),
+	      "syslog READ_ALL: the /dev/kmsg record as <13>[time] text",
+	      "%ld bytes, line: %.80s", n, l ? l : "(none)");
+	/* /dev/kmsg reads one record per read: prio,seq,usecs,flags;text */
+	long r = read(fd, line, sizeof(line) - 1);
+
+	if (r > 0)
+		line[r] = 0;
+	unsigned long long seq, us;
+	int prio, used = 0;
+
+	CHECK(r > 0 && sscanf(line, "%d,%llu,%llu,-;%n", &prio, &seq, &us, &used) == 3 &&
+		      used && prio == 13 && !strncmp(line + used, marker, strlen(marker)),
+	      "/dev/kmsg read: 13,seq,usecs,-;text", "%ld errno %d: %.80s", r, errno,
+	      r > 0 ? line : "");
+	/* a record that does not fit: EINVAL, and the reader is past it (Linux 6.1) */
+	char tiny[8];
+
+	write(fd, "<5>second\n", 10);
+	errno = 0;
+	r = read(fd, tiny, sizeof(tiny));
+	CHECK(r == -1 && errno == EINVAL, "/dev/kmsg read into a short buffer: EINVAL",
+	      "got %ld errno %d", r, errno);
+	errno = 0;
+	r = read(fd, line, sizeof(line));
+	CHECK(r == -1 && errno == EAGAIN, "/dev/kmsg read at the end, O_NONBLOCK: EAGAIN",
+	      "got %ld errno %d", r, errno);
+	close(fd);
+
+	/* an unknown syscall is ENOSYS; perfkernel notes it in the log (not on the console:
+	 * tests/qemu/user.sh checks the console), Linux says nothing */
+	errno = 0;
+	r = syscall(500, 1, 2, 3);
+	CHECK(r == -1 && errno == ENOSYS, "unknown syscall 500: ENOSYS", "got %ld errno %d", r,
+	      errno);
+	if (!uname(&u) && strstr(u.release, "perfkernel")) {
+		read_all();
+		l = log_line("unknown syscall 500 ");
+		CHECK(l && syslog_prefix_ok(l, 4), "unknown syscall in the kernel log (dmesg)",
+		      "%.80s", l ? l : "(none)");
+	} else {
+		tap_skip("unknown syscall in the kernel log (dmesg)", "Linux does not log it");
+	}
+}
+
 int main(void)
 {
 	tap_init("t_procabi", 60);
 	check_fd_links();
 	check_fd_listing();
 	check_threads();
+	check_syslog();
 	return tap_done();
 }
