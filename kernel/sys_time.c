@@ -3,9 +3,9 @@
  * settimeofday, nanosleep, clock_nanosleep, times, getrusage.
  *
  * ABI: Linux 6.1 on arm64 (<linux/time.h>, <linux/time_types.h>, <linux/times.h>,
- * <linux/resource.h>).  There is no RTC: CLOCK_REALTIME starts at 2026-01-01T00:00:00Z at boot
- * (REALTIME_EPOCH) and can be set.  MONOTONIC, MONOTONIC_RAW, BOOTTIME and the COARSE clocks
- * all read the generic timer (no suspend, no NTP slewing); their resolution is 1 ns as Linux
+ * <linux/resource.h>).  CLOCK_REALTIME starts from the PL031 RTC the device tree names
+ * (kernel/main.c, clock_realtime_init), at 2026-01-01T00:00:00Z (REALTIME_EPOCH) without one,
+ * and can be set.  MONOTONIC, MONOTONIC_RAW, BOOTTIME and the COARSE clocks all read the generic timer (no suspend, no NTP slewing); their resolution is 1 ns as Linux
  * reports for high-resolution clocks, the COARSE ones a tick.  CPU-time clocks count a
  * thread's time on a CPU (no user/system split: all of it is reported as user time, system
  * time is 0).  Negative clock ids are the posix-cpu-timers encoding (~pid << 3 | type).
@@ -32,6 +32,11 @@
 #define USER_HZ 100
 
 static int64_t realtime_offset_ns = (int64_t)(REALTIME_EPOCH * NSEC_PER_SEC);
+
+void clock_realtime_init(uint64_t epoch_sec)
+{
+	WRITE_ONCE(realtime_offset_ns, (int64_t)(epoch_sec * NSEC_PER_SEC) - (int64_t)time_ns());
+}
 
 static void *uptr(uint64_t a)
 {

@@ -1,7 +1,7 @@
 /*
  * t_procabi.c - process ABI that Linux perf's own test suite reads: /proc/PID/fd (readlink
  * names and the listing), /proc/<tid> and /proc/PID/task/<tid> of a thread that does not
- * lead its group; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
+ * lead its group; CLOCK_REALTIME from the RTC; /sys/kernel/notes' build id; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include "tap.h"
 
 static char buf[16384];
@@ -464,6 +465,49 @@ static void check_syslog(void)
 	}
 }
 
+/* ---- the wall clock, the kernel's build id ---- */
+
+static void check_realtime(void)
+{
+	struct timespec ts;
+
+	/* set from the RTC at boot (QEMU virt's PL031 on perfkernel) */
+	CHECK(!clock_gettime(CLOCK_REALTIME, &ts) && ts.tv_sec > 1577836800,
+	      "CLOCK_REALTIME is after 2020-01-01", "%lld", (long long)ts.tv_sec);
+}
+
+/* /sys/kernel/notes: the kernel's ELF notes, raw (Elf64_Nhdr, name and desc 4-aligned) */
+static void check_notes(void)
+{
+	int fd = open("/sys/kernel/notes", O_RDONLY);
+	long n = 0, r;
+	int found = 0, bad = 0;
+
+	if (fd < 0) {
+		tap_fail("/sys/kernel/notes", "open: %s", strerror(errno));
+		return;
+	}
+	while ((r = read(fd, buf + n, sizeof(buf) - n)) > 0)
+		n += r;
+	close(fd);
+	for (long at = 0; at + 12 <= n;) {
+		uint32_t h[3];
+
+		memcpy(h, buf + at, 12);
+		long next = at + 12 + ((h[0] + 3) & ~3u) + ((h[1] + 3) & ~3u);
+
+		if (next > n) {
+			bad = 1;
+			break;
+		}
+		if (h[2] == 3 /* NT_GNU_BUILD_ID */ && h[0] == 4 && !memcmp(buf + at + 12, "GNU", 4))
+			found = h[1];
+		at = next;
+	}
+	CHECK(!bad && found == 20, "/sys/kernel/notes: an NT_GNU_BUILD_ID note, 20 bytes",
+	      "%ld bytes, build id %d bytes%s", n, found, bad ? ", truncated note" : "");
+}
+
 int main(void)
 {
 	tap_init("t_procabi", 60);
@@ -471,5 +515,7 @@ int main(void)
 	check_fd_listing();
 	check_threads();
 	check_syslog();
+	check_realtime();
+	check_notes();
 	return tap_done();
 }
