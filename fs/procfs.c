@@ -124,16 +124,17 @@ static int proc_snapshot(long parg, struct proc_snap *s)
 	if (parg & PROC_TASK_BIT) {
 		s->min_flt = ut->min_flt;
 		s->maj_flt = ut->maj_flt;
-		s->utime = ut->utime_ns;
-		s->stime = ut->stime_ns;
+		task_cputime_split(&ut->task, &s->utime, &s->stime);
 	} else {
 		list_for_each(n, &p->threads) {
 			struct uthread *t = list_entry(n, struct uthread, thread_node);
+			uint64_t u, st;
 
 			s->min_flt += t->min_flt;
 			s->maj_flt += t->maj_flt;
-			s->utime += t->utime_ns;
-			s->stime += t->stime_ns;
+			task_cputime_split(&t->task, &u, &st);
+			s->utime += u;
+			s->stime += st;
 		}
 	}
 	s->cmin_flt = p->cmin_flt;

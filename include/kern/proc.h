@@ -125,6 +125,13 @@ struct proc *proc_find_locked(int tgid);
  * reference passes to the caller. */
 struct files *proc_files_swap(struct proc *p, struct files *files);
 
+/* kernel/sys_time.c: CPU time as user and system time, Linux's cputime_adjust: the run time
+ * (exact) split in the ratio of the ticks that found the thread at EL0 and in the kernel
+ * (all user time before the first tick).  proc_: the dead threads' (p->utime_ns,
+ * stime_ns) plus each live thread's; takes p->lock. */
+void task_cputime_split(const struct task *t, uint64_t *utime, uint64_t *stime);
+void proc_cputime_split(struct proc *p, uint64_t *utime, uint64_t *stime);
+
 /* Terminate the calling thread / the whole group with a wait4 status word. */
 __attribute__((noreturn)) void proc_exit_thread(int status);
 __attribute__((noreturn)) void proc_exit_group(int status);

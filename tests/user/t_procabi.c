@@ -1,7 +1,7 @@
 /*
  * t_procabi.c - process ABI that Linux perf's own test suite reads: /proc/PID/fd (readlink
  * names and the listing), /proc/<tid> and /proc/PID/task/<tid> of a thread that does not
- * lead its group; CLOCK_REALTIME from the RTC; /sys/kernel/notes' build id; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
+ * lead its group; user and system time; CLOCK_REALTIME from the RTC; /sys/kernel/notes' build id; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -17,7 +17,9 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
 #include "tap.h"
@@ -508,6 +510,77 @@ static void check_notes(void)
 	      "%ld bytes, build id %d bytes%s", n, found, bad ? ", truncated note" : "");
 }
 
+/* ---- user and system time ---- */
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double tv_sec(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* utime and stime of /proc/self/stat (fields 14, 15), in clock ticks */
+static int stat_times(long *ut, long *st)
+{
+	long n = slurp("/proc/self/stat");
+	char *p = n > 0 ? strrchr(buf, ')') : NULL;
+
+	return p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", ut, st) == 2;
+}
+
+static void check_cputime(void)
+{
+	struct rusage a, b, sa, sb;
+	struct tms ta, tb;
+	long ut0, st0, ut1, st1;
+	double t0;
+	volatile unsigned long spin = 0;
+
+	/* a loop of cheap syscalls: its time is mostly the kernel's */
+	getrusage(RUSAGE_THREAD, &a);
+	getrusage(RUSAGE_SELF, &sa);
+	times(&ta);
+	int have_stat = stat_times(&ut0, &st0);
+
+	t0 = thread_cpu();
+	while (thread_cpu() - t0 < 0.4)
+		for (int i = 0; i < 200; i++)
+			syscall(__NR_getppid);
+	getrusage(RUSAGE_THREAD, &b);
+	getrusage(RUSAGE_SELF, &sb);
+	times(&tb);
+	double du = tv_sec(b.ru_utime) - tv_sec(a.ru_utime);
+	double ds = tv_sec(b.ru_stime) - tv_sec(a.ru_stime);
+
+	CHECK(ds > 0.04, "syscall loop: RUSAGE_THREAD system time", "user %.3f s, system %.3f s",
+	      du, ds);
+	CHECK(tv_sec(sb.ru_stime) - tv_sec(sa.ru_stime) > 0.04,
+	      "syscall loop: RUSAGE_SELF system time", "system %.3f s",
+	      tv_sec(sb.ru_stime) - tv_sec(sa.ru_stime));
+	CHECK(tb.tms_stime - ta.tms_stime > 4, "syscall loop: times() tms_stime", "%ld ticks",
+	      (long)(tb.tms_stime - ta.tms_stime));
+	CHECK(have_stat && stat_times(&ut1, &st1) && st1 - st0 > 4,
+	      "syscall loop: /proc/self/stat stime", "%ld ticks", have_stat ? st1 - st0 : -1);
+
+	/* a pure user loop: mostly user time */
+	getrusage(RUSAGE_THREAD, &a);
+	t0 = thread_cpu();
+	while (thread_cpu() - t0 < 0.4)
+		for (int i = 0; i < 1000000; i++)
+			spin++;
+	getrusage(RUSAGE_THREAD, &b);
+	du = tv_sec(b.ru_utime) - tv_sec(a.ru_utime);
+	ds = tv_sec(b.ru_stime) - tv_sec(a.ru_stime);
+	CHECK(du > 0.2 && du > ds, "user loop: user time over system time",
+	      "user %.3f s, system %.3f s", du, ds);
+}
+
 int main(void)
 {
 	tap_init("t_procabi", 60);
@@ -517,5 +590,6 @@ int main(void)
 	check_syslog();
 	check_realtime();
 	check_notes();
+	check_cputime();
 	return tap_done();
 }
