@@ -1,9 +1,10 @@
 /*
- * elf.h - validate an aarch64 ELF64 executable held in memory and plan how to load it.
+ * elf.h - validate an aarch64 ELF64 executable from its headers in memory and plan how to
+ * load it.
  *
- * Pure: reads only the file buffer, maps nothing.  kernel/elf.c; host tests in
- * tests/unit/test_elf.c.  The exec path maps each planned segment, copies its file bytes,
- * and hands the plan's entry / AT_PHDR / AT_PHNUM / brk to the stack builder and the mm.
+ * Pure: reads only the buffer it is given (the whole file, or its first bytes: elf_plan_head),
+ * maps nothing.  kernel/elf.c; host tests in tests/unit/test_elf.c.  The exec path maps each
+ * planned segment from the file, and hands the plan's entry / AT_PHDR / AT_PHNUM / brk to the stack builder and the mm.
  */
 #pragma once
 
@@ -57,8 +58,8 @@ struct elf_plan {
 };
 
 /*
- * One PT_LOAD: map [start, end) with prot (zero-filled), then copy file_len bytes from
- * file + file_offset to address copy_to.  Everything else in the range stays zero.
+ * One PT_LOAD: map [start, end) with prot (zero-filled), with file_len bytes of the file from
+ * file_offset at address copy_to.  Everything else in the range stays zero.
  */
 struct elf_segment {
 	uint64_t start, end; /* page-aligned, biased, end > start unless p_memsz was empty */

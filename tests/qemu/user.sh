@@ -44,8 +44,9 @@ if ! grep -q '^== user tests done' "$log" || [ $rc -ne 0 ]; then
 fi
 # Per-call diagnostics go to the kernel log (dmesg), never into the programs' output on the
 # console: t_procabi makes an unknown syscall and finds it with syslog(2).
-if grep -q -e 'unknown syscall' -e 'unhandled signal' "$log"; then
-	echo "FAIL user: a per-call diagnostic on the console: $(grep -m1 -e 'unknown syscall' -e 'unhandled signal' "$log")"
+diag='perfkernel: unknown syscall [0-9]\|\]: unhandled signal [0-9]'
+if grep -q "$diag" "$log"; then
+	echo "FAIL user: a per-call diagnostic on the console: $(grep -m1 "$diag" "$log")"
 	fail=$((fail + 1))
 else
 	echo "PASS user: no per-call diagnostic on the console"
