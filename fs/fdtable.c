@@ -9,8 +9,11 @@
  * O_ASYNC: F_SETFL tells the file (file_ops.fasync); an anon object keeps the registration
  * and signals the owner through ksvc_kill_fasync (perf events do; Linux's send_sigio).
  *
- * What it does not do: /proc/self/fd, file locks (F_SETLK and friends are EINVAL), O_ASYNC
- * on pipes, sockets and ttys (the flag is kept, nothing is signalled).
+ * Also what /proc/PID/fd (fs/procfs_fd.c) reads of another process's table: its open fds,
+ * a file with a reference, and the name readlink shows for a file (file_describe).
+ *
+ * What it does not do: file locks (F_SETLK and friends are EINVAL), O_ASYNC on pipes,
+ * sockets and ttys (the flag is kept, nothing is signalled).
  *
  * A table is a fixed array of FILES_MAX (1024, RLIMIT_NOFILE's hard ceiling) file pointers
  * and close-on-exec bits under one spinlock; files are put outside it (release may sleep).
@@ -19,6 +22,7 @@
 #include <stdatomic.h>
 #include <kern/compiler.h>
 #include <kern/errno.h>
+#include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/vm.h>
 #include <kern/mm.h>
@@ -267,8 +271,8 @@ static long sys_close_range(uint64_t first, uint64_t last, uint64_t flags)
 
 		if (!copy)
 			return -ENOMEM;
-		p->files = copy; /* only this thread group's threads read it, each its own */
-		files_put(fs);
+		/* only this thread group's threads read it, each its own, and /proc */
+		files_put(proc_files_swap(p, copy));
 		fs = copy;
 	}
 	last = MIN((unsigned int)last, (unsigned int)FILES_MAX - 1);
@@ -833,4 +837,84 @@ int fd_install_pair(struct file *a, struct file *b, bool cloexec, uint64_t ufds)
 		return -EFAULT;
 	}
 	return 0;
+}
+
+/* ---- /proc/PID/fd (fs/procfs_fd.c): another process's table, by spinlock only ---- */
+
+int files_list_fds(struct files *fs, int *fds, int max)
+{
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+	int n = 0;
+
+	for (int i = 0; i < FILES_MAX && n < max; i++)
+		if (slot_file(fs->fd[i]))
+			fds[n++] = i;
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return n;
+}
+
+struct file *files_fd_file_get(struct files *fs, int fd)
+{
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= FILES_MAX)
+		return NULL;
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+
+	f = slot_file(fs->fd[fd]);
+	if (f)
+		file_get(f);
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return f;
+}
+
+struct inode *files_fd_inode_locked(struct files *fs, int fd)
+{
+	fs_mutex_assert_held(&vfs_lock);
+	struct inode *ino = NULL;
+
+	if (fd < 0 || fd >= FILES_MAX)
+		return NULL;
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+	struct file *f = slot_file(fs->fd[fd]);
+
+	/* the file's reference may go with a close meanwhile, but its last inode_put waits
+	 * for vfs_lock, which the caller holds */
+	if (f)
+		ino = f->inode;
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return ino;
+}
+
+/*
+ * readlink of /proc/PID/fd/N, as Linux's d_path: "anon_inode:<name>" for anonymous files,
+ * "pipe:[ino]" and "socket:[ino]", "/" for the root, a file's path (" (deleted)" after it
+ * when it has no name left), NUL-terminated in buf; the length.
+ */
+size_t file_describe(struct file *f, char *buf, size_t size)
+{
+	struct inode *ino = f->inode;
+	size_t len = 0;
+
+	if (size < 2)
+		return 0;
+	if (!ino) {
+		const char *name = f->ops == &anon_fops ? ((struct anon_file *)f->priv)->kops->name
+							: f->ops->anon_name;
+
+		return (size_t)ksnprintf(buf, size, "anon_inode:%s", name ? name : "[unknown]");
+	}
+	fs_mutex_lock(&vfs_lock);
+	if (S_ISFIFO(ino->mode) && !ino->parent) /* pipe(2)'s, not a named FIFO */
+		len = (size_t)ksnprintf(buf, size, "pipe:[%lu]", (unsigned long)ino->ino);
+	else if (S_ISSOCK(ino->mode))
+		len = (size_t)ksnprintf(buf, size, "socket:[%lu]", (unsigned long)ino->ino);
+	else if (ino == vfs_root())
+		len = (size_t)ksnprintf(buf, size, "/");
+	else
+		len = vfs_inode_path_locked(ino, buf, size);
+	fs_mutex_unlock(&vfs_lock);
+	if (!len && f->path)
+		len = (size_t)ksnprintf(buf, size, "%s (deleted)", f->path);
+	return MIN(len, size - 1);
 }

@@ -26,6 +26,7 @@
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
 #include <kern/errno.h>
+#include <kern/printk.h>
 #include <kern/proc.h>
 #include <kern/sched.h>
 #include <kern/signal.h>
@@ -445,8 +446,8 @@ void signal_deliver(struct trapframe *tf)
 
 	if (sig_setup_frame(tf, ut, sig, &ka, &info, oldmask)) {
 		/* force_sigsegv: no way to run the handler */
-		ksvc_printk("%s[%d]: cannot build the frame for signal %d at sp %lx: SIGSEGV\n",
-			    ut->task.comm, ut->task.tid, sig, (unsigned long)tf->sp);
+		klog_ratelimited(6, "%s[%d]: cannot build the frame for signal %d at sp %lx: "
+				 "SIGSEGV", ut->task.comm, ut->task.tid, sig, (unsigned long)tf->sp);
 		proc_exit_group(SIGSEGV);
 	}
 	/* signal_delivered: block sa_mask and (unless SA_NODEFER) the signal itself. */

@@ -89,6 +89,7 @@ struct file_ops {
 	int (*mmap)(struct file *f, struct vm_area *vma);
 	void (*release)(struct file *f); /* the last reference is gone [sleep] */
 	long (*getdents)(struct file *f, void *ubuf, size_t n);
+	const char *anon_name; /* files without an inode: /proc/PID/fd's "anon_inode:<name>" */
 	/* O_ASYNC turned on (fd: the descriptor it was set through) or off (also at the last
 	 * close); Linux's f_op->fasync.  0 or -errno (the flag then stays as it was). */
 	int (*fasync)(struct file *f, int fd, bool on);
