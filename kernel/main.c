@@ -17,6 +17,7 @@
 #include <kern/string.h>
 #include <kern/time.h>
 #include <kern/syscall.h>
+#include <kern/vdso.h>
 #include <kern/vm.h>
 #include <libfdt.h>
 #include <perf/perf.h>
@@ -209,6 +210,7 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	vm_init();
 	syscall_init();
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
+	vdso_init();
 	if (perf_init())
 		kpanic("perf initialisation failed");
 	if (pf->has_pmu)

@@ -5,3 +5,5 @@
 
 /* [any] CLOCK_REALTIME now, in nanoseconds since 1970-01-01T00:00:00Z. */
 uint64_t clock_realtime_ns(void);
+/* [any] CLOCK_REALTIME - CLOCK_MONOTONIC in nanoseconds (the vDSO's copy follows it). */
+int64_t clock_realtime_offset_ns(void);
