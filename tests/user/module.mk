@@ -79,3 +79,6 @@ t_epoll_LIBS := -lpthread
 UPROGS += t_perf_robust
 t_perf_robust_SRCS := tests/user/t_perf_robust.c
 t_perf_robust_LIBS := -lpthread
+UPROGS += t_vdso
+t_vdso_SRCS := tests/user/t_vdso.c
+TESTS_USER_C += t_vdso
