@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
+#include <unwind.h>
 #include <unistd.h>
 #include "tap.h"
 
@@ -317,6 +318,30 @@ static void check_clocks(void)
 	CHECK(v_getres(CLOCK_MONOTONIC, NULL) == 0, "vDSO clock_getres(MONOTONIC, NULL) returns 0",
 	      "nonzero");
 
+	/* clock_settime moves the vDSO's CLOCK_REALTIME too (the kernel's [vvar] update) */
+	struct timespec now, later, a1, v1, b1;
+
+	sys_gettime(CLOCK_REALTIME, &now);
+	later = now;
+	later.tv_sec += 1000;
+	if (syscall(SYS_clock_settime, CLOCK_REALTIME, &later) == 0) {
+		sys_gettime(CLOCK_REALTIME, &a1);
+		int r1 = v_gettime(CLOCK_REALTIME, &v1);
+		sys_gettime(CLOCK_REALTIME, &b1);
+
+		sys_gettime(CLOCK_REALTIME, &now);
+		now.tv_sec -= 1000;
+		syscall(SYS_clock_settime, CLOCK_REALTIME, &now);
+		CHECK(r1 == 0 && ts_ns(&a1) <= ts_ns(&v1) && ts_ns(&v1) <= ts_ns(&b1) &&
+			      v1.tv_sec >= later.tv_sec,
+		      "after clock_settime(+1000 s) the vDSO's CLOCK_REALTIME is the syscall's",
+		      "%lld.%09ld <= %lld.%09ld <= %lld.%09ld", (long long)a1.tv_sec, a1.tv_nsec,
+		      (long long)v1.tv_sec, v1.tv_nsec, (long long)b1.tv_sec, b1.tv_nsec);
+	} else {
+		tap_skip("clock_settime moves the vDSO's CLOCK_REALTIME", "clock_settime: %s",
+			 strerror(errno));
+	}
+
 	/* gettimeofday: between two CLOCK_REALTIME syscalls, timezone as the syscall's */
 	struct timespec a, b;
 	struct timeval tv;
@@ -511,9 +536,30 @@ static void segv_handler(int sig, siginfo_t *si, void *uc)
 	siglongjmp(jb, 1);
 }
 
+/* The unwinder's walk from the handler: the frames' pcs. */
+static uintptr_t unwind_pcs[32];
+static int unwind_n;
+
+static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *arg)
+{
+	if (unwind_n >= 32)
+		return _URC_END_OF_STACK;
+	unwind_pcs[unwind_n++] = _Unwind_GetIP(ctx);
+	return _URC_NO_REASON;
+}
+
 __attribute__((noinline)) static void usr1_handler(int sig)
 {
 	handler_lr = (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+	unwind_n = 0;
+	_Unwind_Backtrace(unwind_step, NULL);
+}
+
+/* Whence the signal came: the unwinder must get back here through the trampoline. */
+__attribute__((noinline)) static void raise_usr1(void)
+{
+	raise(SIGUSR1);
+	__asm__ volatile("" ::: "memory");
 }
 
 static void check_signals(void)
@@ -547,11 +593,24 @@ static void check_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = usr1_handler; /* glibc passes no SA_RESTORER on arm64 */
 	sigaction(SIGUSR1, &sa, &old);
-	raise(SIGUSR1);
+	raise_usr1();
 	sigaction(SIGUSR1, &old, NULL);
 	CHECK(handler_lr == v_sigreturn, "a handler without SA_RESTORER returns to __kernel_rt_sigreturn",
 	      "lr %#lx, __kernel_rt_sigreturn %#lx", (unsigned long)handler_lr,
 	      (unsigned long)v_sigreturn);
+	int tramp = -1, back_in_test = 0;
+
+	for (int i = 0; i < unwind_n; i++) {
+		if (unwind_pcs[i] == v_sigreturn && tramp < 0)
+			tramp = i;
+		if (tramp >= 0 && i > tramp && unwind_pcs[i] >= (uintptr_t)check_signals &&
+		    unwind_pcs[i] < (uintptr_t)check_signals + 4096)
+			back_in_test = 1;
+	}
+	CHECK(tramp >= 0 && back_in_test,
+	      "the unwinder goes from the handler through __kernel_rt_sigreturn back to the caller",
+	      "%d frames, trampoline frame %d, back in check_signals %d", unwind_n, tramp,
+	      back_in_test);
 	CHECK(v_sigreturn && ((const uint32_t *)v_sigreturn)[0] == 0xd2801168u &&
 		      ((const uint32_t *)v_sigreturn)[1] == 0xd4000001u,
 	      "__kernel_rt_sigreturn is mov x8, #139; svc #0", "differs");

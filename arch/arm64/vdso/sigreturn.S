@@ -3,26 +3,20 @@
  * no SA_RESTORER (glibc on arm64 sets none): the handler's x30 points here
  * (kernel/signal_frame.c), and rt_sigreturn restores the interrupted context.
  *
- * Unwinding through it, as arm64 Linux 6.1's vDSO describes it: the kernel leaves x29
- * pointing at a frame record {fp, lr} holding the interrupted x29 and x30 (signal_frame.c
- * puts it above the rt_sigframe), so the CFA is x29 and the caller's x29/x30 are the record's
- * two words; the FDE is marked a signal frame ('S': the return address is not decremented).
- * The nop before the symbol is inside that FDE, so an unwinder that looks up a return address
- * minus one still finds it.  libgcc also recognises the two instructions themselves
- * (mov x8, #139; svc #0) when no FDE is found.
+ * No unwind tables, as Linux 6.1's image carries none: unwinders know the trampoline by its two
+ * instructions (libgcc's aarch64 fallback, gdb) and restore every register from the
+ * rt_sigframe at sp.  An FDE saying "CFA = x29, x29/x30 from the frame record" (Linux's source
+ * has one, its image drops it) sends libgcc on with the interrupted x30 as pc and the frame
+ * record as sp, and a static glibc program's _Unwind_Backtrace from a handler then faults.
+ * The nop before it is there as in Linux's image (an unwinder looking up a return address
+ * minus one lands inside the trampoline's bounds).
  */
 #include <asm/unistd.h>
 
 	.text
-	.cfi_startproc
-	.cfi_signal_frame
-	.cfi_def_cfa	x29, 0
-	.cfi_offset	x29, 0
-	.cfi_offset	x30, 8
 	nop
 	.globl	__kernel_rt_sigreturn	/* no type: STT_NOTYPE, as Linux's SYM_CODE_START */
 __kernel_rt_sigreturn:
 	mov	x8, #__NR_rt_sigreturn
 	svc	#0
-	.cfi_endproc
 	.size	__kernel_rt_sigreturn, . - __kernel_rt_sigreturn

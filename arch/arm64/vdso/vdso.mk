@@ -8,14 +8,15 @@ VDSO_OUT := $(BUILD)/vdso
 VDSO_OBJS := $(VDSO_OUT)/vgettime.o $(VDSO_OUT)/sigreturn.o $(VDSO_OUT)/note.o
 VDSO_SO := $(VDSO_OUT)/vdso.so
 VDSO_SYMS_H := $(VDSO_OUT)/vdso-syms.h
-# position independent, no stack protector or builtins (nothing to call), unwind tables for
-# debuggers and perf; x18 left alone (the platform register)
+# position independent, no stack protector or builtins (nothing to call), no unwind tables
+# (Linux 6.1's image has none: see sigreturn.S); x18 left alone (the platform register)
 VDSO_CFLAGS = -std=gnu11 -O2 -g -fPIC -ffreestanding -nostdinc -isystem $(GCC_INC) \
 	-fno-stack-protector -fno-builtin -fno-common -mgeneral-regs-only -ffixed-x18 \
-	-mbranch-protection=none -fasynchronous-unwind-tables -fno-omit-frame-pointer \
+	-mbranch-protection=none -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-fno-omit-frame-pointer \
 	$(WARN) -Iarch/arm64/include -I$(UAPI) -MMD -MP
 VDSO_LDFLAGS := -shared -nostdlib -soname=linux-vdso.so.1 --hash-style=both -Bsymbolic \
-	--build-id=sha1 --eh-frame-hdr -z max-page-size=4096 -z noexecstack --no-undefined -n
+	--build-id=sha1 -z max-page-size=4096 -z noexecstack --no-undefined -n
 
 $(VDSO_OUT)/%.o: arch/arm64/vdso/%.c $(BUILD)/uapi/.ok
 	@mkdir -p $(dir $@)
