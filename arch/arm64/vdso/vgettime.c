@@ -75,6 +75,9 @@ static inline __attribute__((always_inline)) bool vdso_read_ns(bool realtime, ui
 	uint64_t base, mult, cnt;
 	int64_t off;
 
+	/* one base register for every field: GCC otherwise rebuilds the address (adrp+add) for
+	 * each atomic load, 8 instructions more per call */
+	__asm__("" : "+r"(vd));
 	for (;;) {
 		seq = __atomic_load_n(&vd->seq, __ATOMIC_ACQUIRE);
 		if (seq & 1)
