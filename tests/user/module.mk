@@ -79,6 +79,10 @@ t_epoll_LIBS := -lpthread
 UPROGS += t_perf_robust
 t_perf_robust_SRCS := tests/user/t_perf_robust.c
 t_perf_robust_LIBS := -lpthread
-UPROGS += t_vdso
+UPROGS += t_vdso t_vdso_dyn
 t_vdso_SRCS := tests/user/t_vdso.c
-TESTS_USER_C += t_vdso
+# the same test dynamically linked (Debian's ld.so and libc.so.6); libgcc's unwinder linked in
+t_vdso_dyn_SRCS := tests/user/t_vdso.c
+t_vdso_dyn_DYNAMIC := 1
+t_vdso_dyn_CFLAGS := -static-libgcc
+TESTS_USER_C += t_vdso t_vdso_dyn

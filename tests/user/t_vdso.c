@@ -14,7 +14,9 @@
  * vDSO counts 0 over many calls, and 1 for a CPU-time clock (so the check can fail).  A
  * handler installed without SA_RESTORER returns through __kernel_rt_sigreturn.  A perf event
  * with attr.mmap/mmap2/mmap_data on a child that execs records [vvar] (data) and then
- * [vdso], after the exec COMM and the program's own MMAP2.
+ * [vdso], after the exec COMM and the program's own MMAP2.  Built twice: static (t_vdso) and
+ * dynamically linked (t_vdso_dyn, where ld.so rather than libc's static start-up finds the
+ * vDSO).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -478,6 +480,44 @@ static void run_clock_calls(int n)
 		}
 	for (int i = 0; i < n; i++)
 		v_gettimeofday(&tv, &tz);
+	/* glibc, static here, finds the vDSO through AT_SYSINFO_EHDR and calls it too */
+	for (int i = 0; i < n; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(CLOCK_REALTIME, &t);
+		gettimeofday(&tv, NULL);
+	}
+}
+
+/* glibc's clock_gettime and gettimeofday enter the vDSO's: breakpoints on their entries. */
+static void check_glibc_calls_vdso(void)
+{
+	int fd_gt = bp_open((uintptr_t)v_gettime), fd_tod = bp_open((uintptr_t)v_gettimeofday);
+	struct timespec t;
+	struct timeval tv;
+
+	if (fd_gt < 0 || fd_tod < 0) {
+		tap_skip("glibc's clock_gettime and gettimeofday call the vDSO's",
+			 "no execute breakpoint opens: %s", strerror(errno));
+	} else {
+		ioctl(fd_gt, PERF_EVENT_IOC_ENABLE, 0);
+		ioctl(fd_tod, PERF_EVENT_IOC_ENABLE, 0);
+		for (int i = 0; i < 10; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			gettimeofday(&tv, NULL);
+		}
+		ioctl(fd_gt, PERF_EVENT_IOC_DISABLE, 0);
+		ioctl(fd_tod, PERF_EVENT_IOC_DISABLE, 0);
+		uint64_t n_gt = bp_count(fd_gt), n_tod = bp_count(fd_tod);
+
+		CHECK(n_gt == 10 && n_tod == 10,
+		      "glibc's clock_gettime and gettimeofday call the vDSO's (10 calls each)",
+		      "__kernel_clock_gettime %llu, __kernel_gettimeofday %llu",
+		      (unsigned long long)n_gt, (unsigned long long)n_tod);
+	}
+	if (fd_gt >= 0)
+		close(fd_gt);
+	if (fd_tod >= 0)
+		close(fd_tod);
 }
 
 static void check_no_syscall(void)
@@ -520,7 +560,9 @@ static void check_no_syscall(void)
 	      "%d of %d", opened, nsvc);
 	CHECK(in_fallback == 1, "control: vDSO clock_gettime(PROCESS_CPUTIME_ID) executes one svc",
 	      "%llu", (unsigned long long)in_fallback);
-	CHECK(in_calls == 0, "no svc executed by 50 rounds of the vDSO's clocks, getres, gettimeofday",
+	CHECK(in_calls == 0,
+	      "no svc executed by 50 rounds of the vDSO's clocks, getres, gettimeofday, direct and "
+	      "through glibc",
 	      "%llu", (unsigned long long)in_calls);
 }
 
@@ -753,7 +795,10 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--exec-child"))
 		return 0;
-	tap_init("t_vdso", 60);
+	/* t_vdso (static) or t_vdso_dyn (the same test dynamically linked: ld.so sets the vDSO up) */
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	tap_init(prog, 60);
 
 	uintptr_t base = getauxval(AT_SYSINFO_EHDR);
 
@@ -780,6 +825,7 @@ int main(int argc, char **argv)
 	check_clocks();
 	check_monotonic();
 	check_no_syscall();
+	check_glibc_calls_vdso();
 	check_signals();
 	check_exec_records(argv[0]);
 	return tap_done();
