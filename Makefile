@@ -194,7 +194,7 @@ fuzz: deps
 
 clean:
 	rm -rf $(BUILD)/k $(BUILD)/h $(BUILD)/unit $(BUILD)/user $(BUILD)/*.elf $(BUILD)/*.img \
-		$(BUILD)/*.cpio $(BUILD)/uapi
+		$(BUILD)/*.cpio $(BUILD)/uapi $(BUILD)/vdso
 
 .SECONDARY:
 

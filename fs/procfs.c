@@ -304,8 +304,8 @@ static int show_maps(struct inode *ino, struct pbuf *b)
 			fs_mutex_unlock(&vfs_lock);
 		} else if (v->flags & VMA_STACK) {
 			name = "[stack]";
-		} else if (!fi && v->start == s.mm->sigtramp) {
-			name = "[sigpage]";
+		} else if (!fi && v->ops && v->ops->name) {
+			name = v->ops->name; /* [vvar], [vdso] */
 		} else if (!fi && v->start <= s.mm->brk && v->end >= s.mm->start_brk) {
 			name = "[heap]";
 		}

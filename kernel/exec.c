@@ -11,7 +11,8 @@
  * it fits under mmap_base): execution starts at the interpreter's entry with AT_BASE its load
  * address and AT_ENTRY the program's; ld.so maps the libraries itself.  A missing interpreter
  * fails execve with ENOENT, one that is not an aarch64 ELF with ELIBBAD (EIO when shorter than
- * an ELF header), as Linux.
+ * an ELF header), as Linux.  Last comes the vDSO (kernel/vdso.c: AT_SYSINFO_EHDR, the signal
+ * return trampoline), below the interpreter, and its PERF_RECORD_MMAP2 after theirs.
  */
 #include <linux/fcntl.h>
 #include <linux/binfmts.h>
@@ -30,6 +31,7 @@
 #include <kern/signal.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
+#include <kern/vdso.h>
 #include <kern/vm.h>
 #include <perf/perf.h>
 
@@ -314,7 +316,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		err = vm_map_fixed(mm, mm->stack_top - STACK_SIZE, STACK_SIZE,
 				   VMA_READ | VMA_WRITE | VMA_STACK, NULL, 0, 0, NULL, NULL);
 	if (!err)
-		err = vm_map_sigtramp(mm);
+		err = vdso_map(mm); /* last, as Linux's arch_setup_additional_pages */
 	kmutex_unlock(&mm->lock);
 	if (err) {
 		mm_put(mm);
@@ -339,6 +341,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		.phnum = plan->phnum,
 		.entry = plan->entry,
 		.base = in->file ? in->plan.load_bias : 0,
+		.sysinfo_ehdr = mm->vdso,
 	};
 	for (int i = 0; i < 16; i += 4) {
 		uint32_t r = ksvc_random_u32();
@@ -403,6 +406,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	exec_mmap_records(plan, f, path);
 	if (in->file)
 		exec_mmap_records(&in->plan, in->file, plan->interp);
+	vdso_exec_mmap_records(mm);
 	proc_vfork_release(ut);
 	return 0;
 }

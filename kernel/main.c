@@ -18,6 +18,7 @@
 #include <kern/string.h>
 #include <kern/time.h>
 #include <kern/syscall.h>
+#include <kern/vdso.h>
 #include <kern/vm.h>
 #include <libfdt.h>
 #include <perf/perf.h>
@@ -212,6 +213,7 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
 	if (pf->rtc_base) /* PL031 RTCDR (offset 0): seconds since the epoch */
 		clock_realtime_init(*(volatile uint32_t *)ioremap(pf->rtc_base, 0x1000));
+	vdso_init(); /* after the RTC: it copies the realtime offset */
 	if (perf_init())
 		kpanic("perf initialisation failed");
 	if (pf->has_pmu)

@@ -11,3 +11,4 @@ UNIT_LIBS_dt := -lfdt
 UNIT_SRCS_page := kernel/page.c kernel/kmalloc.c
 UNIT_SRCS_format := kernel/lib/format.c
 UNIT_SRCS_ksym := kernel/lib/ksym.c
+KSRCS += kernel/vdso.c

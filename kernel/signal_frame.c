@@ -14,7 +14,7 @@
  * return-to-user loop calls again while more are deliverable, so with several pending the
  * frames stack up and the last one built runs first, as on Linux.
  *
- * x30 is sa_restorer with SA_RESTORER, else the mm's [sigpage] trampoline (kernel/vm.c).
+ * x30 is sa_restorer with SA_RESTORER, else the vDSO's __kernel_rt_sigreturn (kernel/vdso.c).
  * Not done: SVE/SME/ZA and extra_context records (not built; rejected on sigreturn),
  * restart_syscall (ERESTART_RESTARTBLOCK restarts the call from scratch).
  */
@@ -312,8 +312,8 @@ static int sig_setup_frame(struct trapframe *tf, struct uthread *ut, int sig,
 	}
 	tf->sp = fr;
 	tf->x[29] = rec;
-	/* Without SA_RESTORER (glibc sets none on arm64), return through the process's [sigpage]
-	 * trampoline (kernel/vm.c), standing in for the vDSO's __kernel_rt_sigreturn. */
+	/* Without SA_RESTORER (glibc sets none on arm64), return through the vDSO's
+	 * __kernel_rt_sigreturn (mm->sigtramp), as Linux: unwinders know it by its CFI. */
 	tf->x[30] = (ka->flags & SA_RESTORER) ? ka->restorer : current_proc()->mm->sigtramp;
 	tf->pc = ka->handler;
 	tf->pstate &= ~(3ull << 10); /* BTYPE: the handler is entered as by a plain branch */

@@ -11,6 +11,9 @@
  * Linux's tick-based cputime_adjust (task_cputime_split).  Negative clock ids are the posix-cpu-timers encoding (~pid << 3 | type).
  * An interrupted sleep returns -ERESTARTNOHAND (EINTR when a handler runs; the remaining time
  * is written for relative sleeps).
+ * The vDSO (arch/arm64/vdso/vgettime.c) answers clock_gettime, gettimeofday and clock_getres
+ * of the non-CPU-time clocks in user space with these same values: a change of the realtime
+ * offset goes to its [vvar] page too (clock_realtime_set).
  */
 #include <linux/resource.h>
 #include <linux/time.h>
@@ -23,9 +26,11 @@
 #include <kern/sched.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
+#include <kern/spinlock.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/time.h>
+#include <kern/vdso.h>
 
 #define SYSARGS uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5
 #define REALTIME_EPOCH 1767225600ull /* 2026-01-01T00:00:00Z */
@@ -33,10 +38,6 @@
 
 static int64_t realtime_offset_ns = (int64_t)(REALTIME_EPOCH * NSEC_PER_SEC);
 
-void clock_realtime_init(uint64_t epoch_sec)
-{
-	WRITE_ONCE(realtime_offset_ns, (int64_t)(epoch_sec * NSEC_PER_SEC) - (int64_t)time_ns());
-}
 
 static void *uptr(uint64_t a)
 {
@@ -46,6 +47,29 @@ static void *uptr(uint64_t a)
 uint64_t clock_realtime_ns(void)
 {
 	return (uint64_t)((int64_t)time_ns() + READ_ONCE(realtime_offset_ns));
+}
+
+int64_t clock_realtime_offset_ns(void)
+{
+	return READ_ONCE(realtime_offset_ns);
+}
+
+/* Every change of the offset goes through here, so that the vDSO's [vvar] copy follows it
+ * (the lock: two setters cannot leave the copies different). */
+static void clock_realtime_set(uint64_t ns)
+{
+	static struct spinlock lock = SPINLOCK_INIT;
+	unsigned long f = spin_lock_irqsave(&lock);
+	int64_t off = (int64_t)ns - (int64_t)time_ns();
+
+	WRITE_ONCE(realtime_offset_ns, off);
+	vdso_clock_update(off);
+	spin_unlock_irqrestore(&lock, f);
+}
+
+void clock_realtime_init(uint64_t epoch_sec)
+{
+	clock_realtime_set(epoch_sec * NSEC_PER_SEC);
 }
 
 static uint64_t task_cputime(const struct task *t)
@@ -220,7 +244,7 @@ static long sys_clock_settime(SYSARGS)
 
 	if (r)
 		return r;
-	WRITE_ONCE(realtime_offset_ns, (int64_t)ns - (int64_t)time_ns());
+	clock_realtime_set(ns);
 	return 0;
 }
 SYSCALL(__NR_clock_settime, sys_clock_settime);
@@ -259,7 +283,7 @@ static long sys_settimeofday(SYSARGS)
 		return -EINVAL;
 	uint64_t ns = (uint64_t)tv.tv_sec * NSEC_PER_SEC + (uint64_t)tv.tv_usec * 1000;
 
-	WRITE_ONCE(realtime_offset_ns, (int64_t)ns - (int64_t)time_ns());
+	clock_realtime_set(ns);
 	return 0;
 }
 SYSCALL(__NR_settimeofday, sys_settimeofday);

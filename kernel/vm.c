@@ -121,44 +121,10 @@ static pte_t user_pte(uint64_t pfn, uint32_t flags, bool writable)
 
 /* ---- mm lifetime ---- */
 
-/*
- * The signal return trampoline: Linux's arm64 vDSO provides __kernel_rt_sigreturn, which glibc
- * relies on (it sets no SA_RESTORER).  We have no vDSO image yet, so every process gets one
- * read-only executable page holding the same two instructions, named [sigpage].
- */
-static void *sigtramp_page;
-
-static int sigtramp_fault(struct vm_area *v, uint64_t addr, uint64_t *pfn)
-{
-	(void)v;
-	(void)addr;
-	*pfn = virt_to_phys(sigtramp_page) >> PAGE_SHIFT;
-	return 0;
-}
-
-static const struct vm_ops sigtramp_ops = { .fault = sigtramp_fault };
-
-int vm_map_sigtramp(struct mm *mm)
-{
-	uint64_t addr = mm->stack_top - (8ull << 20) - 16 * PAGE_SIZE;
-	int err = vm_map_fixed(mm, addr, PAGE_SIZE, VMA_READ | VMA_EXEC | VMA_SPECIAL, NULL, 0,
-			       0, &sigtramp_ops, NULL);
-
-	if (!err)
-		mm->sigtramp = addr;
-	return err;
-}
-
 void vm_init(void)
 {
 	empty_pgd = alloc_pages(0);
 	kassert(empty_pgd);
-	sigtramp_page = alloc_pages(0);
-	kassert(sigtramp_page);
-	((uint32_t *)sigtramp_page)[0] = 0xd2801168; /* mov x8, #139 (__NR_rt_sigreturn) */
-	((uint32_t *)sigtramp_page)[1] = 0xd4000001; /* svc #0 */
-	__asm__ volatile("dc cvau, %0\n dsb ish\n ic ivau, %0\n dsb ish\n isb" ::"r"(sigtramp_page)
-			 : "memory");
 	asid_bitmap[0] = 1; /* ASID 0: kernel threads' empty table */
 }
 
@@ -546,6 +512,7 @@ struct mm *mm_dup(struct mm *src)
 	mm->mmap_base = src->mmap_base;
 	mm->stack_top = src->stack_top;
 	mm->sigtramp = src->sigtramp;
+	mm->vdso = src->vdso;
 	mm->start_code = src->start_code;
 	mm->end_code = src->end_code;
 	mm->start_data = src->start_data;
@@ -615,8 +582,7 @@ static uint32_t prot_to_flags(uint64_t prot)
 	return f;
 }
 
-/* Highest free gap of len bytes below mm->mmap_base; 0 when none. mm->lock held. */
-static uint64_t find_gap_locked(struct mm *mm, uint64_t len)
+uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len)
 {
 	kmutex_assert_held(&mm->lock);
 	uint64_t top = mm->mmap_base;
@@ -691,7 +657,7 @@ static long sys_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags,
 		    range_free_locked(mm, hint, hint + len))
 			addr = hint;
 		else
-			addr = find_gap_locked(mm, len);
+			addr = vm_find_gap_locked(mm, len);
 		if (!addr) {
 			ret = -ENOMEM;
 			goto out;

@@ -27,6 +27,8 @@ struct vm_ops {
 	void (*close)(struct vm_area *vma);
 	/* A VMA is duplicated by fork or split; take a reference on priv. */
 	void (*open)(struct vm_area *vma);
+	/* A special mapping's name in /proc/PID/maps ("[vdso]"), or NULL. */
+	const char *name;
 };
 
 #define VMA_READ 0x1
@@ -75,7 +77,8 @@ struct mm {
 	uint64_t start_brk, brk;
 	uint64_t mmap_base;
 	uint64_t stack_top;
-	uint64_t sigtramp; /* the signal return trampoline page ([sigpage]) */
+	uint64_t sigtramp; /* the signal return trampoline: the vDSO's __kernel_rt_sigreturn */
+	uint64_t vdso;	   /* the vDSO's base (AT_SYSINFO_EHDR), 0 when not mapped */
 	uint64_t start_code, end_code, start_data, end_data, arg_start, arg_end, env_start, env_end;
 };
 
@@ -99,5 +102,6 @@ int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user);
 /* Find the VMA containing addr (mm->lock held) or NULL. */
 struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
 void vm_init(void);
-/* Map the signal return trampoline below the stack (exec); mm->lock held. */
-int vm_map_sigtramp(struct mm *mm);
+/* Highest free gap of len bytes below mm->mmap_base (where a top-down mmap puts a new
+ * mapping); 0 when none.  mm->lock held. */
+uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len);
