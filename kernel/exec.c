@@ -235,7 +235,12 @@ static void set_comm(struct task *t, const char *path)
 		t->comm[i] = base[i];
 }
 
-/* PERF_RECORD_MMAP2 for each executable segment of the new image (Linux: elf_map). */
+/*
+ * PERF_RECORD_MMAP2 for each PT_LOAD of the new image, as load_elf_binary makes them: elf_map's
+ * file-backed part (up to the page holding the segment's last file byte), then the anonymous
+ * rest that set_brk maps for the bss ("//anon", pgoff its address).  Events take the exec ones
+ * with attr.mmap, the others with attr.mmap_data.
+ */
 static void exec_mmap_records(const struct elf_plan *plan, struct file *f, const char *path)
 {
 	struct elf_segment seg;
@@ -244,13 +249,19 @@ static void exec_mmap_records(const struct elf_plan *plan, struct file *f, const
 
 	file_id(f, &ino, &dev);
 	for (unsigned int i = 0; i < plan->nr_segs; i++) {
-		if (elf_plan_segment(plan, i, &seg) || seg.end <= seg.start || !(seg.prot & 4))
+		if (elf_plan_segment(plan, i, &seg) || seg.end <= seg.start)
 			continue;
+		uint64_t fend = (seg.copy_to + seg.file_len + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+
+		if (!seg.file_len || fend < seg.start)
+			fend = seg.start;
+		if (fend > seg.end)
+			fend = seg.end;
 		struct perf_mmap_info m = {
 			.pid = (uint32_t)current_proc()->tgid,
 			.tid = (uint32_t)current_task()->tid,
 			.addr = seg.start,
-			.len = seg.end - seg.start,
+			.len = fend - seg.start,
 			.pgoff = seg.file_offset - (seg.copy_to - seg.start),
 			.maj = dev >> 8,
 			.min = dev & 0xff,
@@ -258,11 +269,21 @@ static void exec_mmap_records(const struct elf_plan *plan, struct file *f, const
 			.prot = (uint32_t)seg.prot,
 			.flags = 0x2 /* MAP_PRIVATE */,
 			.filename = file_path(f) ? file_path(f) : path,
-			.exec = true,
+			.exec = (seg.prot & 4) != 0,
 			.user = true,
 		};
 
-		perf_task_mmap(&m);
+		if (m.len)
+			perf_task_mmap(&m);
+		if (seg.end > fend) {
+			m.addr = fend;
+			m.len = seg.end - fend;
+			m.pgoff = fend;
+			m.maj = m.min = 0;
+			m.ino = 0;
+			m.filename = "//anon";
+			perf_task_mmap(&m);
+		}
 	}
 }
 
@@ -403,6 +424,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	signal_exec_reset(p);
 	perf_task_exec();
 	perf_task_comm(ut->task.comm, true);
+	vm_perf_record_at(mm, mm->stack_top - 1); /* [stack] first, as setup_arg_pages */
 	exec_mmap_records(plan, f, path);
 	if (in->file)
 		exec_mmap_records(&in->plan, in->file, plan->interp);

@@ -706,7 +706,7 @@ out:
 			.tid = (uint32_t)current_task()->tid,
 			.addr = (uint64_t)ret,
 			.len = len,
-			.pgoff = f ? off : 0,
+			.pgoff = f ? off : (uint64_t)ret, /* an anonymous VMA's pgoff is its address */
 			.maj = dev >> 8,
 			.min = dev & 0xff,
 			.ino = ino,
@@ -741,6 +741,61 @@ static long sys_munmap(uint64_t addr, uint64_t len)
 	return err;
 }
 SYSCALL(__NR_munmap, sys_munmap);
+
+/*
+ * PERF_RECORD_MMAP/MMAP2 for v as it is now (Linux's perf_event_mmap on a VMA, which mprotect
+ * and brk call too): its file's path, or the name Linux gives an anonymous VMA ([heap],
+ * [stack], a special mapping's own, else //anon, whose pgoff is its address).  mm->lock held.
+ */
+static void vma_perf_record(struct mm *mm, const struct vm_area *v)
+{
+	mm_assert_locked(mm);
+	uint64_t ino = 0;
+	uint32_t dev = 0;
+	const char *name = "//anon";
+	uint64_t pgoff = v->start;
+
+	if (v->file) {
+		file_id(v->file, &ino, &dev);
+		name = file_path(v->file) ? file_path(v->file) : "//anon";
+		pgoff = v->pgoff << PAGE_SHIFT;
+	} else if (v->ops && v->ops->name) {
+		name = v->ops->name;
+		pgoff = 0;
+	} else if (mm->start_brk && v->start <= mm->start_brk && v->end >= mm->brk) {
+		name = "[heap]";
+	} else if (v->end == mm->stack_top) {
+		name = "[stack]";
+	}
+	struct perf_mmap_info m = {
+		.pid = (uint32_t)current_proc()->tgid,
+		.tid = (uint32_t)current_task()->tid,
+		.addr = v->start,
+		.len = v->end - v->start,
+		.pgoff = pgoff,
+		.maj = dev >> 8,
+		.min = dev & 0xff,
+		.ino = ino,
+		.prot = (v->flags & VMA_READ ? PROT_READ : 0) | (v->flags & VMA_WRITE ? PROT_WRITE : 0) |
+			(v->flags & VMA_EXEC ? PROT_EXEC : 0),
+		.flags = v->flags & VMA_SHARED ? MAP_SHARED : MAP_PRIVATE,
+		.filename = name,
+		.exec = (v->flags & VMA_EXEC) != 0,
+		.user = true,
+	};
+
+	perf_task_mmap(&m);
+}
+
+void vm_perf_record_at(struct mm *mm, uint64_t addr)
+{
+	kmutex_lock(&mm->lock);
+	struct vm_area *v = vm_find_locked(mm, addr);
+
+	if (v)
+		vma_perf_record(mm, v);
+	kmutex_unlock(&mm->lock);
+}
 
 static long sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot)
 {
@@ -823,6 +878,7 @@ static long sys_mprotect(uint64_t addr, uint64_t len, uint64_t prot)
 			}
 			tlb_flush_page(mm, va);
 		}
+		vma_perf_record(mm, v); /* mprotect_fixup: the VMA with its new protection */
 		a = v->end;
 	}
 out:
@@ -855,6 +911,8 @@ static long sys_brk(uint64_t want)
 		else if (vm_map_fixed(mm, old_end, new_end - old_end, VMA_READ | VMA_WRITE, NULL, 0,
 				      0, NULL, NULL))
 			goto out;
+		/* do_brk_flags: the grown heap (mm->brk still the old end, as Linux names it) */
+		vma_perf_record(mm, vm_find_locked(mm, new_end - 1));
 	} else if (new_end < old_end) {
 		unmap_range_locked(mm, new_end, old_end);
 	}

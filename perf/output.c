@@ -478,7 +478,9 @@ static void sb_emit_one(struct perf_event *e, const struct sb_req *q, uint8_t *b
 	fill_sid(e, &t.sid);
 	switch (q->kind) {
 	case SB_COMM:
-		n = perf_sb_comm(buf, cap, &t, t.sid.pid, t.sid.tid, q->comm, q->exec && e->attr.comm_exec);
+		/* perf_event_comm: an exec's COMM is marked COMM_EXEC whatever attr.comm_exec says
+		 * (that bit only tells the kernel the reader knows the flag) */
+		n = perf_sb_comm(buf, cap, &t, t.sid.pid, t.sid.tid, q->comm, q->exec);
 		break;
 	case SB_MMAP:
 		n = perf_sb_mmap(buf, cap, &t, q->mm, e->attr.mmap2);

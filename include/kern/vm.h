@@ -99,6 +99,8 @@ int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
  * mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR), -EIO (SIGBUS), -ENOMEM.  Counts
  * the fault on the current thread and as perf page-fault events of that mode. */
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user);
+/* [proc] A PERF_RECORD_MMAP2 for the VMA containing addr, as Linux names and describes it. */
+void vm_perf_record_at(struct mm *mm, uint64_t addr);
 /* Find the VMA containing addr (mm->lock held) or NULL. */
 struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
 void vm_init(void);

@@ -21,6 +21,9 @@
  *   - ustack: PERF_SAMPLE_STACK_USER (perf record --call-graph dwarf) dumps the user stack from
  *     the sampled sp: size, the bytes (a pattern the sampled function keeps on its stack),
  *     dyn_size;
+ *   - execmaps: what an exec records for mmap, mmap2, mmap_data and comm (load_elf_binary's
+ *     order): COMM (COMM_EXEC even without attr.comm_exec), [stack], the program's text, its
+ *     data, the bss as //anon (pgoff its address), [vvar], [vdso], then [heap] as it grows;
  *   - rmexec: attr.remove_on_exec: the event stops at the task's exec, its fd polls POLLHUP
  *     and reads the count from before the exec; an event without it goes on.
  */
@@ -841,9 +844,115 @@ static void test_ustack(void)
 	munmap(p, 4096);
 }
 
-/* ---- remove_on_exec ---- */
-
 static const char *self_path;
+
+/* ---- the records of an exec ---- */
+
+struct exec_seen {
+	char kinds[12][48];
+	int n;
+	uint16_t comm_misc;
+	int bss_pgoff_ok, bss_follows_data, bss_seen;
+	uint64_t data_end;
+};
+
+static int match_exec(struct perf_event_header *h, void *arg)
+{
+	struct exec_seen *s = arg;
+
+	if (h->type == PERF_RECORD_COMM) {
+		s->comm_misc = h->misc;
+		return 1;
+	}
+	if (h->type != PERF_RECORD_MMAP2 || s->n >= 12)
+		return 0;
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, gen;
+		uint32_t prot, flags;
+		char name[];
+	} *m = (void *)(h + 1);
+	const char *base = strrchr(m->name, '/');
+
+	base = base && m->name[0] == '/' && m->name[1] != '/' ? base + 1 : m->name;
+	snprintf(s->kinds[s->n++], sizeof(s->kinds[0]), "%s:%u:%s", base, m->prot,
+		 (h->misc & PERF_RECORD_MISC_MMAP_DATA) ? "data" : "exec");
+	if (!strcmp(base, "t_perf_signal") && m->prot == 3)
+		s->data_end = m->addr + m->len;
+	if (!strcmp(m->name, "//anon") && s->data_end && !s->bss_seen) {
+		s->bss_seen = 1;
+		s->bss_pgoff_ok = m->pgoff == m->addr;
+		s->bss_follows_data = m->addr == s->data_end;
+	}
+	return 1;
+}
+
+static void test_execmaps(void)
+{
+	struct perf_event_attr a;
+	int go[2];
+
+	if (pipe(go))
+		return;
+	pid_t ch = fork();
+
+	if (ch == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		execl(self_path, self_path, "maps-child", (char *)NULL);
+		_exit(3);
+	}
+	close(go[0]);
+	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.mmap_data = 1;
+	a.comm = 1;
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	int fd = peo(&a, ch, -1, -1, 0);
+	struct ring r = { fd, NULL, 9 * 4096 };
+	struct exec_seen s;
+
+	memset(&s, 0, sizeof(s));
+	if (fd >= 0)
+		r.base = mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd < 0 || r.base == MAP_FAILED) {
+		tap_fail("execmaps: open", "%s", strerror(errno));
+		return;
+	}
+	if (write(go[1], "x", 1) != 1)
+		return;
+	waitpid(ch, NULL, 0);
+	ring_scan(&r, match_exec, &s);
+	static const char *const want[] = {
+		"[stack]:3:data",	   "t_perf_signal:5:exec", "t_perf_signal:3:data", "//anon:3:data",
+		"[vvar]:1:data",	   "[vdso]:5:exec",	   "[heap]:3:data",
+	};
+	int same = s.n >= 7;
+
+	for (int i = 0; i < 7 && same; i++)
+		same = !strcmp(s.kinds[i], want[i]);
+	tap_check(same, "execmaps: stack, text, data, bss, vvar, vdso, then the heap",
+		  "%d records: %s, %s, %s, %s, %s, %s, %s", s.n, s.kinds[0], s.kinds[1], s.kinds[2],
+		  s.kinds[3], s.kinds[4], s.kinds[5], s.kinds[6]);
+	tap_check(s.bss_pgoff_ok && s.bss_follows_data,
+		  "execmaps: the bss record follows the data's file pages, pgoff its address",
+		  "pgoff ok %d follows %d", s.bss_pgoff_ok, s.bss_follows_data);
+	tap_check(s.comm_misc == PERF_RECORD_MISC_COMM_EXEC,
+		  "execmaps: the exec's COMM has COMM_EXEC without attr.comm_exec", "misc %#x",
+		  s.comm_misc);
+	munmap(r.base, r.size);
+	close(fd);
+	close(go[1]);
+}
+
+/* ---- remove_on_exec ---- */
 
 static void test_rmexec(void)
 {
@@ -951,6 +1060,13 @@ int main(int argc, char **argv)
 		spin_ms(120);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "maps-child")) {
+		/* exec'd by test_execmaps: grow the heap once */
+		char *volatile h = malloc(200000);
+
+		h[0] = 1;
+		return 0;
+	}
 	self_path = argv[0];
 	tap_init("t_perf_signal", 120);
 	const char *only = argc > 1 ? argv[1] : NULL;
@@ -969,5 +1085,6 @@ int main(int argc, char **argv)
 	RUN(modify);
 	RUN(ustack);
 	RUN(rmexec);
+	RUN(execmaps);
 	return tap_done();
 }
