@@ -66,6 +66,12 @@ struct uthread *proc_find_thread_locked(int tid)
 	return NULL;
 }
 
+struct proc *proc_first_locked(void)
+{
+	spin_assert_held(&proc_tree_lock);
+	return list_empty(&all_procs) ? NULL : list_entry(all_procs.next, struct proc, all_node);
+}
+
 struct proc *proc_find_locked(int tgid)
 {
 	spin_assert_held(&proc_tree_lock);

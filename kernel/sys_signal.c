@@ -247,8 +247,11 @@ static struct proc *sig_tree_root_locked(void)
 
 	if (p)
 		return p;
-	for (p = current_proc(); p->parent; p = p->parent)
-		;
+	/* init is gone: the top of whatever tree holds us, or (from an interrupt, where there
+	 * is no current process: an O_ASYNC signal to a group) any process's */
+	p = current_proc() ? current_proc() : proc_first_locked();
+	while (p && p->parent)
+		p = p->parent;
 	return p;
 }
 

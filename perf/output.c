@@ -346,6 +346,7 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		d.regs_user_abi = user || uregs[32] || uregs[31] ? PERF_SAMPLE_REGS_ABI_64
 								 : PERF_SAMPLE_REGS_ABI_NONE;
 	}
+	d.stack_user_size = 0; /* d is not cleared when every field is one we fill */
 	size_t size = perf_sample_size(&e->attr, &d);
 
 	if (st & PERF_SAMPLE_STACK_USER) {

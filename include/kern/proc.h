@@ -120,6 +120,8 @@ static inline int proc_tgid(const struct task *t)
  * call with proc_tree_lock held. */
 struct uthread *proc_find_thread_locked(int tid);
 struct proc *proc_find_locked(int tgid);
+/* Some process (the oldest still listed, zombies too), or NULL: proc_tree_lock held. */
+struct proc *proc_first_locked(void);
 
 /* Replace p's descriptor table (under p->lock, for /proc/PID/fd): the old one, whose
  * reference passes to the caller. */

@@ -9,7 +9,11 @@
  * or with FD_OUTPUT / FD_NO_GROUP) into a slot, closing what was there; close of a slot or of
  * a guessed fd number (the next one open will return); dup of a slot; the ioctls ENABLE,
  * DISABLE, RESET (with and without PERF_IOC_FLAG_GROUP), REFRESH, PERIOD, SET_OUTPUT, SET_BPF,
- * ID; BPF_LINK_CREATE of a perf_event program on a slot and the link's close; mmap of a ring
+ * ID, MODIFY_ATTRIBUTES; O_ASYNC with F_SETOWN / F_SETSIG (every overflow then signals the
+ * process: SIGIO and an RT signal, counted by handlers), and clearing it; prctl
+ * PR_TASK_PERF_EVENTS_DISABLE / ENABLE; events with attr.sigtrap (SIGTRAP to the thread) and
+ * remove_on_exec, and watchpoints on a shared word the workers write;
+ * BPF_LINK_CREATE of a perf_event program on a slot and the link's close; mmap of a ring
  * on a slot, munmap of one; read with every read_format size; fork of a child that touches
  * pages, reads and ioctls inherited fds, and then exits, or execs /bin/true.  The slots hold
  * raw fd numbers, so a thread may well use an fd another one just closed or that now names a
@@ -23,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -103,10 +110,19 @@ static void put_slot(int i, int fd)
 		close(old);
 }
 
+static volatile uint64_t watched; /* the watchpoints' word: workers write it */
+static atomic_long sigs; /* SIGIO, the F_SETSIG signal and sigtrap's SIGTRAP, as they come */
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&sigs, 1);
+}
+
 static void do_open(struct th *t)
 {
 	struct perf_event_attr a;
-	int kind = (int)(rnd(t) % 6), pid = 0, cpu = -1, group = -1;
+	int kind = (int)(rnd(t) % 7), pid = 0, cpu = -1, group = -1;
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 
 	memset(&a, 0, sizeof(a));
@@ -145,11 +161,26 @@ static void do_open(struct th *t)
 		a.mmap = a.comm = a.task = 1;
 		a.sample_id_all = 1;
 		break;
+	case 5:
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.bp_type = HW_BREAKPOINT_W;
+		a.bp_addr = (uint64_t)(uintptr_t)&watched;
+		a.bp_len = HW_BREAKPOINT_LEN_8;
+		/* not 1: an arm64 watchpoint fires before the store, so a signal on every hit
+		 * (sigtrap, O_ASYNC) returns to the store and fires again, forever, on Linux too
+		 * (why perf's Sigtrap test skips arm64) */
+		a.sample_period = 2 + rnd(t) % 3;
+		break;
 	default:
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_TASK_CLOCK;
 		a.sample_period = 50000;
 		break;
+	}
+	if (a.sample_period && rnd(t) % 5 == 0) {
+		a.sigtrap = 1; /* needs remove_on_exec and a task (EINVAL otherwise: fine too) */
+		a.remove_on_exec = rnd(t) % 4 != 0;
+		a.sig_data = rnd(t);
 	}
 	if (rnd(t) % 4 == 0) {
 		pid = -1;
@@ -173,9 +204,44 @@ static void do_ioctl(struct th *t)
 	int fd = pick(t);
 	uint64_t v = 1 + rnd(t) % 100000, id;
 
-	switch (rnd(t) % 9) {
+	switch (rnd(t) % 12) {
 	case 0:
 		ioctl(fd, PERF_EVENT_IOC_ENABLE, rnd(t) % 2 ? PERF_IOC_FLAG_GROUP : 0);
+		break;
+	case 9: {
+		/* O_ASYNC on or off, with an owner (us, our group, a thread, nobody) and a signal */
+		int fl = fcntl(fd, F_GETFL);
+		struct f_owner_ex ox = { F_OWNER_PID, getpid() };
+
+		if (rnd(t) % 3 == 0) {
+			ox.type = F_OWNER_TID;
+			ox.pid = (int)syscall(__NR_gettid);
+		} else if (rnd(t) % 3 == 0) {
+			ox.type = F_OWNER_PGRP;
+			ox.pid = getpgrp();
+		}
+		fcntl(fd, F_SETOWN_EX, &ox);
+		fcntl(fd, F_SETSIG, rnd(t) % 2 ? SIGRTMIN + 1 : 0);
+		if (fl >= 0)
+			fcntl(fd, F_SETFL, rnd(t) % 3 ? fl | O_ASYNC : fl & ~O_ASYNC);
+		break;
+	}
+	case 10: {
+		struct perf_event_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_BREAKPOINT;
+		a.bp_type = rnd(t) % 2 ? HW_BREAKPOINT_W : HW_BREAKPOINT_RW;
+		a.bp_addr = (uint64_t)(uintptr_t)&watched + (rnd(t) % 2) * 8;
+		a.bp_len = HW_BREAKPOINT_LEN_8;
+		a.sample_period = 2 + rnd(t) % 3;
+		a.disabled = rnd(t) % 2;
+		ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a);
+		break;
+	}
+	case 11:
+		prctl(rnd(t) % 2 ? PR_TASK_PERF_EVENTS_DISABLE : PR_TASK_PERF_EVENTS_ENABLE, 0, 0, 0, 0);
 		break;
 	case 1:
 		ioctl(fd, PERF_EVENT_IOC_DISABLE, rnd(t) % 2 ? PERF_IOC_FLAG_GROUP : 0);
@@ -319,6 +385,7 @@ static void *worker(void *arg)
 
 			for (int i = 0; i < 20000; i++)
 				s += (uint64_t)i;
+			watched = s; /* the watchpoints' hits */
 			while (waitpid(-1, NULL, WNOHANG) > 0)
 				;
 			break;
@@ -358,6 +425,17 @@ int main(int argc, char **argv)
 		close(nul);
 	}
 	signal(SIGALRM, on_alarm);
+	/* a group of our own: O_ASYNC owners include our process group, whose signals must not
+	 * reach the shell that started us */
+	setpgid(0, 0);
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sig;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGIO, &sa, NULL);
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	sigaction(SIGTRAP, &sa, NULL);
 	alarm((unsigned)secs + 60);
 	for (int i = 0; i < NSLOT; i++)
 		atomic_store(&slot[i], -1);
@@ -379,8 +457,9 @@ int main(int argc, char **argv)
 		;
 	if (prog_fd >= 0)
 		close(prog_fd);
-	printf("perftorture: seed %llu, %d threads, %d s: %ld ops, %ld opens, %ld maps, %ld forks\n",
+	printf("perftorture: seed %llu, %d threads, %d s: %ld ops, %ld opens, %ld maps, %ld forks, "
+	       "%ld signals\n",
 	       (unsigned long long)seed, n, secs, atomic_load(&ops), atomic_load(&opens),
-	       atomic_load(&maps), atomic_load(&forks));
+	       atomic_load(&maps), atomic_load(&forks), atomic_load(&sigs));
 	return 0;
 }

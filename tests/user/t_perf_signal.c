@@ -291,6 +291,32 @@ static void test_async(void)
 	got = drain(sig, inf, 64);
 	tap_check(got == 8, "async: second event, 8 faults give 8 signals", "%d", got);
 	munmap(p, 8 * 4096);
+
+	/* a process group as the owner: a child in a group of its own counts its signals */
+	pid_t ch = fork();
+
+	if (ch == 0) {
+		struct f_owner_ex ox;
+		char *q = fresh_pages(4);
+		int efd = open_faults(1, 0);
+
+		setpgid(0, 0);
+		ox.type = F_OWNER_PGRP;
+		ox.pid = getpgrp();
+		drain(sig, inf, 0);
+		if (!q || efd < 0 || fcntl(efd, F_SETOWN_EX, &ox) || fcntl(efd, F_SETSIG, sig) ||
+		    fcntl(efd, F_SETFL, fcntl(efd, F_GETFL) | O_ASYNC))
+			_exit(10);
+		ioctl(efd, PERF_EVENT_IOC_ENABLE, 0);
+		touch(q, 4);
+		ioctl(efd, PERF_EVENT_IOC_DISABLE, 0);
+		_exit(drain(sig, inf, 64));
+	}
+	int st = 0;
+
+	waitpid(ch, &st, 0);
+	tap_check(WIFEXITED(st) && WEXITSTATUS(st) == 4,
+		  "async: F_OWNER_PGRP: the group gets one signal per overflow", "status %#x", st);
 }
 
 /* ---- refresh ---- */

@@ -47,6 +47,24 @@ if [ ! -f "$stamp" ]; then
 	touch "$stamp"
 fi
 
+# What perf's own shell tests run besides perf (tools/perf/perf-test-compare.sh adds them to the
+# overlay, as a Debian root has them): bash, coreutils, grep, sed, gawk, binutils' addr2line.
+TESTENV_PKGS="bash libtinfo6 coreutils libacl1 libattr1 libselinux1 libpcre2-8-0 libgmp10 grep
+  sed gawk libmpfr6 libsigsegv2 libreadline8 binutils binutils-aarch64-linux-gnu libbinutils
+  libctf0 libctf-nobfd0 libgprofng0 libjansson4 zlib1g libzstd1"
+tstamp="$A/testenv-root/.stamp-$(echo $TESTENV_PKGS | tr ' ' '_')"
+if [ ! -f "$tstamp" ]; then
+	rm -rf "$A/testenv-root" "$A/debs-testenv"
+	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs-testenv" "$A/testenv-root"
+	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$(pwd)/$A/apt/lists
+	     -oDir::Cache=$(pwd)/$A/apt/cache -oAPT::Sandbox::User=root -qq"
+	echo "deps: downloading bash, coreutils and binutils for perf's shell tests" >&2
+	[ -n "$(ls "$A/apt/lists" 2>/dev/null | grep -v partial)" ] || apt-get $APT update
+	(cd "$A/debs-testenv" && apt-get $APT download $TESTENV_PKGS)
+	for d in "$A"/debs-testenv/*.deb; do dpkg-deb -x "$d" "$A/testenv-root"; done
+	touch "$tstamp"
+fi
+
 pstamp="$A/perf-root/.stamp-$(echo $PERF_PKGS | tr ' ' '_')"
 if [ ! -f "$pstamp" ]; then
 	rm -rf "$A/perf-root" "$A/debs-perf"

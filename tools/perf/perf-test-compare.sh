@@ -1,6 +1,8 @@
 #!/bin/sh
 # perf-test-compare.sh - Debian's own perf 6.1 `perf test` on perfkernel and on Linux 6.1
-# (refvm.sh), with the same overlay (make debian-perf) and -smp 2 on both, side by side.
+# (refvm.sh), with the same overlay on both: make debian-perf's, plus the bash, coreutils, grep,
+# sed, gawk and binutils that perf's shell tests run (BUILD/deps/testenv-root, from make deps;
+# Debian's root has them), at -smp 2, side by side.
 #
 #   tools/perf/perf-test-compare.sh [KEEP_DIR]
 #
@@ -11,10 +13,13 @@
 set -u
 BUILD=${BUILD:-build}
 REFVM=${REFVM:-../shared/tools/refvm.sh}
-OV="$BUILD/debian-perf"
 W=${1:-$(mktemp -d /tmp/perf-test-compare.XXXXXX)}
 mkdir -p "$W"
-[ -x "$OV/usr/bin/perf" ] || { echo "no $OV/usr/bin/perf (make debian-perf)"; exit 2; }
+[ -x "$BUILD/debian-perf/usr/bin/perf" ] || { echo "no $BUILD/debian-perf/usr/bin/perf (make debian-perf)"; exit 2; }
+OV="$W/overlay"
+rm -rf "$OV"
+cp -a "$BUILD/debian-perf" "$OV"
+[ -d "$BUILD/deps/testenv-root" ] && cp -a "$BUILD/deps/testenv-root/." "$OV/"
 CMD="cd /tmp && /usr/bin/perf test ${TESTS:-} 2>&1; echo PERF-TEST-END"
 SMP=2 TIMEOUT=1800 OVERLAY="$OV" sh tools/host/run.sh "$BUILD/perfkernel.img" "$BUILD/initramfs.cpio" \
 	"$CMD" > "$W/ours.log" 2>&1
