@@ -7,7 +7,8 @@
  * init (pid 1).  CLONE_CHILD_CLEARTID writes 0 to the tid word and wakes its futex at thread
  * exit.  A dead thread's kernel stack is freed by the reaper thread once no CPU is on it.
  * Not implemented: CLONE_VFORK's suspension of the parent (the child runs, the parent too,
- * which is legal for programs that only exec or _exit), namespaces, ptrace.
+ * which is legal for programs that only exec or _exit), namespaces.  ptrace's hooks
+ * (kernel/ptrace.c) report clone events, exits and tracee stops to wait4.
  */
 #include <linux/sched.h>
 #include <linux/wait.h>
@@ -23,6 +24,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/ptrace.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
 #include <kern/string.h>
@@ -307,6 +309,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 			ut->set_child_tid = ctid;
 	}
 	perf_task_fork((struct ksvc_task *)&parent->task, (struct ksvc_task *)&ut->task);
+	int pt_event = READ_ONCE(parent->ptrace) ? ptrace_clone(parent, ut, flags, exit_signal) : 0;
 	struct vfork_done vd;
 
 	if (flags & CLONE_VFORK) {
@@ -315,11 +318,15 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		ut->vfork = &vd;
 	}
 	task_make_runnable(&ut->task, -1);
+	if (pt_event)
+		ptrace_clone_event(pt_event, tid);
 	if (flags & CLONE_VFORK) {
 		wait_event(&vd.wq, READ_ONCE(vd.done));
 		unsigned long f = spin_lock_irqsave(&vd.wq.lock); /* the child is out of vd */
 
 		spin_unlock_irqrestore(&vd.wq.lock, f);
+		if (READ_ONCE(parent->ptrace))
+			ptrace_vfork_done(tid);
 	}
 	return tid;
 }
@@ -469,6 +476,7 @@ static void proc_finish(struct proc *p)
 {
 	struct mm *mm = p->mm;
 
+	ptrace_tracer_exit(p);
 	mm_activate(NULL);
 	p->mm = NULL;
 	mm_put(mm);
@@ -536,6 +544,8 @@ void proc_exit_thread(int status)
 	p->utime_ns += ut->task.runtime_ns + (time_ns() - ut->task.last_switch_in_ns);
 	spin_unlock_irqrestore(&p->lock, f);
 	uthread_signal_release(ut);
+	if (READ_ONCE(ut->ptrace))
+		ptrace_tracee_exit(ut, p->exiting || last ? p->exit_status : status);
 	if (last)
 		proc_finish(p);
 	f = spin_lock_irqsave(&proc_tree_lock);
@@ -553,6 +563,9 @@ void proc_exit_group(int status)
 {
 	struct uthread *ut = current_uthread();
 	struct proc *p = ut->task.proc;
+
+	if (READ_ONCE(ut->ptrace))
+		ptrace_exit_event(status);
 	unsigned long f = spin_lock_irqsave(&p->lock);
 
 	if (!p->exiting) {
@@ -573,6 +586,8 @@ bool proc_exiting(void)
 
 static long sys_exit(uint64_t code)
 {
+	if (READ_ONCE(current_uthread()->ptrace))
+		ptrace_exit_event((int)((code & 0xff) << 8));
 	proc_exit_thread((int)((code & 0xff) << 8));
 }
 SYSCALL(__NR_exit, sys_exit);
@@ -622,12 +637,15 @@ static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_
 		int ev_status = 0, ev_pid = 0;
 
 		waitq_prepare(&me->child_wait, &w);
+		ev_pid = ptrace_wait(me, pid, (int)options, &ev_status, &any); /* tracees first */
 		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 		struct list_node *n;
 
 		list_for_each(n, &me->children) {
 			struct proc *c = list_entry(n, struct proc, sibling);
 
+			if (ev_pid)
+				break;
 			if (!wait_matches(me, c, pid))
 				continue;
 			any = true;

@@ -91,6 +91,8 @@ int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
 /* Handle a fault at addr: 0 when mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR),
  * -EIO (SIGBUS), -ENOMEM.  Counts the fault on the current thread. */
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec);
+/* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
+uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);
 /* Find the VMA containing addr (mm->lock held) or NULL. */
 struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
 void vm_init(void);
