@@ -533,7 +533,6 @@ void ptrace_tracer_exit(struct proc *p)
 		if (ut)
 			wake_up_task(&ut->task); /* out of a stop or a listen */
 		spin_unlock_irqrestore(&proc_tree_lock, f);
-		waitq_wake_all(&ptrace_wq);
 	}
 }
 

@@ -175,22 +175,26 @@ static void pt_put(struct ptrace_link *l)
 	unsigned long f = spin_lock_irqsave(&ptrace_lock);
 
 	l->busy--;
+	/* a SIGKILL waits for the last request to let go of the stopped tracee */
+	if (!l->busy && l->tracee && pt_kill_pending(l->tracee))
+		wake_up_task(&l->tracee->task);
 	spin_unlock_irqrestore(&ptrace_lock, f);
-	waitq_wake_all(&ptrace_wq);
 }
 
-/* CONT, SYSCALL, LISTEN, DETACH: end the stop (ptrace_resume). */
+/* CONT, SYSCALL, LISTEN, DETACH: end the stop (ptrace_resume).  Drops our pin in the same
+ * locked step: once resumed, the tracee may exit and free l. */
 static int pt_resume(struct ptrace_link *l, long request, uint64_t data)
 {
-	if (data > KSIG_MAX)
-		return -EIO;
 	unsigned long f = spin_lock_irqsave(&ptrace_lock);
 	int err = 0;
 
-	if (request == PTRACE_LISTEN && (!l->seized || l->why != PT_STOP_GROUP)) {
+	if (data > KSIG_MAX) {
+		err = -EIO;
+	} else if (request == PTRACE_LISTEN && (!l->seized || l->why != PT_STOP_GROUP)) {
 		err = -EIO;
 	} else if (l->stop && l->busy == 1) {
 		struct pt_frame *fr = l->stop;
+		struct uthread *ut = l->tracee;
 
 		if (request == PTRACE_SYSCALL)
 			l->syscall_trace = true;
@@ -201,15 +205,19 @@ static int pt_resume(struct ptrace_link *l, long request, uint64_t data)
 		fr->done = true;
 		l->stop = NULL;
 		l->report = false;
+		l->busy = 0;
 		if (request == PTRACE_DETACH) {
-			l->tracee->ptrace = NULL;
-			l->busy = 0;
+			ut->ptrace = NULL;
 			pt_unlink_free_locked(l);
 		}
+		wake_up_task(&ut->task);
+		spin_unlock_irqrestore(&ptrace_lock, f);
+		return 0;
 	} else {
 		err = -ESRCH;
 	}
 	spin_unlock_irqrestore(&ptrace_lock, f);
+	pt_put(l);
 	return err;
 }
 
@@ -459,15 +467,10 @@ static long sys_ptrace(uint64_t request, uint64_t pid, uint64_t addr, uint64_t d
 	ret = pt_get((long)pid, &l);
 	if (ret)
 		return ret;
-	bool detach = req == PTRACE_DETACH;
-
 	ret = pt_request(l, req, addr, data);
-	if (!(detach && ret == 0))
-		pt_put(l);
-	else
-		waitq_wake_all(&ptrace_wq);
-	if (req == PTRACE_CONT || req == PTRACE_SYSCALL || req == PTRACE_LISTEN)
-		waitq_wake_all(&ptrace_wq);
+	if (req != PTRACE_CONT && req != PTRACE_SYSCALL && req != PTRACE_LISTEN &&
+	    req != PTRACE_DETACH)
+		pt_put(l); /* pt_resume let go itself */
 	return ret;
 }
 SYSCALL(__NR_ptrace, sys_ptrace);
