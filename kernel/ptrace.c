@@ -390,7 +390,6 @@ struct ptrace_link *pt_link_alloc(struct proc *tracer, struct uthread *ut)
 	l->tid = ut->task.tid;
 	l->tgid = p->tgid;
 	l->pgid = p->pgid;
-	l->clone_child = l->tid != l->tgid || p->exit_signal != SIGCHLD;
 	l->syscallno = -1;
 	return l;
 }
@@ -540,6 +539,7 @@ void ptrace_tracer_exit(struct proc *p)
 
 int ptrace_wait(struct proc *me, int pid, int options, int *status, bool *any)
 {
+	(void)options;
 	int tid = 0;
 	unsigned long f = spin_lock_irqsave(&ptrace_lock);
 	struct list_node *n;
@@ -554,9 +554,7 @@ int ptrace_wait(struct proc *me, int pid, int options, int *status, bool *any)
 		    : pid < -1 ? l->pgid != -pid
 			       : false)
 			continue;
-		/* eligible_child: without __WALL, __WCLONE picks clone children only */
-		if (!(options & __WALL) && l->clone_child != !!(options & __WCLONE))
-			continue;
+		/* eligible_child: a tracee is waited for whatever __WALL/__WCLONE say */
 		*any = true;
 		if (!l->report)
 			continue;

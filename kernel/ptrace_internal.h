@@ -35,7 +35,6 @@ struct ptrace_link {
 	struct uthread *tracee; /* NULL once it exited (dead) */
 	struct proc *tracer;
 	int tid, tgid, pgid;
-	bool clone_child; /* waited for with __WCLONE: a non-leader or exit_signal != SIGCHLD */
 	uint32_t options; /* PTRACE_O_* */
 	bool seized;
 	bool syscall_trace; /* resumed by PTRACE_SYSCALL */

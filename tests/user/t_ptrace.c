@@ -19,6 +19,8 @@
  * - fork/vfork/exec/exit events with __WALL: EVENT_FORK with the child's pid, the auto-attached
  *   child's first stop, EVENT_EXEC, EVENT_EXIT with the status, the grandchild's exit reported
  *   to the tracer (not its parent), EVENT_VFORK and VFORK_DONE.
+ * - threads: PTRACE_EVENT_CLONE with the thread's tid, its first stop (waited for without
+ *   __WALL: a tracee is always eligible) and its exit.
  * - tracer exit: detaches (the tracee runs on), or kills with PTRACE_O_EXITKILL; SEIZE of pid 1.
  * - PTRACE_KILL.
  * Passes on Linux 6.1 (refvm.sh).
@@ -27,6 +29,7 @@
 #include "tap.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/audit.h>
 #include <linux/elf.h>
 #include <linux/ptrace.h>
@@ -551,6 +554,47 @@ static void test_events(void)
 	      "ev %d exit %d other %#x", seen_cexit_ev, seen_cexit - 1, other);
 }
 
+/* ---- threads ---- */
+
+static void *thread_fn(void *arg)
+{
+	(void)arg;
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		if (pt(PTRACE_TRACEME, 0, 0, 0))
+			_exit(90);
+		kill(getpid(), SIGSTOP);
+		pthread_t th;
+		if (pthread_create(&th, NULL, thread_fn, NULL) || pthread_join(th, NULL))
+			_exit(91);
+		_exit(0);
+	}
+	int st = waitst(c, 0);
+	ptl(PTRACE_SETOPTIONS, c, 0, PTRACE_O_TRACECLONE);
+	ptl(PTRACE_CONT, c, 0, 0);
+	st = waitst(c, 0);
+	unsigned long tid = 0;
+	pt(PTRACE_GETEVENTMSG, c, 0, &tid);
+	CHECK(st == (0x7f | SIGTRAP << 8 | PTRACE_EVENT_CLONE << 16) && tid > 0 && (pid_t)tid != c,
+	      "pthread_create: PTRACE_EVENT_CLONE with the new tid", "status %#x tid %lu", st, tid);
+	st = -1;
+	pid_t w = waitpid(-1, &st, 0);
+	CHECK(w == (pid_t)tid && st == 0x137f,
+	      "the new thread's first stop (SIGSTOP): a tracee is waited for without __WALL",
+	      "got %d status %#x", w, st);
+	ptl(PTRACE_CONT, (pid_t)tid, 0, 0);
+	ptl(PTRACE_CONT, c, 0, 0);
+	st = waitst((pid_t)tid, __WALL);
+	CHECK(st == 0, "the thread's exit reaches the tracer (__WALL): status 0", "status %#x", st);
+	st = waitst(c, __WALL);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the traced process exits 0", "status %#x", st);
+}
+
 /* ---- the tracer exits ---- */
 
 static void test_tracer_exit(void)
@@ -615,6 +659,7 @@ int main(int argc, char **argv)
 	test_signal_stops();
 	test_group_stop();
 	test_events();
+	test_threads();
 	test_tracer_exit();
 	return tap_done();
 }
