@@ -21,6 +21,8 @@
  *   to the tracer (not its parent), EVENT_VFORK and VFORK_DONE.
  * - threads: PTRACE_EVENT_CLONE with the thread's tid, its first stop (waited for without
  *   __WALL: a tracee is always eligible) and its exit.
+ * - bad input: every reading request with edge addresses and data pointers gets 0, EIO,
+ *   EFAULT or EINVAL and leaves the stopped tracee whole; on ourselves and pid 0, ESRCH.
  * - tracer exit: detaches (the tracee runs on), or kills with PTRACE_O_EXITKILL; SEIZE of pid 1.
  * - PTRACE_KILL.
  * Passes on Linux 6.1 (refvm.sh).
@@ -554,6 +556,66 @@ static void test_events(void)
 	      "ev %d exit %d other %#x", seen_cexit_ev, seen_cexit - 1, other);
 }
 
+/* ---- bad input: reading requests with edge arguments never hurt the stopped tracee ---- */
+
+static void test_bad_input(void)
+{
+	pid_t c = fork();
+
+	if (c == 0) {
+		if (pt(PTRACE_TRACEME, 0, 0, 0))
+			_exit(90);
+		kill(getpid(), SIGSTOP);
+		_exit(magic == 0x1122334455667788L ? 6 : 1);
+	}
+	int st = waitst(c, 0);
+	/* (not 31/32: PTRACE_SYSEMU resumes on arm64 Linux; not built here) */
+	static const long reqs[] = { PTRACE_PEEKTEXT, PTRACE_PEEKDATA, PTRACE_PEEKUSR, 12, 14,
+				     PTRACE_GETREGSET, PTRACE_GETSIGINFO, PTRACE_GETEVENTMSG,
+				     PTRACE_GET_SYSCALL_INFO, 0x4300, -1 };
+	/* data points at an iovec heading a big buffer: every answer fits, none aims elsewhere */
+	static struct {
+		struct iovec iov;
+		long room[64];
+	} out;
+	static long buf[128];
+	const long addrs[] = { 0, 8, -1, (long)0xffff000000001000ull, (long)&magic, (long)buf,
+			       NT_PRSTATUS, NT_ARM_SYSTEM_CALL, 0x4711, 0x7fffffff };
+	const long datas[] = { 0, 8, -1, (long)0xffff000000001000ull, (long)buf, (long)&out };
+	const int na = sizeof(addrs) / sizeof(addrs[0]), nd = sizeof(datas) / sizeof(datas[0]);
+	int calls = 0, odd = 0, odd_self = 0;
+	long odd_req = 0, odd_err = 0;
+
+	for (unsigned int i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++)
+		for (int a = 0; a < na; a++)
+			for (int d = 0; d < nd; d++) {
+				out.iov.iov_base = buf;
+				out.iov.iov_len = sizeof(buf);
+				buf[0] = buf[1] = 0; /* as an iovec: EFAULT */
+				errno = 0;
+				long r = ptl(reqs[i], c, addrs[a], datas[d]);
+				int e = errno;
+				calls++;
+				if (!(r >= 0 || e == EIO || e == EFAULT || e == EINVAL) && !odd++) {
+					odd_req = reqs[i];
+					odd_err = e;
+				}
+				errno = 0;
+				r = ptl(reqs[i], a & 1 ? getpid() : 0, addrs[a], datas[d]);
+				odd_self += !(r == -1 && errno == ESRCH);
+			}
+	CHECK(!odd, "reading requests with edge arguments: 0, EIO, EFAULT or EINVAL",
+	      "%d of %d odd, first request %#lx errno %ld", odd, calls, odd_req, odd_err);
+	CHECK(!odd_self, "the same on ourselves and on pid 0: ESRCH", "%d of %d not ESRCH",
+	      odd_self, calls);
+	struct user_pt_regs regs;
+	long r = getregs(c, &regs);
+	ptl(PTRACE_CONT, c, 0, 0);
+	st = waitst(c, 0);
+	CHECK(r == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 6,
+	      "the tracee is still stopped and whole, and runs on", "r %ld status %#x", r, st);
+}
+
 /* ---- threads ---- */
 
 static void *thread_fn(void *arg)
@@ -660,6 +722,7 @@ int main(int argc, char **argv)
 	test_group_stop();
 	test_events();
 	test_threads();
+	test_bad_input();
 	test_tracer_exit();
 	return tap_done();
 }
