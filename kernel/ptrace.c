@@ -539,7 +539,6 @@ void ptrace_tracer_exit(struct proc *p)
 
 int ptrace_wait(struct proc *me, int pid, int options, int *status, bool *any)
 {
-	(void)options;
 	int tid = 0;
 	unsigned long f = spin_lock_irqsave(&ptrace_lock);
 	struct list_node *n;
@@ -556,10 +555,13 @@ int ptrace_wait(struct proc *me, int pid, int options, int *status, bool *any)
 			continue;
 		/* eligible_child: a tracee is waited for whatever __WALL/__WCLONE say */
 		*any = true;
-		if (!l->report)
+		/* stops are reported whatever WSTOPPED says, exits only with WEXITED */
+		if (!l->report || (l->dead && !(options & WEXITED)))
 			continue;
 		tid = l->tid;
 		*status = l->status;
+		if (options & WNOWAIT)
+			break;
 		l->report = false;
 		if (l->dead)
 			pt_unlink_free_locked(l);

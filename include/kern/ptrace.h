@@ -42,7 +42,8 @@ void ptrace_tracee_exit(struct uthread *ut, int status);
 /* [proc] the last thread of p exits: detach (or kill, PTRACE_O_EXITKILL) its tracees. */
 void ptrace_tracer_exit(struct proc *p);
 
-/* [proc] wait4: a stop or exit report of one of me's tracees matching pid (wait4's pid rules;
- * a tracee is eligible whatever __WALL/__WCLONE in options say, as Linux); consumed.  Returns its tid (status in *status) or 0; *any
+/* [proc] wait4/waitid: a stop or exit (with WEXITED) report of one of me's tracees matching
+ * pid (wait4's pid rules; a tracee is eligible whatever __WALL/__WCLONE say, as Linux);
+ * consumed unless options has WNOWAIT.  Returns its tid (status in *status) or 0; *any
  * is set when me traces a matching thread at all. */
 int ptrace_wait(struct proc *me, int pid, int options, int *status, bool *any);

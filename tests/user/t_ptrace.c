@@ -21,6 +21,8 @@
  *   to the tracer (not its parent), EVENT_VFORK and VFORK_DONE.
  * - threads: PTRACE_EVENT_CLONE with the thread's tid, its first stop (waited for without
  *   __WALL: a tracee is always eligible) and its exit.
+ * - waitid: CLD_TRAPPED with the stop's code (SIGSTOP, 0x85) without WSTOPPED, WNOWAIT,
+ *   WNOHANG's zeroed fields, CLD_EXITED; CLD_STOPPED/CONTINUED/KILLED; EINVAL, ECHILD.
  * - bad input: every reading request with edge addresses and data pointers gets 0, EIO,
  *   EFAULT or EINVAL and leaves the stopped tracee whole; on ourselves and pid 0, ESRCH.
  * - tracer exit: detaches (the tracee runs on), or kills with PTRACE_O_EXITKILL; SEIZE of pid 1.
@@ -616,6 +618,76 @@ static void test_bad_input(void)
 	      "the tracee is still stopped and whole, and runs on", "r %ld status %#x", r, st);
 }
 
+/* ---- waitid: the siginfo of ptrace stops and of job control ---- */
+
+static int wid(idtype_t t, id_t id, siginfo_t *si, int options)
+{
+	memset(si, 0xa5, sizeof(*si));
+	int r;
+
+	do
+		r = waitid(t, id, si, options);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static void test_waitid(void)
+{
+	pid_t c = fork();
+
+	if (c == 0) {
+		if (pt(PTRACE_TRACEME, 0, 0, 0))
+			_exit(90);
+		kill(getpid(), SIGSTOP);
+		syscall(SYS_getppid);
+		_exit(7);
+	}
+	siginfo_t si;
+	int r = wid(P_PID, c, &si, WEXITED | WNOWAIT);
+	CHECK(r == 0 && si.si_signo == SIGCHLD && si.si_code == CLD_TRAPPED && si.si_pid == c &&
+		      si.si_status == SIGSTOP && si.si_uid == 0,
+	      "waitid WEXITED|WNOWAIT: the signal stop as CLD_TRAPPED, status SIGSTOP",
+	      "r %d signo %d code %d pid %d status %#x", r, si.si_signo, si.si_code, si.si_pid,
+	      si.si_status);
+	int st = waitst(c, 0);
+	CHECK(st == 0x137f, "WNOWAIT left the stop for waitpid", "status %#x", st);
+	ptl(PTRACE_SETOPTIONS, c, 0, PTRACE_O_TRACESYSGOOD);
+	ptl(PTRACE_SYSCALL, c, 0, 0);
+	r = wid(P_ALL, 0, &si, WEXITED);
+	CHECK(r == 0 && si.si_code == CLD_TRAPPED && si.si_pid == c && si.si_status == (SIGTRAP | 0x80),
+	      "waitid P_ALL: a syscall stop, CLD_TRAPPED status 0x85", "code %d pid %d status %#x",
+	      si.si_code, si.si_pid, si.si_status);
+	r = wid(P_PID, c, &si, WEXITED | WNOHANG);
+	CHECK(r == 0 && si.si_pid == 0 && si.si_signo == 0 && si.si_status == 0,
+	      "waitid WNOHANG with nothing to report: 0, si_pid/si_signo/si_status 0",
+	      "r %d pid %d signo %d", r, si.si_pid, si.si_signo);
+	ptl(PTRACE_CONT, c, 0, 0);
+	r = wid(P_PID, c, &si, WEXITED);
+	CHECK(r == 0 && si.si_code == CLD_EXITED && si.si_status == 7 && si.si_pid == c,
+	      "waitid: CLD_EXITED, status 7", "code %d status %d", si.si_code, si.si_status);
+	EXPECT_ERRNO(waitid(P_ALL, 0, &si, 0), EINVAL, "waitid without WEXITED/WSTOPPED/WCONTINUED: EINVAL");
+	EXPECT_ERRNO(waitid(P_PID, 0, &si, WEXITED), EINVAL, "waitid P_PID 0: EINVAL");
+	EXPECT_ERRNO(waitid(P_ALL, 0, &si, WEXITED), ECHILD, "waitid with no children: ECHILD");
+
+	/* job control of an untraced child */
+	c = spawn_pauser();
+	kill(c, SIGSTOP);
+	r = wid(P_PID, c, &si, WSTOPPED);
+	CHECK(r == 0 && si.si_code == CLD_STOPPED && si.si_status == SIGSTOP,
+	      "waitid WSTOPPED: CLD_STOPPED, status SIGSTOP", "code %d status %d", si.si_code,
+	      si.si_status);
+	kill(c, SIGCONT);
+	r = wid(P_PID, c, &si, WCONTINUED);
+	CHECK(r == 0 && si.si_code == CLD_CONTINUED && si.si_status == SIGCONT,
+	      "waitid WCONTINUED: CLD_CONTINUED, status SIGCONT", "code %d status %d", si.si_code,
+	      si.si_status);
+	kill(c, SIGKILL);
+	r = wid(P_PGID, 0, &si, WEXITED);
+	CHECK(r == 0 && si.si_code == CLD_KILLED && si.si_status == SIGKILL && si.si_pid == c,
+	      "waitid P_PGID 0: CLD_KILLED, status SIGKILL", "code %d status %d", si.si_code,
+	      si.si_status);
+}
+
 /* ---- threads ---- */
 
 static void *thread_fn(void *arg)
@@ -722,6 +794,7 @@ int main(int argc, char **argv)
 	test_group_stop();
 	test_events();
 	test_threads();
+	test_waitid();
 	test_bad_input();
 	test_tracer_exit();
 	return tap_done();
