@@ -126,7 +126,7 @@ $(BUILD)/k/%.o: %.S $(UAPI_STAMP)
 $(KERNEL_ELF): $(KOBJS) linker.ld kernel/kallsyms.S tools/host/kallsyms.sh \
 		tools/host/check-nosimd.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/kallsyms.sh $@.tmp $(CROSS)nm \
-		"$(KLD) -nostdlib -T linker.ld --gc-sections -z max-page-size=4096 $(KOBJS) \
+		"$(KLD) -nostdlib -T linker.ld --gc-sections --build-id=sha1 -z max-page-size=4096 $(KOBJS) \
 		$(LIBFDT_A) $(LIBGCC)" "$(KCC) $(KASFLAGS)" $(BUILD)/perfkernel.kallsyms
 	$(Q)sh tools/host/check-nosimd.sh $@.tmp $(CROSS)objdump
 	$(Q)mv $@.tmp $@
@@ -201,7 +201,7 @@ fuzz: deps
 
 clean:
 	rm -rf $(BUILD)/k $(BUILD)/h $(BUILD)/unit $(BUILD)/user $(BUILD)/*.elf $(BUILD)/*.img \
-		$(BUILD)/*.cpio $(BUILD)/uapi
+		$(BUILD)/*.cpio $(BUILD)/uapi $(BUILD)/vdso
 
 .SECONDARY:
 

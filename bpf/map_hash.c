@@ -144,8 +144,10 @@ static uint8_t *value_of(struct bpf_map *map, struct helem *e, unsigned int cpu)
 	return e->data + h->key_round + (size_t)h->value_round * cpu;
 }
 
-static void unlink_locked(struct htab *h, struct helem *e)
+static void unlink_locked(struct bpf_map *map, struct helem *e)
 {
+	spin_assert_held(&map->lock);
+	struct htab *h = map->priv;
 	struct helem **pp = &h->buckets[e->hash & (h->nbuckets - 1)];
 
 	while (*pp != e)
@@ -170,7 +172,7 @@ static void evict_lru_locked(struct bpf_map *map)
 			old = e;
 	}
 	if (old)
-		unlink_locked(h, old);
+		unlink_locked(map, old);
 }
 
 static void *htab_lookup(struct bpf_map *map, const void *key)
@@ -263,7 +265,7 @@ static int htab_delete(struct bpf_map *map, const void *key)
 	struct helem *e = find_locked(map, key, hash);
 
 	if (e)
-		unlink_locked(map->priv, e);
+		unlink_locked(map, e);
 	spin_unlock_irqrestore(&map->lock, flags);
 	return e ? 0 : -ENOENT;
 }

@@ -1,6 +1,6 @@
 /*
  * dev.c - the character devices under /dev: console (5:1) and tty (5:0) on the PL011 UART,
- * null (1:3), zero (1:5), full (1:7), random (1:8), urandom (1:9).
+ * null (1:3), zero (1:5), full (1:7), random (1:8), urandom (1:9), kmsg (1:11, kernel/klog.c).
  *
  * What it does: a minimal tty line discipline for the console: input is polled from
  * console_getc (the UART has no receive interrupt here), so blocking reads and poll re-check
@@ -388,6 +388,7 @@ void dev_init(struct inode *devdir)
 	dev_node(devdir, "full", 0666, 1, 7, &full_fops, NULL);
 	dev_node(devdir, "random", 0666, 1, 8, &random_fops, NULL);
 	dev_node(devdir, "urandom", 0666, 1, 9, &random_fops, NULL);
+	dev_node(devdir, "kmsg", 0644, 1, 11, &klog_kmsg_fops, NULL);
 	fs_mutex_unlock(&vfs_lock);
 }
 
@@ -413,6 +414,8 @@ const struct file_ops *dev_fops_for(uint32_t rdev)
 	case 1 << 8 | 8:
 	case 1 << 8 | 9:
 		return &random_fops;
+	case 1 << 8 | 11:
+		return &klog_kmsg_fops;
 	default:
 		return NULL;
 	}

@@ -172,6 +172,7 @@ static const struct file_ops eventfd_fops = {
 	.poll = efd_poll,
 	.llseek = efd_llseek,
 	.release = efd_release,
+	.anon_name = "[eventfd]",
 };
 
 static long sys_eventfd2(uint64_t initval, uint64_t flags)

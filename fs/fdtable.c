@@ -1,11 +1,19 @@
 /*
  * fdtable.c - per-process descriptor tables and the descriptor syscalls: dup, dup3, fcntl
- * (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD/SETFD, F_GETFL/SETFL, F_GETPIPE_SZ/SETPIPE_SZ), close,
+ * (F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD/SETFD, F_GETFL/SETFL, F_GETPIPE_SZ/SETPIPE_SZ, F_SETOWN,
+ * F_SETOWN_EX, F_SETSIG and their getters), close,
  * close_range; and the kernel seam for anonymous objects (ksvc_fd_install / ksvc_fd_get):
  * an anon file wrapping (struct ksvc_file_ops, priv) for bpf maps and programs and perf
  * events, whose poll goes to ksvc_file_ops.poll.
  *
- * What it does not do: /proc/self/fd, file locks (F_SETLK and friends are EINVAL), F_SETOWN.
+ * O_ASYNC: F_SETFL tells the file (file_ops.fasync); an anon object keeps the registration
+ * and signals the owner through ksvc_kill_fasync (perf events do; Linux's send_sigio).
+ *
+ * Also what /proc/PID/fd (fs/procfs_fd.c) reads of another process's table: its open fds,
+ * a file with a reference, and the name readlink shows for a file (file_describe).
+ *
+ * What it does not do: file locks (F_SETLK and friends are EINVAL), O_ASYNC on pipes,
+ * sockets and ttys (the flag is kept, nothing is signalled).
  *
  * A table is a fixed array of FILES_MAX (1024, RLIMIT_NOFILE's hard ceiling) file pointers
  * and close-on-exec bits under one spinlock; files are put outside it (release may sleep).
@@ -14,6 +22,7 @@
 #include <stdatomic.h>
 #include <kern/compiler.h>
 #include <kern/errno.h>
+#include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/vm.h>
 #include <kern/mm.h>
@@ -21,6 +30,10 @@
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <asm-generic/poll.h>
+#include <asm/signal.h>
+#include <asm/siginfo.h>
+#include <kern/signal.h>
+#include <kern/spinlock.h>
 #include <linux/close_range.h>
 #include <linux/fcntl.h>
 #include <linux/stat.h>
@@ -258,8 +271,8 @@ static long sys_close_range(uint64_t first, uint64_t last, uint64_t flags)
 
 		if (!copy)
 			return -ENOMEM;
-		p->files = copy; /* only this thread group's threads read it, each its own */
-		files_put(fs);
+		/* only this thread group's threads read it, each its own, and /proc */
+		files_put(proc_files_swap(p, copy));
 		fs = copy;
 	}
 	last = MIN((unsigned int)last, (unsigned int)FILES_MAX - 1);
@@ -329,6 +342,112 @@ static long sys_dup3(uint64_t oldfd_, uint64_t newfd_, uint64_t flags)
 }
 SYSCALL(__NR_dup3, sys_dup3);
 
+/* ---- F_SETOWN, F_SETSIG and O_ASYNC (Linux's f_setown, send_sigio) ---- */
+
+static struct spinlock fown_lock = SPINLOCK_INIT; /* every file's owner and fa.fd */
+
+static long owner_set(struct file *f, int type, int pid)
+{
+	/* find_vpid: the id must name a live thread, process or group (sig 0 probes) */
+	if (pid && signal_send_owner(type, pid, 0, NULL))
+		return -ESRCH;
+	unsigned long fl = spin_lock_irqsave(&fown_lock);
+
+	f->owner.type = type;
+	f->owner.pid = pid;
+	spin_unlock_irqrestore(&fown_lock, fl);
+	return 0;
+}
+
+static struct fown owner_get(struct file *f)
+{
+	unsigned long fl = spin_lock_irqsave(&fown_lock);
+	struct fown o = f->owner;
+
+	spin_unlock_irqrestore(&fown_lock, fl);
+	return o;
+}
+
+static long fcntl_owner(struct file *f, unsigned int cmd, uint64_t arg)
+{
+	struct f_owner_ex ex;
+	struct fown o;
+
+	switch (cmd) {
+	case F_SETOWN: {
+		int who = (int)arg;
+
+		if (who == (-0x7fffffff - 1))
+			return -EINVAL;
+		return who < 0 ? owner_set(f, F_OWNER_PGRP, -who) : owner_set(f, F_OWNER_PID, who);
+	}
+	case F_GETOWN:
+		o = owner_get(f);
+		return o.type == F_OWNER_PGRP ? -o.pid : o.pid;
+	case F_SETOWN_EX:
+		if (ksvc_copy_from_user(&ex, (void *)(uintptr_t)arg, sizeof(ex)))
+			return -EFAULT;
+		if (ex.type != F_OWNER_TID && ex.type != F_OWNER_PID && ex.type != F_OWNER_PGRP)
+			return -EINVAL;
+		return owner_set(f, ex.type, ex.pid);
+	case F_GETOWN_EX:
+		o = owner_get(f);
+		ex.type = o.type;
+		ex.pid = o.pid;
+		return ksvc_copy_to_user((void *)(uintptr_t)arg, &ex, sizeof(ex));
+	case F_SETSIG:
+		if (arg > KSIG_MAX)
+			return -EINVAL;
+		unsigned long fl = spin_lock_irqsave(&fown_lock);
+
+		f->owner.signum = (int)arg;
+		spin_unlock_irqrestore(&fown_lock, fl);
+		return 0;
+	default: /* F_GETSIG */
+		return owner_get(f).signum;
+	}
+}
+
+/* Signals with si_codes of their own: another reason code would be ambiguous (SI_SIGIO). */
+static bool sig_specific_codes(int sig)
+{
+	return sig == SIGILL || sig == SIGFPE || sig == SIGSEGV || sig == SIGBUS ||
+	       sig == SIGTRAP || sig == SIGCHLD || sig == SIGPOLL || sig == SIGSYS;
+}
+
+void ksvc_kill_fasync(struct ksvc_fasync *fa, int reason)
+{
+	static const int16_t band[NSIGPOLL] = {
+		POLLIN | POLLRDNORM, /* POLL_IN */
+		POLLOUT | POLLWRNORM | POLLWRBAND, /* POLL_OUT */
+		POLLIN | POLLRDNORM | POLLMSG, /* POLL_MSG */
+		POLLERR, /* POLL_ERR */
+		POLLPRI | POLLRDBAND, /* POLL_PRI */
+		POLLHUP | POLLERR, /* POLL_HUP */
+	};
+	struct ksiginfo info;
+	unsigned long fl = spin_lock_irqsave(&fown_lock);
+	struct fown o = fa->file->owner;
+	int fd = fa->fd;
+
+	spin_unlock_irqrestore(&fown_lock, fl);
+	if (!o.pid || reason < POLL_IN || reason > POLL_HUP)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (o.signum) {
+		info.signo = o.signum;
+		info.code = o.signum != SIGPOLL && sig_specific_codes(o.signum) ? SI_SIGIO : reason;
+		info.band = band[reason - POLL_IN];
+		info.status = fd; /* si_fd */
+		if (signal_send_owner(o.type, o.pid, o.signum, &info) != -EAGAIN)
+			return;
+		memset(&info, 0, sizeof(info)); /* the queue is full: plain SIGIO, as Linux */
+	}
+	info.signo = SIGIO;
+	info.code = SI_KERNEL;
+	signal_send_owner(o.type, o.pid, SIGIO, &info);
+}
+
 static long sys_fcntl(uint64_t fd_, uint64_t cmd, uint64_t arg)
 {
 	struct files *fs = files_cur();
@@ -370,12 +489,25 @@ static long sys_fcntl(uint64_t fd_, uint64_t cmd, uint64_t arg)
 		const unsigned int changeable = O_APPEND | O_NONBLOCK | FASYNC | O_DIRECT | O_NOATIME;
 		unsigned int old = atomic_load(&f->flags);
 
+		/* setfl: the file hears of an O_ASYNC change first, and may refuse it */
+		ret = 0;
+		if (((old ^ (unsigned int)arg) & FASYNC) && f->ops->fasync)
+			ret = f->ops->fasync(f, fd, (arg & FASYNC) != 0);
+		if (ret)
+			break;
 		while (!atomic_compare_exchange_weak(&f->flags, &old,
 						     (old & ~changeable) | ((unsigned int)arg & changeable)))
 			;
-		ret = 0;
 		break;
 	}
+	case F_SETOWN:
+	case F_GETOWN:
+	case F_SETOWN_EX:
+	case F_GETOWN_EX:
+	case F_SETSIG:
+	case F_GETSIG:
+		ret = fcntl_owner(f, (unsigned int)cmd, arg);
+		break;
 	case F_GETPIPE_SZ:
 		ret = file_is_pipe(f) ? PIPE_SIZE : -EBADF;
 		break;
@@ -501,6 +633,22 @@ static int anon_mmap(struct file *f, struct vm_area *vma)
 	return 1;
 }
 
+static int anon_fasync(struct file *f, int fd, bool on)
+{
+	struct anon_file *a = f->priv;
+
+	if (!a->kops->fasync)
+		return 0;
+	if (on) {
+		unsigned long fl = spin_lock_irqsave(&fown_lock);
+
+		f->fa.fd = fd;
+		spin_unlock_irqrestore(&fown_lock, fl);
+	}
+	a->kops->fasync(a->priv, on ? &f->fa : NULL);
+	return 0;
+}
+
 static void anon_release(struct file *f)
 {
 	struct anon_file *a = f->priv;
@@ -516,6 +664,7 @@ static const struct file_ops anon_fops = {
 	.poll = anon_poll,
 	.mmap = anon_mmap,
 	.release = anon_release,
+	.fasync = anon_fasync,
 };
 
 /* The anon object behind f when it is one of kops, else NULL (for mmap of perf fds etc). */
@@ -688,4 +837,84 @@ int fd_install_pair(struct file *a, struct file *b, bool cloexec, uint64_t ufds)
 		return -EFAULT;
 	}
 	return 0;
+}
+
+/* ---- /proc/PID/fd (fs/procfs_fd.c): another process's table, by spinlock only ---- */
+
+int files_list_fds(struct files *fs, int *fds, int max)
+{
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+	int n = 0;
+
+	for (int i = 0; i < FILES_MAX && n < max; i++)
+		if (slot_file(fs->fd[i]))
+			fds[n++] = i;
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return n;
+}
+
+struct file *files_fd_file_get(struct files *fs, int fd)
+{
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= FILES_MAX)
+		return NULL;
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+
+	f = slot_file(fs->fd[fd]);
+	if (f)
+		file_get(f);
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return f;
+}
+
+struct inode *files_fd_inode_locked(struct files *fs, int fd)
+{
+	fs_mutex_assert_held(&vfs_lock);
+	struct inode *ino = NULL;
+
+	if (fd < 0 || fd >= FILES_MAX)
+		return NULL;
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+	struct file *f = slot_file(fs->fd[fd]);
+
+	/* the file's reference may go with a close meanwhile, but its last inode_put waits
+	 * for vfs_lock, which the caller holds */
+	if (f)
+		ino = f->inode;
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return ino;
+}
+
+/*
+ * readlink of /proc/PID/fd/N, as Linux's d_path: "anon_inode:<name>" for anonymous files,
+ * "pipe:[ino]" and "socket:[ino]", "/" for the root, a file's path (" (deleted)" after it
+ * when it has no name left), NUL-terminated in buf; the length.
+ */
+size_t file_describe(struct file *f, char *buf, size_t size)
+{
+	struct inode *ino = f->inode;
+	size_t len = 0;
+
+	if (size < 2)
+		return 0;
+	if (!ino) {
+		const char *name = f->ops == &anon_fops ? ((struct anon_file *)f->priv)->kops->name
+							: f->ops->anon_name;
+
+		return (size_t)ksnprintf(buf, size, "anon_inode:%s", name ? name : "[unknown]");
+	}
+	fs_mutex_lock(&vfs_lock);
+	if (S_ISFIFO(ino->mode) && !ino->parent) /* pipe(2)'s, not a named FIFO */
+		len = (size_t)ksnprintf(buf, size, "pipe:[%lu]", (unsigned long)ino->ino);
+	else if (S_ISSOCK(ino->mode))
+		len = (size_t)ksnprintf(buf, size, "socket:[%lu]", (unsigned long)ino->ino);
+	else if (ino == vfs_root())
+		len = (size_t)ksnprintf(buf, size, "/");
+	else
+		len = vfs_inode_path_locked(ino, buf, size);
+	fs_mutex_unlock(&vfs_lock);
+	if (!len && f->path)
+		len = (size_t)ksnprintf(buf, size, "%s (deleted)", f->path);
+	return MIN(len, size - 1);
 }

@@ -51,6 +51,9 @@ struct file *file_alloc(const struct file_ops *ops, struct inode *ino, unsigned 
 		inode_get(ino);
 	atomic_store(&f->flags, flags);
 	f->priv = priv;
+	f->path = NULL;
+	f->owner = (struct fown){ F_OWNER_PID, 0, 0 };
+	f->fa = (struct ksvc_fasync){ f, -1 };
 	return f;
 }
 
@@ -63,6 +66,9 @@ void file_put(struct file *f)
 {
 	if (!f || atomic_fetch_sub(&f->refcount, 1) != 1)
 		return;
+	/* __fput: the O_ASYNC registration goes before the file */
+	if ((atomic_load(&f->flags) & FASYNC) && f->ops && f->ops->fasync)
+		f->ops->fasync(f, -1, false);
 	if (f->ops && f->ops->release)
 		f->ops->release(f);
 	inode_put(f->inode);

@@ -151,6 +151,7 @@ int fd_limit(void);
 /* ---- dev.c ---- */
 void dev_init(struct inode *devdir);
 extern const struct file_ops console_fops;
+extern const struct file_ops klog_kmsg_fops; /* kernel/klog.c: /dev/kmsg */
 struct file *dev_console_open(void);
 /* The driver of a character device number (major << 8 | minor), or NULL (ENXIO at open). */
 const struct file_ops *dev_fops_for(uint32_t rdev);
@@ -226,6 +227,22 @@ struct pseudo_ops {
 #define PROC_SUPER_MAGIC 0x9fa0
 #define SYSFS_MAGIC 0x62656572
 extern const struct file_ops pseudo_file_ops;
+/* ---- procfs.c, procfs_fd.c, fdtable.c: /proc/PID/fd ---- */
+struct files;
+/* Call fn(files, arg) on the descriptor table of parg's process (a /proc directory's
+ * argument) under proc_tree_lock and the process's lock (fn must not sleep): 0, or -ESRCH
+ * when the process is gone or has no table. */
+int procfs_with_files(long parg, void (*fn)(struct files *fs, void *arg), void *arg);
+extern const struct pseudo_ops procfs_fd_dir_ops;
+/* The open fds of fs, ascending (at most max): the count.  Spinlock only. */
+int files_list_fds(struct files *fs, int *fds, int max);
+/* fd's file with a reference, or NULL.  Spinlock only. */
+struct file *files_fd_file_get(struct files *fs, int fd);
+/* fd's file's inode without a reference (vfs_lock held keeps it), or NULL. */
+struct inode *files_fd_inode_locked(struct files *fs, int fd);
+/* What readlink of /proc/PID/fd/N shows for f, NUL-terminated in buf: the length. [sleep] */
+size_t file_describe(struct file *f, char *buf, size_t size);
+
 /* Under vfs_lock.  Children inherit dir's fs_magic.  NULL when out of memory or the name
  * exists.  The new inode has no reference beyond its link. */
 struct inode *pseudo_mkdir_locked(struct inode *dir, const char *name, uint32_t mode,

@@ -7,7 +7,7 @@
  * MemTotal/MemFree/MemAvailable, Slab/SUnreclaim from kmalloc, the rest 0), version, uptime (idle: the idle tasks' run
  * time), kallsyms (every kernel symbol, built into the image), modules (empty), mounts, sys/kernel/ perf sysctls
  * (perf/sysfs.c keeps them) and kptr_restrict, self -> <tgid>, and <tgid>/ for every process:
- * status, comm, stat, maps, cmdline, exe, task/<tid>/{status,comm,stat}.  The /proc
+ * status, comm, stat, maps, cmdline, exe, fd/ (procfs_fd.c), task/<tid>/{status,comm,stat}.  The /proc
  * directory refreshes its <tgid> entries at each lookup and listing (pseudo.c), so a dead
  * process's directory goes away and a new one appears.
  *
@@ -66,10 +66,12 @@ static struct uthread *proc_thread_locked(long parg, struct proc **pp)
 		return ut;
 	}
 	p = proc_find_locked(id);
+	ut = proc_find_thread_locked(id);
+	if (!p && ut) /* /proc/<tid> of a thread that does not lead: its process, its view */
+		p = ut->task.proc;
 	*pp = p;
 	if (!p)
 		return NULL;
-	ut = proc_find_thread_locked(id);
 	if (ut && ut->task.proc == p)
 		return ut;
 	if (list_empty(&p->threads))
@@ -100,7 +102,7 @@ static int proc_snapshot(long parg, struct proc_snap *s)
 		return -ESRCH;
 	}
 	s->tgid = p->tgid;
-	s->pid = (parg & PROC_TASK_BIT) ? ut->task.tid : p->tgid;
+	s->pid = (int)(parg & 0x7fffffff); /* the tgid, or a tid (task/<tid>, /proc/<tid>) */
 	s->ppid = p->parent ? p->parent->tgid : 0;
 	s->pgid = p->pgid;
 	s->sid = p->sid;
@@ -122,16 +124,17 @@ static int proc_snapshot(long parg, struct proc_snap *s)
 	if (parg & PROC_TASK_BIT) {
 		s->min_flt = ut->min_flt;
 		s->maj_flt = ut->maj_flt;
-		s->utime = ut->utime_ns;
-		s->stime = ut->stime_ns;
+		task_cputime_split(&ut->task, &s->utime, &s->stime);
 	} else {
 		list_for_each(n, &p->threads) {
 			struct uthread *t = list_entry(n, struct uthread, thread_node);
+			uint64_t u, st;
 
 			s->min_flt += t->min_flt;
 			s->maj_flt += t->maj_flt;
-			s->utime += t->utime_ns;
-			s->stime += t->stime_ns;
+			task_cputime_split(&t->task, &u, &st);
+			s->utime += u;
+			s->stime += st;
 		}
 	}
 	s->cmin_flt = p->cmin_flt;
@@ -301,8 +304,8 @@ static int show_maps(struct inode *ino, struct pbuf *b)
 			fs_mutex_unlock(&vfs_lock);
 		} else if (v->flags & VMA_STACK) {
 			name = "[stack]";
-		} else if (!fi && v->start == s.mm->sigtramp) {
-			name = "[sigpage]";
+		} else if (!fi && v->ops && v->ops->name) {
+			name = v->ops->name; /* [vvar], [vdso] */
 		} else if (!fi && v->start <= s.mm->brk && v->end >= s.mm->start_brk) {
 			name = "[heap]";
 		}
@@ -395,14 +398,36 @@ static struct inode *exe_follow(struct inode *ino)
 
 static const struct pseudo_ops exe_ops = { .readlink = exe_readlink, .follow = exe_follow };
 
+int procfs_with_files(long parg, void (*fn)(struct files *fs, void *arg), void *arg)
+{
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+	struct proc *p;
+	int err = -ESRCH;
+
+	if (proc_thread_locked(parg, &p) && p) {
+		spin_lock(&p->lock);
+		if (p->files) {
+			fn(p->files, arg);
+			err = 0;
+		}
+		spin_unlock(&p->lock);
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	return err;
+}
+
 /* ---- the <tgid> and task/<tid> directories ---- */
 
 static int collect_threads(int tgid, int *ids, int max)
 {
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 	struct proc *p = proc_find_locked(tgid);
+	struct uthread *ut = p ? NULL : proc_find_thread_locked(tgid);
 	struct list_node *n;
 	int cnt = 0;
+
+	if (ut) /* /proc/<tid>/task of a thread that does not lead: its group's threads */
+		p = ut->task.proc;
 
 	if (p) {
 		spin_lock(&p->lock);
@@ -416,6 +441,16 @@ static int collect_threads(int tgid, int *ids, int max)
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	return cnt;
+}
+
+static bool thread_alive(int tid)
+{
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+	struct uthread *ut = proc_find_thread_locked(tid);
+	bool alive = ut && ut->task.state != TASK_ZOMBIE;
+
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	return alive;
 }
 
 static void collect_procs_rec(struct proc *p, int *ids, int *cnt, int max, int depth)
@@ -484,6 +519,7 @@ static void make_pid_dir_locked(struct inode *parent, int id, bool task)
 	pseudo_file_locked(d, "maps", 0444, &maps_ops, arg);
 	pseudo_file_locked(d, "cmdline", 0444, &cmdline_ops, arg);
 	pseudo_symlink_locked(d, "exe", NULL, &exe_ops, arg);
+	pseudo_mkdir_locked(d, "fd", 0500, &procfs_fd_dir_ops, arg);
 	if (!task)
 		pseudo_mkdir_locked(d, "task", 0555, &task_dir_ops, id);
 }
@@ -550,7 +586,7 @@ static void self_refresh_locked(struct inode *dir)
 
 static void root_refresh(struct inode *dir, const char *name, size_t len)
 {
-	int *ids, cnt, want;
+	int *ids, cnt, want = 0;
 
 	if (name && len == 4 && !memcmp(name, "self", 4)) {
 		self_refresh_locked(dir);
@@ -563,7 +599,9 @@ static void root_refresh(struct inode *dir, const char *name, size_t len)
 	ids = kmalloc(PROC_MAX_LIST * sizeof(int));
 	if (!ids)
 		return;
-	cnt = collect_procs(ids, PROC_MAX_LIST);
+	cnt = collect_procs(ids, PROC_MAX_LIST - 1);
+	if (name && !id_in(ids, cnt, want) && thread_alive(want))
+		ids[cnt++] = want; /* /proc/<tid>: found by lookup, not listed (as Linux) */
 	sync_ids_locked(dir, name, len, ids, cnt, false);
 	kfree(ids);
 }

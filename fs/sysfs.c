@@ -10,7 +10,7 @@
  *     arm64 6.1 has none), cpuN/cache/index0 (L1 Data) and index1 (L1 Instruction);
  *   devices/system/node/{online,possible,has_cpu,has_memory}, node0/{cpulist,cpumap,meminfo};
  *   devices/system/memory/block_size_bytes (128 MiB, "%lx" as Linux);
- *   kernel/notes (empty: no build-id note);
+ *   kernel/notes (the kernel's ELF notes, raw: its NT_GNU_BUILD_ID, as perf buildid-list reads);
  *   bus/event_source/devices/<pmu>/ for each PMU perf registered (perf_sysfs_pmus): type,
  *     cpus, format/, events/, caps/ (Linux makes these symlinks to /sys/devices/<pmu>;
  *     here they are the directories themselves).
@@ -221,6 +221,16 @@ static struct inode *mkdirs_locked(struct inode *d, const char *const *names, un
 	return d;
 }
 
+extern const char __start_notes[], __stop_notes[]; /* linker.ld: .note.gnu.build-id */
+
+static int notes_show(struct inode *ino, struct pbuf *b)
+{
+	pb_putn(b, __start_notes, (size_t)(__stop_notes - __start_notes));
+	return 0;
+}
+
+static const struct pseudo_ops notes_ops = { .show = notes_show };
+
 void sysfs_init(struct inode *sysdir)
 {
 	static const char *const cpu_path[] = { "devices", "system", "cpu" };
@@ -258,7 +268,7 @@ void sysfs_init(struct inode *sysdir)
 		pseudo_text_locked(d, "block_size_bytes", "%lx\n", (unsigned long)SYSFS_MEMORY_BLOCK);
 	d = mkdirs_locked(sysdir, kern_path, 1);
 	if (d)
-		pseudo_text_locked(d, "notes", "%s", "");
+		pseudo_file_locked(d, "notes", 0444, &notes_ops, 0);
 	d = mkdirs_locked(sysdir, pmu_path, 3);
 	if (d)
 		d->pseudo = &pmu_dir_ops;

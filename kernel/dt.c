@@ -246,6 +246,15 @@ static void parse_uart(const void *fdt, struct platform *pf)
 		pf->uart_intid = 0;
 }
 
+static void parse_rtc(const void *fdt, struct platform *pf)
+{
+	int node = fdt_node_offset_by_compatible(fdt, -1, "arm,pl031");
+	uint64_t size;
+
+	if (node < 0 || dt_reg(fdt, node, 0, &pf->rtc_base, &size))
+		pf->rtc_base = 0;
+}
+
 static uint64_t prop_u64(const void *fdt, int node, const char *name, int *found)
 {
 	int len;
@@ -307,6 +316,7 @@ int dt_parse(const void *fdt, struct platform *pf)
 	parse_pmu(fdt, pf);
 	parse_psci(fdt, pf);
 	parse_uart(fdt, pf);
+	parse_rtc(fdt, pf);
 	parse_chosen(fdt, pf);
 	return 0;
 }

@@ -1,6 +1,10 @@
 /*
  * elf.c - validation and load planning for aarch64 ELF64 executables held in memory.
  *
+ * The planner reads only a prefix of the file (elf_plan_head): the ELF header, the program
+ * headers and PT_INTERP's path (elf_plan_head_need says how long a prefix), so exec never
+ * holds a whole program in memory; the PT_LOADs are mapped from the file itself.
+ *
  * What it does: checks an ELF file the way Linux 6.1's load_elf_binary (fs/binfmt_elf.c)
  * does before it maps anything, and computes what that function would compute: the load
  * bias, the page-rounded range and protection of every PT_LOAD, the entry point, AT_PHDR,
@@ -72,7 +76,7 @@ static void read_phdr(const struct elf_plan *plan, uint64_t phoff, unsigned int 
 	memcpy(ph, (const char *)plan->file + phoff + (uint64_t)i * sizeof(*ph), sizeof(*ph));
 }
 
-static int check_ehdr(const void *file, size_t file_size, Elf64_Ehdr *eh)
+static int check_ehdr(const void *file, uint64_t file_size, Elf64_Ehdr *eh)
 {
 	/* Linux zero-fills a short file's header buffer, so a short file fails one of these. */
 	if (file_size < sizeof(*eh))
@@ -110,6 +114,8 @@ static int scan_interp(struct elf_plan *plan, const Elf64_Ehdr *eh)
 			return -ENOEXEC;
 		if (ph.p_offset > plan->file_size || ph.p_filesz > plan->file_size - ph.p_offset)
 			return -EIO;
+		if (ph.p_offset + ph.p_filesz > plan->head_len)
+			return -EIO; /* not in the caller's prefix: elf_plan_head_need */
 		path = (const char *)plan->file + ph.p_offset;
 		if (path[ph.p_filesz - 1] != '\0')
 			return -ENOEXEC;
@@ -138,7 +144,7 @@ static void scan_flags(struct elf_plan *plan, const Elf64_Ehdr *eh)
 }
 
 /* The per-PT_LOAD checks of load_elf_binary, on unbiased addresses as Linux makes them. */
-static int check_load(const Elf64_Phdr *ph, uint64_t user_limit, size_t file_size)
+static int check_load(const Elf64_Phdr *ph, uint64_t user_limit, uint64_t file_size)
 {
 	if (ph->p_filesz != 0 && PAGE_OFF(ph->p_offset) != PAGE_OFF(ph->p_vaddr))
 		return -EINVAL; /* mmap with an unaligned file offset */
@@ -267,8 +273,8 @@ static int apply_bias(struct elf_plan *plan, uint64_t bias, uint64_t user_limit,
  * Validate and place.  ET_DYN goes at dyn_base, or, when top_down, as high as it fits under
  * the mmap base (where Linux's top-down mmap puts an image that has no PT_INTERP).
  */
-static int plan_image(const void *file, size_t file_size, uint64_t user_limit,
-		      uint64_t dyn_base, bool top_down, struct elf_plan *out)
+static int plan_image(const void *file, size_t head_len, uint64_t file_size,
+		      uint64_t user_limit, uint64_t dyn_base, bool top_down, struct elf_plan *out)
 {
 	uint64_t first_vaddr = 0, max_align = 0, elf_brk = 0, bias = 0;
 	Elf64_Ehdr eh;
@@ -277,10 +283,16 @@ static int plan_image(const void *file, size_t file_size, uint64_t user_limit,
 	memset(out, 0, sizeof(*out));
 	if (!file || user_limit == 0 || PAGE_OFF(user_limit) || user_limit > (1ull << 63))
 		return -EINVAL;
+	if (head_len > file_size || head_len < MIN(file_size, (uint64_t)sizeof(eh)))
+		return -EINVAL;
 	err = check_ehdr(file, file_size, &eh);
 	if (err)
 		return err;
+	/* the caller's prefix must hold the program headers (elf_plan_head_need) */
+	if (eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr) > head_len)
+		return -EIO;
 	out->file = file;
+	out->head_len = head_len;
 	out->file_size = file_size;
 	out->type = eh.e_type;
 	out->phnum = eh.e_phnum;
@@ -315,13 +327,52 @@ static int plan_image(const void *file, size_t file_size, uint64_t user_limit,
 int elf_plan_at(const void *file, size_t file_size, uint64_t user_limit, uint64_t dyn_base,
 		struct elf_plan *out)
 {
-	return plan_image(file, file_size, user_limit, dyn_base, false, out);
+	return plan_image(file, file_size, file_size, user_limit, dyn_base, false, out);
 }
 
 int elf_plan(const void *file, size_t file_size, uint64_t user_limit, struct elf_plan *out)
 {
-	int err = plan_image(file, file_size, user_limit, ELF_PLAN_DYN_BASE(user_limit), true,
-			     out);
+	return elf_plan_head(file, file_size, file_size, user_limit, out);
+}
+
+/* Furthest end of [off, off + len) inside the file, or 0 when it is not. */
+static uint64_t range_end(uint64_t off, uint64_t len, uint64_t file_size)
+{
+	return off <= file_size && len <= file_size - off ? off + len : 0;
+}
+
+uint64_t elf_plan_head_need(const void *head, size_t head_len, uint64_t file_size)
+{
+	Elf64_Ehdr eh;
+	uint64_t need = MIN(file_size, (uint64_t)sizeof(eh));
+
+	if (head_len < need)
+		return need;
+	if (check_ehdr(head, file_size, &eh))
+		return need; /* elf_plan fails on the header alone */
+	uint64_t phend = eh.e_phoff + (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr);
+
+	need = MAX(need, phend);
+	if (head_len < phend)
+		return need;
+	for (unsigned int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, (const char *)head + eh.e_phoff + (uint64_t)i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz <= PATH_MAX)
+			need = MAX(need, range_end(ph.p_offset, ph.p_filesz, file_size));
+		break;
+	}
+	return need;
+}
+
+int elf_plan_head(const void *head, size_t head_len, uint64_t file_size, uint64_t user_limit,
+		  struct elf_plan *out)
+{
+	int err = plan_image(head, head_len, file_size, user_limit,
+			     ELF_PLAN_DYN_BASE(user_limit), true, out);
 
 	/* A static-pie's brk goes to ELF_ET_DYN_BASE, away from its image (Linux 6.1). */
 	if (!err && out->type == ET_DYN && !out->interp)

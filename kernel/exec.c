@@ -2,7 +2,7 @@
  * exec.c - execve(2) of static aarch64 ELF programs (ET_EXEC and static-PIE) and "#!" scripts.
  *
  * Before the point of no return: copy the arguments in (Linux's limits: E2BIG), open the file
- * (ENOENT, EACCES), read and validate it (kernel/elf.c: ENOEXEC, EIO).  After it: a new
+ * (ENOENT, EACCES), read its headers and validate them (kernel/elf.c: ENOEXEC, EIO).  After it: a new
  * address space with each PT_LOAD as a private file mapping (bytes past p_filesz zero), an
  * 8 MiB stack at the top of user space with argv/envp/auxv laid out as Linux's
  * create_elf_tables (kernel/exec_stack.c), close-on-exec fds closed, caught signals reset, the
@@ -11,7 +11,8 @@
  * it fits under mmap_base): execution starts at the interpreter's entry with AT_BASE its load
  * address and AT_ENTRY the program's; ld.so maps the libraries itself.  A missing interpreter
  * fails execve with ENOENT, one that is not an aarch64 ELF with ELIBBAD (EIO when shorter than
- * an ELF header), as Linux.
+ * an ELF header), as Linux.  Last comes the vDSO (kernel/vdso.c: AT_SYSINFO_EHDR, the signal
+ * return trampoline), below the interpreter, and its PERF_RECORD_MMAP2 after theirs.
  */
 #include <linux/fcntl.h>
 #include <linux/binfmts.h>
@@ -30,13 +31,13 @@
 #include <kern/signal.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
+#include <kern/vdso.h>
 #include <kern/vm.h>
 #include <perf/perf.h>
 
 #define ARG_BUF_ORDER 6 /* 256 KiB of argument and environment strings */
 #define MAX_ARGS 16384
 #define STACK_SIZE (8ull << 20)
-#define MAX_EXEC_FILE (16ull << 20)
 
 struct exec_args {
 	char *buf; /* strings, packed */
@@ -105,37 +106,58 @@ static int args_init(struct exec_args *a)
 	return 0;
 }
 
-static int read_file(struct file *f, void **out, size_t *size)
+/*
+ * The file's head: as much of its start as the planner reads (the ELF header, the program
+ * headers, PT_INTERP's path; at least a page, for "#!"), never the whole program: the
+ * PT_LOADs are mapped from the file.  A head past 4 MiB (headers placed there on purpose)
+ * fails with ENOMEM.
+ */
+struct exec_head {
+	void *buf;
+	size_t len; /* bytes read into buf */
+	unsigned int order;
+	uint64_t size; /* the file's size */
+};
+
+static void head_free(struct exec_head *h)
 {
-	uint64_t sz = file_size(f);
-	unsigned int order = 0;
-
-	if (sz > MAX_EXEC_FILE)
-		return -ENOMEM;
-	while ((PAGE_SIZE << order) < sz)
-		order++;
-	char *buf = alloc_pages(order);
-
-	if (!buf)
-		return -ENOMEM;
-	long got = file_pread_kernel(f, buf, sz, 0);
-
-	if (got < 0 || (uint64_t)got != sz) {
-		free_pages(buf, order);
-		return got < 0 ? (int)got : -EIO;
-	}
-	*out = buf;
-	*size = sz;
-	return 0;
+	if (h->buf)
+		free_pages(h->buf, h->order);
+	h->buf = NULL;
 }
 
-static void free_file_buf(void *buf, size_t size)
+static int head_read(struct file *f, struct exec_head *h)
 {
-	unsigned int order = 0;
+	uint64_t want = PAGE_SIZE;
 
-	while ((PAGE_SIZE << order) < size)
-		order++;
-	free_pages(buf, order);
+	memset(h, 0, sizeof(*h));
+	h->size = file_size(f);
+	for (;;) {
+		unsigned int order = 0;
+
+		want = want < h->size ? want : h->size;
+		while ((PAGE_SIZE << order) < want)
+			order++;
+		if (order > PAGE_MAX_ORDER)
+			return -ENOMEM;
+		head_free(h);
+		h->buf = alloc_pages(order);
+		if (!h->buf)
+			return -ENOMEM;
+		h->order = order;
+		long got = file_pread_kernel(f, h->buf, want, 0);
+
+		if (got < 0 || (uint64_t)got != want) {
+			head_free(h);
+			return got < 0 ? (int)got : -EIO;
+		}
+		h->len = want;
+		uint64_t need = elf_plan_head_need(h->buf, h->len, h->size);
+
+		if (need <= h->len)
+			return 0;
+		want = need;
+	}
 }
 
 /* "#!interp [arg]": rewrite the arguments to run the interpreter on the script. */
@@ -268,8 +290,7 @@ static int map_segments(struct mm *mm, struct file *f, const struct elf_plan *pl
 struct interp {
 	struct file *file;
 	struct elf_plan plan;
-	void *buf;
-	size_t size;
+	struct exec_head head;
 };
 
 static int load_image(struct proc *p, struct file *f, const struct elf_plan *plan,
@@ -295,7 +316,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		err = vm_map_fixed(mm, mm->stack_top - STACK_SIZE, STACK_SIZE,
 				   VMA_READ | VMA_WRITE | VMA_STACK, NULL, 0, 0, NULL, NULL);
 	if (!err)
-		err = vm_map_sigtramp(mm);
+		err = vdso_map(mm); /* last, as Linux's arch_setup_additional_pages */
 	kmutex_unlock(&mm->lock);
 	if (err) {
 		mm_put(mm);
@@ -320,6 +341,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		.phnum = plan->phnum,
 		.entry = plan->entry,
 		.base = in->file ? in->plan.load_bias : 0,
+		.sysinfo_ehdr = mm->vdso,
 	};
 	for (int i = 0; i < 16; i += 4) {
 		uint32_t r = ksvc_random_u32();
@@ -384,6 +406,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	exec_mmap_records(plan, f, path);
 	if (in->file)
 		exec_mmap_records(&in->plan, in->file, plan->interp);
+	vdso_exec_mmap_records(mm);
 	proc_vfork_release(ut);
 	return 0;
 }
@@ -404,16 +427,17 @@ static int open_interp(const char *path, struct interp *in)
 	if (!file_is_regular(in->file) || !file_may_exec(in->file))
 		err = -EACCES;
 	else
-		err = read_file(in->file, &in->buf, &in->size);
-	if (!err && in->size < sizeof(Elf64_Ehdr)) {
-		free_file_buf(in->buf, in->size);
+		err = head_read(in->file, &in->head);
+	if (!err && in->head.size < sizeof(Elf64_Ehdr)) {
+		head_free(&in->head);
 		err = -EIO; /* elf_read's short read */
 	} else if (!err) {
-		err = elf_plan(in->buf, in->size, USER_VA_END, &in->plan);
+		err = elf_plan_head(in->head.buf, in->head.len, in->head.size, USER_VA_END,
+				    &in->plan);
 		if (err == -ENOEXEC)
 			err = -ELIBBAD;
 		if (err)
-			free_file_buf(in->buf, in->size);
+			head_free(&in->head);
 	}
 	if (err) {
 		file_put(in->file);
@@ -430,8 +454,7 @@ static int do_execve(const char *path, struct exec_args *a)
 
 	for (int depth = 0;; depth++) {
 		struct file *f;
-		void *buf = NULL;
-		size_t size = 0;
+		struct exec_head h;
 
 		err = vfs_open_kernel(AT_FDCWD, path, O_RDONLY, &f);
 		if (err)
@@ -440,15 +463,17 @@ static int do_execve(const char *path, struct exec_args *a)
 			file_put(f);
 			return -EACCES;
 		}
-		err = read_file(f, &buf, &size);
+		err = head_read(f, &h);
 		if (err) {
 			file_put(f);
 			return err;
 		}
-		if (size >= 2 && ((char *)buf)[0] == '#' && ((char *)buf)[1] == '!') {
-			err = depth < 4 ? script_args(a, buf, size, path, interp, sizeof(interp))
+		const char *buf = h.buf;
+
+		if (h.len >= 2 && buf[0] == '#' && buf[1] == '!') {
+			err = depth < 4 ? script_args(a, buf, h.len, path, interp, sizeof(interp))
 					: -ELOOP;
-			free_file_buf(buf, size);
+			head_free(&h);
 			file_put(f);
 			if (err)
 				return err;
@@ -458,21 +483,21 @@ static int do_execve(const char *path, struct exec_args *a)
 		struct elf_plan plan;
 		struct interp in = { 0 };
 
-		err = elf_plan(buf, size, USER_VA_END, &plan);
+		err = elf_plan_head(h.buf, h.len, h.size, USER_VA_END, &plan);
 		if (!err && plan.interp)
 			err = open_interp(plan.interp, &in);
 		if (err && !elf_plan_err_is_fatal(err)) {
-			free_file_buf(buf, size);
+			head_free(&h);
 			file_put(f);
 			return err;
 		}
 		if (!err)
 			err = load_image(p, f, &plan, a, path, &in);
 		if (in.file) {
-			free_file_buf(in.buf, in.size);
+			head_free(&in.head);
 			file_put(in.file);
 		}
-		free_file_buf(buf, size);
+		head_free(&h);
 		file_put(f);
 		if (err) {
 			/* past the point of no return: die as Linux does */

@@ -25,7 +25,7 @@
  *   AT_RANDOM             16 bytes
  *   ...                   padding: the vector start is rounded down to 16 (STACK_ROUND)
  *   auxv                  (id, value) pairs in arm64's order: AT_SYSINFO_EHDR (left out
- *                         here without a vDSO), AT_MINSIGSTKSZ (AT_IGNORE when unknown),
+ *                         when the caller has no vDSO), AT_MINSIGSTKSZ (AT_IGNORE when unknown),
  *                         AT_HWCAP, AT_PAGESZ, AT_CLKTCK, AT_PHDR, AT_PHENT, AT_PHNUM,
  *                         AT_BASE, AT_FLAGS, AT_ENTRY, AT_UID, AT_EUID, AT_GID, AT_EGID,
  *                         AT_SECURE, AT_RANDOM, AT_HWCAP2, AT_EXECFN, AT_PLATFORM, AT_NULL

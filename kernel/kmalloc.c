@@ -98,7 +98,9 @@ static void *slab_alloc_locked(struct kmem *k, int c)
 /*
  * KDEBUG red zone of a slab object: the object's class fits the request plus 16 bytes; the
  * bytes after the request hold RED_ZONE up to the last 8, which hold the requested size.
- * kmem_free checks both: a write past the end of what was asked for panics there.
+ * kmem_free checks both: a write past the end of what was asked for panics there.  A block of
+ * pages gets one too when it has the room (at least 16 bytes past the request; its page's
+ * slab_class says so): doubling the block for it would change what runs out of memory when.
  */
 #define RED_ZONE 0xbb
 #define RED_MIN 16
@@ -149,6 +151,14 @@ void *kmem_alloc(struct kmem *k, size_t size)
 		return NULL;
 	p = page_pfn_to_va(k->pages, pfn);
 	memset(p, 0, PG_SIZE << order);
+	if (KDEBUG) {
+		struct page *pg = page_lookup(k->pages, pfn);
+		bool room = (PG_SIZE << order) - size >= RED_MIN;
+
+		pg->slab_class = room;
+		if (room)
+			red_zone_set(p, PG_SIZE << order, size);
+	}
 	unsigned long flags = spin_lock_irqsave(&k->lock);
 
 	k->bytes_in_use += PG_SIZE << order;
@@ -197,6 +207,9 @@ void kmem_free(struct kmem *k, void *p)
 	}
 	kassert(pg->state == PAGE_ALLOCATED && ((uintptr_t)p & (PG_SIZE - 1)) == 0);
 	unsigned int order = pg->order;
+
+	if (KDEBUG && pg->slab_class)
+		red_zone_check(p, PG_SIZE << order);
 	unsigned long flags = spin_lock_irqsave(&k->lock);
 
 	k->bytes_in_use -= PG_SIZE << order;

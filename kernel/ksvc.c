@@ -7,6 +7,7 @@
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
 #include <kern/errno.h>
+#include <kern/irq.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
 #include <kern/printk.h>
@@ -15,6 +16,9 @@
 #include <kern/time.h>
 #include <kern/trap.h>
 #include <kern/proc.h>
+#include <kern/signal.h>
+#include <asm/signal.h>
+#include <asm/siginfo.h>
 #include <arch/trapframe.h>
 
 void *ksvc_alloc(size_t size)
@@ -314,6 +318,77 @@ bool ksvc_cpu_online(unsigned int cpu)
 void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
 {
 	smp_call(cpu, fn, arg, true);
+}
+
+/* ---- deferred work: a per-CPU list run from a self-IPI (Linux's irq_work) ---- */
+
+#define IW_QUEUED 1u
+#define IW_RUNNING 2u
+
+static struct ksvc_irq_work *irq_work_list[MAX_CPUS];
+
+bool ksvc_irq_work_queue(struct ksvc_irq_work *w)
+{
+	unsigned int st = atomic_load(&w->state);
+
+	do {
+		if (st & IW_QUEUED)
+			return false;
+	} while (!atomic_compare_exchange_weak(&w->state, &st, st | IW_QUEUED));
+	unsigned long f = ksvc_irq_save();
+	unsigned int cpu = this_cpu()->id;
+	bool first = !irq_work_list[cpu];
+
+	w->next = irq_work_list[cpu];
+	irq_work_list[cpu] = w;
+	if (first)
+		ipi_send(cpu, IPI_WORK);
+	ksvc_irq_restore(f);
+	return true;
+}
+
+/* The IPI_WORK handler (gic.c): interrupts masked. */
+void irq_work_run(void)
+{
+	unsigned int cpu = this_cpu()->id;
+	struct ksvc_irq_work *w = irq_work_list[cpu];
+
+	irq_work_list[cpu] = NULL;
+	while (w) {
+		struct ksvc_irq_work *next = w->next;
+
+		/* queued -> running: from here it may be queued again (by its own fn too) */
+		atomic_fetch_xor(&w->state, IW_QUEUED | IW_RUNNING);
+		w->fn(w);
+		atomic_fetch_and(&w->state, ~IW_RUNNING);
+		w = next;
+	}
+}
+
+void ksvc_irq_work_sync(struct ksvc_irq_work *w)
+{
+	while (atomic_load(&w->state))
+		arch_cpu_relax();
+}
+
+/* ---- perf's synchronous SIGTRAP (Linux's send_sig_perf) ---- */
+
+void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data)
+{
+	struct uthread *ut = current_uthread();
+	struct ksiginfo info;
+
+	if (!ut || proc_exiting())
+		return;
+	memset(&info, 0, sizeof(info));
+	info.signo = SIGTRAP;
+	info.code = TRAP_PERF;
+	info.addr = addr;
+	info.perf_data = data;
+	info.perf_type = type;
+	/* a blocked SIGTRAP is delivered later: asynchronous to the event */
+	info.perf_flags = (READ_ONCE(ut->sigmask) >> (SIGTRAP - 1)) & 1 ? TRAP_PERF_FLAG_ASYNC : 0;
+	signal_send_thread(ut, SIGTRAP, &info);
 }
 
 /* ---- one-shot timers over ktimer ---- */

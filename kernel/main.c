@@ -8,6 +8,7 @@
 #include <arch/sysreg.h>
 #include <arch/debug.h>
 #include <kern/assert.h>
+#include <kern/clock.h>
 #include <kern/irq.h>
 #include <kern/kernel.h>
 #include <kern/mm.h>
@@ -17,6 +18,7 @@
 #include <kern/string.h>
 #include <kern/time.h>
 #include <kern/syscall.h>
+#include <kern/vdso.h>
 #include <kern/vm.h>
 #include <libfdt.h>
 #include <perf/perf.h>
@@ -209,6 +211,9 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	vm_init();
 	syscall_init();
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
+	if (pf->rtc_base) /* PL031 RTCDR (offset 0): seconds since the epoch */
+		clock_realtime_init(*(volatile uint32_t *)ioremap(pf->rtc_base, 0x1000));
+	vdso_init(); /* after the RTC: it copies the realtime offset */
 	if (perf_init())
 		kpanic("perf initialisation failed");
 	if (pf->has_pmu)

@@ -1,5 +1,5 @@
 /*
- * printk.c - the kernel log on the console, and kpanic.
+ * printk.c - the kernel's messages on the console (and in the log, kernel/klog.c), and kpanic.
  * Lines are formatted into a buffer first and written under one lock, so output from several
  * CPUs does not interleave within a line.  kpanic stops the other CPUs, prints, and exits
  * QEMU with a failure status (semihosting when enabled, else PSCI SYSTEM_OFF).
@@ -46,6 +46,8 @@ void vprintk(const char *fmt, va_list ap)
 	if (n > (int)sizeof(line) - 1)
 		n = sizeof(line) - 1;
 	console_write(line, (unsigned long)n);
+	if (!atomic_load(&panicking))
+		klog_printk_text(line, (size_t)n);
 }
 
 void printk(const char *fmt, ...)

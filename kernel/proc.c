@@ -371,16 +371,25 @@ static long sys_unshare(uint64_t flags)
 	if ((flags & (CLONE_FS | CLONE_FILES)) && threads > 1)
 		return -EINVAL;
 	if ((flags & CLONE_FILES) && files_shared(p->files)) {
-		struct files *old = p->files, *copy = files_dup(old);
+		struct files *copy = files_dup(p->files);
 
 		if (!copy)
 			return -ENOMEM;
-		p->files = copy;
-		files_put(old);
+		files_put(proc_files_swap(p, copy));
 	}
 	return 0;
 }
 SYSCALL(__NR_unshare, sys_unshare);
+
+struct files *proc_files_swap(struct proc *p, struct files *files)
+{
+	unsigned long fl = spin_lock_irqsave(&p->lock);
+	struct files *old = p->files;
+
+	p->files = files;
+	spin_unlock_irqrestore(&p->lock, fl);
+	return old;
+}
 
 static long sys_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
 {
@@ -481,8 +490,7 @@ static void proc_finish(struct proc *p)
 	mm_activate(NULL);
 	p->mm = NULL;
 	mm_put(mm);
-	files_put(p->files);
-	p->files = NULL;
+	files_put(proc_files_swap(p, NULL));
 	inode_put(p->cwd);
 	p->cwd = NULL;
 	unsigned long fl = spin_lock_irqsave(&p->lock);
@@ -541,8 +549,12 @@ void proc_exit_thread(int status)
 		p->exit_status = p->exiting ? p->exit_status : status;
 	p->min_flt += ut->min_flt;
 	p->maj_flt += ut->maj_flt;
-	/* the slice running now counts too (runtime_ns is folded at each switch) */
-	p->utime_ns += ut->task.runtime_ns + (time_ns() - ut->task.last_switch_in_ns);
+	/* the slice running now counts too (task_cputime_split adds it for the current task) */
+	uint64_t u, s;
+
+	task_cputime_split(&ut->task, &u, &s);
+	p->utime_ns += u;
+	p->stime_ns += s;
 	spin_unlock_irqrestore(&p->lock, f);
 	uthread_signal_release(ut);
 	if (READ_ONCE(ut->ptrace))
@@ -614,11 +626,13 @@ static bool wait_matches(const struct proc *me, const struct proc *c, int pid)
 
 static void fill_rusage(struct rusage *ru, const struct proc *c)
 {
-	uint64_t ut = c->utime_ns + c->cutime_ns;
+	uint64_t ut = c->utime_ns + c->cutime_ns, st = c->stime_ns + c->cstime_ns;
 
 	memset(ru, 0, sizeof(*ru));
 	ru->ru_utime.tv_sec = (long)(ut / 1000000000ull);
 	ru->ru_utime.tv_usec = (long)(ut % 1000000000ull / 1000);
+	ru->ru_stime.tv_sec = (long)(st / 1000000000ull);
+	ru->ru_stime.tv_usec = (long)(st % 1000000000ull / 1000);
 	ru->ru_minflt = (long)(c->min_flt + c->cmin_flt);
 	ru->ru_majflt = (long)(c->maj_flt + c->cmaj_flt);
 }
@@ -684,6 +698,7 @@ static long wait_common(int pid, int options, int *status, struct rusage *ru, bo
 				me->cmin_flt += found->min_flt + found->cmin_flt;
 				me->cmaj_flt += found->maj_flt + found->cmaj_flt;
 				me->cutime_ns += found->utime_ns + found->cutime_ns;
+				me->cstime_ns += found->stime_ns + found->cstime_ns;
 				fill_rusage(ru, found);
 				*status = found->exit_status;
 				*reaped = true;

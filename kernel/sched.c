@@ -316,6 +316,12 @@ void sched_tick(void)
 
 	c->ticks++;
 	perf_tick();
+	if (t->proc && c->irq_tf) { /* tick-based user/system split: where the tick found it */
+		if (trapframe_from_user(c->irq_tf))
+			t->user_ticks++;
+		else
+			t->sys_ticks++;
+	}
 	if (t == c->idle) {
 		if (c->rq_len)
 			atomic_store(&c->need_resched, true);

@@ -23,6 +23,7 @@
 #include <kern/assert.h>
 #include <kern/errno.h>
 #include <kern/mm.h>
+#include <kern/printk.h>
 #include <kern/proc.h>
 #include <kern/ptrace.h>
 #include <kern/sched.h>
@@ -653,9 +654,10 @@ void signal_force_fault(int sig, int code, uint64_t addr)
 	spin_unlock_irqrestore(&p->sighand->lock, f);
 	/* arm64_show_signal (show_unhandled_signals): a fault that will kill says so */
 	if (unhandled)
-		ksvc_printk("%s[%d]: unhandled signal %d code %d at pc %lx, address %lx, esr %lx\n",
-			    ut->task.comm, ut->task.tid, sig, code, (unsigned long)ut->tf->pc,
-			    (unsigned long)addr, (unsigned long)ut->tf->esr);
+		klog_ratelimited(6, "%s[%d]: unhandled signal %d code %d at pc %lx, address %lx, "
+				 "esr %lx", ut->task.comm, ut->task.tid, sig, code,
+				 (unsigned long)ut->tf->pc, (unsigned long)addr,
+				 (unsigned long)ut->tf->esr);
 	memset(&info, 0, sizeof(info));
 	info.signo = sig;
 	info.code = code;

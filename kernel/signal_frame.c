@@ -14,7 +14,7 @@
  * return-to-user loop calls again while more are deliverable, so with several pending the
  * frames stack up and the last one built runs first, as on Linux.
  *
- * x30 is sa_restorer with SA_RESTORER, else the mm's [sigpage] trampoline (kernel/vm.c).
+ * x30 is sa_restorer with SA_RESTORER, else the vDSO's __kernel_rt_sigreturn (kernel/vdso.c).
  * Not done: SVE/SME/ZA and extra_context records (not built; rejected on sigreturn),
  * restart_syscall (ERESTART_RESTARTBLOCK restarts the call from scratch).
  */
@@ -26,6 +26,7 @@
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
 #include <kern/errno.h>
+#include <kern/printk.h>
 #include <kern/proc.h>
 #include <kern/ptrace.h>
 #include <kern/sched.h>
@@ -66,6 +67,38 @@ static uint64_t uptr(const void *p)
 
 /* ---- siginfo ---- */
 
+/* Which union member a (signal, si_code) fills: Linux's siginfo_layout(). */
+enum sig_layout { SL_KILL, SL_TIMER, SL_POLL, SL_FAULT, SL_FAULT_PERF, SL_CHLD, SL_RT, SL_SYS };
+
+static enum sig_layout sig_layout(int sig, int code)
+{
+	static const struct {
+		int sig, limit;
+		enum sig_layout layout;
+	} specific[] = {
+		{ SIGILL, NSIGILL, SL_FAULT },	   { SIGFPE, NSIGFPE, SL_FAULT },
+		{ SIGSEGV, NSIGSEGV, SL_FAULT },   { SIGBUS, NSIGBUS, SL_FAULT },
+		{ SIGTRAP, NSIGTRAP, SL_FAULT },   { SIGCHLD, NSIGCHLD, SL_CHLD },
+		{ SIGPOLL, NSIGPOLL, SL_POLL },	   { SIGSYS, NSIGSYS, SL_SYS },
+	};
+
+	if (code > SI_USER && code < SI_KERNEL) {
+		for (unsigned int i = 0; i < sizeof(specific) / sizeof(specific[0]); i++) {
+			if (specific[i].sig != sig || code > specific[i].limit)
+				continue;
+			if (sig == SIGTRAP && code == TRAP_PERF)
+				return SL_FAULT_PERF;
+			return specific[i].layout;
+		}
+		return code <= NSIGPOLL ? SL_POLL : SL_KILL;
+	}
+	if (code == SI_TIMER)
+		return SL_TIMER;
+	if (code == SI_SIGIO)
+		return SL_POLL;
+	return code < 0 ? SL_RT : SL_KILL;
+}
+
 int sig_copy_siginfo_to_user(uint64_t uaddr, const struct ksiginfo *k)
 {
 	siginfo_t si;
@@ -74,38 +107,45 @@ int sig_copy_siginfo_to_user(uint64_t uaddr, const struct ksiginfo *k)
 	si.si_signo = k->signo;
 	si.si_errno = k->errno_;
 	si.si_code = k->code;
-	/* siginfo_layout(): the union member follows the code, then the signal. */
-	if (k->code > SI_USER && k->code < SI_KERNEL) {
-		switch (k->signo) {
-		case SIGILL:
-		case SIGFPE:
-		case SIGSEGV:
-		case SIGBUS:
-		case SIGTRAP:
-			si.si_addr = (void *)(uintptr_t)k->addr;
-			break;
-		case SIGCHLD:
-			si.si_pid = k->pid;
-			si.si_uid = k->uid;
-			si.si_status = k->status;
-			si.si_utime = (long)(k->utime / 10000000ull); /* clock_t in USER_HZ (100) */
-			si.si_stime = (long)(k->stime / 10000000ull);
-			break;
-		default:
-			si.si_pid = k->pid;
-			si.si_uid = k->uid;
-			break;
-		}
-	} else if (k->code == SI_TIMER) {
-		si.si_tid = k->pid; /* timer id */
-		si.si_overrun = k->status;
-		si.si_int = (int)k->value;
-		si._sifields._timer._sigval.sival_ptr = (void *)(uintptr_t)k->value;
-	} else {
+	switch (sig_layout(k->signo, k->code)) {
+	case SL_FAULT_PERF: {
+		/* _sigfault._perf after si_addr: data (u64), type (u32), flags (u32) */
+		char *perf = (char *)&si.si_addr + sizeof(void *);
+
+		memcpy(perf, &k->perf_data, 8);
+		memcpy(perf + 8, &k->perf_type, 4);
+		memcpy(perf + 12, &k->perf_flags, 4);
+	}
+		/* fall through */
+	case SL_FAULT:
+	case SL_SYS: /* si_call_addr */
+		si.si_addr = (void *)(uintptr_t)k->addr;
+		break;
+	case SL_CHLD:
 		si.si_pid = k->pid;
 		si.si_uid = k->uid;
-		if (k->code < 0)
-			si._sifields._rt._sigval.sival_ptr = (void *)(uintptr_t)k->value;
+		si.si_status = k->status;
+		si.si_utime = (long)(k->utime / 10000000ull); /* clock_t in USER_HZ (100) */
+		si.si_stime = (long)(k->stime / 10000000ull);
+		break;
+	case SL_POLL:
+		si.si_band = k->band;
+		si.si_fd = k->status;
+		break;
+	case SL_TIMER:
+		si.si_tid = k->pid; /* timer id */
+		si.si_overrun = k->status;
+		si._sifields._timer._sigval.sival_ptr = (void *)(uintptr_t)k->value;
+		break;
+	case SL_RT:
+		si.si_pid = k->pid;
+		si.si_uid = k->uid;
+		si._sifields._rt._sigval.sival_ptr = (void *)(uintptr_t)k->value;
+		break;
+	default:
+		si.si_pid = k->pid;
+		si.si_uid = k->uid;
+		break;
 	}
 	return ksvc_copy_to_user((void *)(uintptr_t)uaddr, &si, sizeof(si));
 }
@@ -273,8 +313,8 @@ static int sig_setup_frame(struct trapframe *tf, struct uthread *ut, int sig,
 	}
 	tf->sp = fr;
 	tf->x[29] = rec;
-	/* Without SA_RESTORER (glibc sets none on arm64), return through the process's [sigpage]
-	 * trampoline (kernel/vm.c), standing in for the vDSO's __kernel_rt_sigreturn. */
+	/* Without SA_RESTORER (glibc sets none on arm64), return through the vDSO's
+	 * __kernel_rt_sigreturn (mm->sigtramp), as Linux: unwinders know it by its CFI. */
 	tf->x[30] = (ka->flags & SA_RESTORER) ? ka->restorer : current_proc()->mm->sigtramp;
 	tf->pc = ka->handler;
 	tf->pstate &= ~(3ull << 10); /* BTYPE: the handler is entered as by a plain branch */
@@ -422,8 +462,8 @@ void signal_deliver(struct trapframe *tf)
 
 	if (sig_setup_frame(tf, ut, sig, &ka, &info, oldmask)) {
 		/* force_sigsegv: no way to run the handler */
-		ksvc_printk("%s[%d]: cannot build the frame for signal %d at sp %lx: SIGSEGV\n",
-			    ut->task.comm, ut->task.tid, sig, (unsigned long)tf->sp);
+		klog_ratelimited(6, "%s[%d]: cannot build the frame for signal %d at sp %lx: "
+				 "SIGSEGV", ut->task.comm, ut->task.tid, sig, (unsigned long)tf->sp);
 		proc_exit_group(SIGSEGV);
 	}
 	/* signal_delivered: block sa_mask and (unless SA_NODEFER) the signal itself. */

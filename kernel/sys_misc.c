@@ -30,6 +30,7 @@
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/time.h>
+#include <perf/perf.h>
 
 #define SYSARGS uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5
 
@@ -332,6 +333,7 @@ static long prctl_set_name(uint64_t uname)
 			break;
 	}
 	memcpy(current_task()->comm, comm, sizeof(comm));
+	perf_task_comm(current_task()->comm, false); /* __set_task_comm: a COMM record, not exec */
 	return 0;
 }
 
@@ -347,6 +349,12 @@ static long sys_prctl(SYSARGS)
 		comm[TASK_COMM_LEN - 1] = 0;
 		return ksvc_copy_to_user(uptr(a1), comm, sizeof(comm)) ? -EFAULT : 0;
 	}
+	case PR_TASK_PERF_EVENTS_DISABLE:
+		perf_task_owned_enable(false);
+		return 0;
+	case PR_TASK_PERF_EVENTS_ENABLE:
+		perf_task_owned_enable(true);
+		return 0;
 	case PR_GET_DUMPABLE:
 		return 1;
 	case PR_SET_DUMPABLE:

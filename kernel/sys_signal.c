@@ -9,6 +9,7 @@
  * root, so there are no permission checks.  kill(-1) and kill(-pgid) walk the process tree from
  * init; processes outside it (none, if orphans are re-parented to init) are not reached.
  */
+#include <asm/fcntl.h>
 #include <asm/signal.h>
 #include <asm/siginfo.h>
 #include <kern/errno.h>
@@ -334,6 +335,15 @@ static long sig_send_tid(int tgid, int tid, int sig, const struct ksiginfo *info
 		r = sig ? signal_send_thread(t, sig, info) : 0;
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	return r;
+}
+
+int signal_send_owner(int type, int pid, int sig, const struct ksiginfo *info)
+{
+	if (pid <= 0)
+		return -ESRCH;
+	if (type == F_OWNER_TID)
+		return (int)sig_send_tid(0, pid, sig, info);
+	return (int)sig_kill(type == F_OWNER_PGRP ? -(int64_t)pid : pid, sig, info);
 }
 
 static long sys_tgkill(uint64_t tgid, uint64_t tid, uint64_t sig, uint64_t a3, uint64_t a4,

@@ -3,14 +3,17 @@
  * settimeofday, nanosleep, clock_nanosleep, times, getrusage.
  *
  * ABI: Linux 6.1 on arm64 (<linux/time.h>, <linux/time_types.h>, <linux/times.h>,
- * <linux/resource.h>).  There is no RTC: CLOCK_REALTIME starts at 2026-01-01T00:00:00Z at boot
- * (REALTIME_EPOCH) and can be set.  MONOTONIC, MONOTONIC_RAW, BOOTTIME and the COARSE clocks
- * all read the generic timer (no suspend, no NTP slewing); their resolution is 1 ns as Linux
+ * <linux/resource.h>).  CLOCK_REALTIME starts from the PL031 RTC the device tree names
+ * (kernel/main.c, clock_realtime_init), at 2026-01-01T00:00:00Z (REALTIME_EPOCH) without one,
+ * and can be set.  MONOTONIC, MONOTONIC_RAW, BOOTTIME and the COARSE clocks all read the generic timer (no suspend, no NTP slewing); their resolution is 1 ns as Linux
  * reports for high-resolution clocks, the COARSE ones a tick.  CPU-time clocks count a
- * thread's time on a CPU (no user/system split: all of it is reported as user time, system
- * time is 0).  Negative clock ids are the posix-cpu-timers encoding (~pid << 3 | type).
+ * thread's time on a CPU; times, getrusage and /proc split it into user and system time as
+ * Linux's tick-based cputime_adjust (task_cputime_split).  Negative clock ids are the posix-cpu-timers encoding (~pid << 3 | type).
  * An interrupted sleep returns -ERESTARTNOHAND (EINTR when a handler runs; the remaining time
  * is written for relative sleeps).
+ * The vDSO (arch/arm64/vdso/vgettime.c) answers clock_gettime, gettimeofday and clock_getres
+ * of the non-CPU-time clocks in user space with these same values: a change of the realtime
+ * offset goes to its [vvar] page too (clock_realtime_set).
  */
 #include <linux/resource.h>
 #include <linux/time.h>
@@ -23,15 +26,18 @@
 #include <kern/sched.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
+#include <kern/spinlock.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/time.h>
+#include <kern/vdso.h>
 
 #define SYSARGS uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5
 #define REALTIME_EPOCH 1767225600ull /* 2026-01-01T00:00:00Z */
 #define USER_HZ 100
 
 static int64_t realtime_offset_ns = (int64_t)(REALTIME_EPOCH * NSEC_PER_SEC);
+
 
 static void *uptr(uint64_t a)
 {
@@ -43,6 +49,29 @@ uint64_t clock_realtime_ns(void)
 	return (uint64_t)((int64_t)time_ns() + READ_ONCE(realtime_offset_ns));
 }
 
+int64_t clock_realtime_offset_ns(void)
+{
+	return READ_ONCE(realtime_offset_ns);
+}
+
+/* Every change of the offset goes through here, so that the vDSO's [vvar] copy follows it
+ * (the lock: two setters cannot leave the copies different). */
+static void clock_realtime_set(uint64_t ns)
+{
+	static struct spinlock lock = SPINLOCK_INIT;
+	unsigned long f = spin_lock_irqsave(&lock);
+	int64_t off = (int64_t)ns - (int64_t)time_ns();
+
+	WRITE_ONCE(realtime_offset_ns, off);
+	vdso_clock_update(off);
+	spin_unlock_irqrestore(&lock, f);
+}
+
+void clock_realtime_init(uint64_t epoch_sec)
+{
+	clock_realtime_set(epoch_sec * NSEC_PER_SEC);
+}
+
 static uint64_t task_cputime(const struct task *t)
 {
 	uint64_t r = READ_ONCE(t->runtime_ns);
@@ -50,6 +79,36 @@ static uint64_t task_cputime(const struct task *t)
 	if (t == current_task())
 		r += time_ns() - t->last_switch_in_ns;
 	return r;
+}
+
+static uint64_t scale(uint64_t rt, uint64_t part, uint64_t total)
+{
+	return (uint64_t)((unsigned __int128)rt * part / total);
+}
+
+void task_cputime_split(const struct task *t, uint64_t *utime, uint64_t *stime)
+{
+	uint64_t rt = task_cputime(t), ut = READ_ONCE(t->user_ticks), st = READ_ONCE(t->sys_ticks);
+
+	*stime = st ? scale(rt, st, ut + st) : 0;
+	*utime = rt - *stime;
+}
+
+void proc_cputime_split(struct proc *p, uint64_t *utime, uint64_t *stime)
+{
+	struct list_node *n;
+	unsigned long f = spin_lock_irqsave(&p->lock);
+
+	*utime = p->utime_ns;
+	*stime = p->stime_ns;
+	list_for_each(n, &p->threads) {
+		uint64_t u, s;
+
+		task_cputime_split(&list_entry(n, struct uthread, thread_node)->task, &u, &s);
+		*utime += u;
+		*stime += s;
+	}
+	spin_unlock_irqrestore(&p->lock, f);
 }
 
 static uint64_t proc_cputime(struct proc *p)
@@ -185,7 +244,7 @@ static long sys_clock_settime(SYSARGS)
 
 	if (r)
 		return r;
-	WRITE_ONCE(realtime_offset_ns, (int64_t)ns - (int64_t)time_ns());
+	clock_realtime_set(ns);
 	return 0;
 }
 SYSCALL(__NR_clock_settime, sys_clock_settime);
@@ -224,7 +283,7 @@ static long sys_settimeofday(SYSARGS)
 		return -EINVAL;
 	uint64_t ns = (uint64_t)tv.tv_sec * NSEC_PER_SEC + (uint64_t)tv.tv_usec * 1000;
 
-	WRITE_ONCE(realtime_offset_ns, (int64_t)ns - (int64_t)time_ns());
+	clock_realtime_set(ns);
 	return 0;
 }
 SYSCALL(__NR_settimeofday, sys_settimeofday);
@@ -316,9 +375,14 @@ static long sys_times(SYSARGS)
 	if (a0) {
 		struct tms t;
 
+		uint64_t u, s;
+
+		proc_cputime_split(p, &u, &s);
 		memset(&t, 0, sizeof(t));
-		t.tms_utime = (long)(proc_cputime(p) / (NSEC_PER_SEC / USER_HZ));
-		t.tms_cutime = (long)((p->cutime_ns + p->cstime_ns) / (NSEC_PER_SEC / USER_HZ));
+		t.tms_utime = (long)(u / (NSEC_PER_SEC / USER_HZ));
+		t.tms_stime = (long)(s / (NSEC_PER_SEC / USER_HZ));
+		t.tms_cutime = (long)(p->cutime_ns / (NSEC_PER_SEC / USER_HZ));
+		t.tms_cstime = (long)(p->cstime_ns / (NSEC_PER_SEC / USER_HZ));
 		if (ksvc_copy_to_user(uptr(a0), &t, sizeof(t)))
 			return -EFAULT;
 	}
@@ -338,6 +402,7 @@ static long sys_getrusage(SYSARGS)
 	struct uthread *ut = current_uthread();
 	struct rusage ru;
 	int who = (int)a0;
+	uint64_t u, s;
 
 	memset(&ru, 0, sizeof(ru));
 	if (who == RUSAGE_SELF) {
@@ -355,15 +420,20 @@ static long sys_getrusage(SYSARGS)
 			ru.ru_nivcsw += (long)t->task.nivcsw;
 		}
 		spin_unlock_irqrestore(&p->lock, f);
-		ns_to_tv(proc_cputime(p), &ru.ru_utime);
+		proc_cputime_split(p, &u, &s);
+		ns_to_tv(u, &ru.ru_utime);
+		ns_to_tv(s, &ru.ru_stime);
 	} else if (who == RUSAGE_THREAD) {
-		ns_to_tv(task_cputime(&ut->task), &ru.ru_utime);
+		task_cputime_split(&ut->task, &u, &s);
+		ns_to_tv(u, &ru.ru_utime);
+		ns_to_tv(s, &ru.ru_stime);
 		ru.ru_minflt = (long)ut->min_flt;
 		ru.ru_majflt = (long)ut->maj_flt;
 		ru.ru_nvcsw = (long)ut->task.nvcsw;
 		ru.ru_nivcsw = (long)ut->task.nivcsw;
 	} else if (who == RUSAGE_CHILDREN) {
-		ns_to_tv(p->cutime_ns + p->cstime_ns, &ru.ru_utime);
+		ns_to_tv(p->cutime_ns, &ru.ru_utime);
+		ns_to_tv(p->cstime_ns, &ru.ru_stime);
 		ru.ru_minflt = (long)p->cmin_flt;
 		ru.ru_majflt = (long)p->cmaj_flt;
 	} else {

@@ -1,8 +1,9 @@
 /*
  * syscall.c - the system-call table and dispatcher.  The table is [__NR_x] = sys_x, filled at
  * boot from the SYSCALL() entries every module puts in the .syscalls section.  aarch64 ABI:
- * number in x8, arguments in x0-x5, result in x0.  Unknown numbers give -ENOSYS, logged once.
+ * number in x8, arguments in x0-x5, result in x0.  Unknown numbers give -ENOSYS, noted in the kernel log (each number once).
  */
+#include <stdatomic.h>
 #include <arch/trapframe.h>
 #include <kern/assert.h>
 #include <kern/errno.h>
@@ -17,7 +18,7 @@
 extern const struct syscall_entry __syscalls_start[], __syscalls_end[];
 static syscall_fn table[NR_SYSCALLS];
 static const char *names[NR_SYSCALLS];
-static uint64_t logged[NR_SYSCALLS / 64 + 1];
+static _Atomic uint64_t logged[NR_SYSCALLS / 64];
 
 void syscall_init(void)
 {
@@ -74,12 +75,17 @@ static void syscall_run(struct trapframe *tf, uint64_t nr)
 		if (nr == __NR_rt_sigreturn)
 			return; /* the frame it restored holds x0 */
 	} else {
-		if (nr >= NR_SYSCALLS || !(logged[nr / 64] & (1ull << (nr % 64)))) {
-			if (nr < NR_SYSCALLS)
-				logged[nr / 64] |= 1ull << (nr % 64);
-			printk("perfkernel: unknown syscall %lu from %s (pid %d): ENOSYS\n", nr,
-			       current_task()->comm, proc_tgid(current_task()));
-		}
+		/* to the log only (dmesg), never into the user's output on the console: each
+		 * number once, and numbers past the table at Linux's ratelimit */
+		bool once = nr < NR_SYSCALLS &&
+			    !(atomic_fetch_or(&logged[nr / 64], 1ull << (nr % 64)) & (1ull << (nr % 64)));
+
+		if (once)
+			klog(4, "perfkernel: unknown syscall %lu from %s (pid %d): ENOSYS", nr,
+			     current_task()->comm, proc_tgid(current_task()));
+		else if (nr >= NR_SYSCALLS)
+			klog_ratelimited(4, "perfkernel: unknown syscall %lu from %s (pid %d): ENOSYS",
+					 nr, current_task()->comm, proc_tgid(current_task()));
 		ret = -ENOSYS;
 	}
 	tf->x[0] = (uint64_t)ret;

@@ -7,6 +7,7 @@
  * Lock: cpu->timer_lock (IRQ-safe) covers cpu->timers and each armed ktimer's node/cpu.
  */
 #include <arch/sysreg.h>
+#include <arch/vdso.h>
 #include <kern/assert.h>
 #include <kern/irq.h>
 #include <kern/ksvc.h>
@@ -31,12 +32,19 @@ uint32_t time_counter_freq(void)
 
 /* ns = ticks * 1e9 / freq as (ticks * mult) >> 32: a multiply, not a 128-bit divide (the
  * clock is read on every perf read and switch).  mult is rounded up, so the error is below one
- * nanosecond per 2^32 ticks and the clock stays monotonic. */
+ * nanosecond per 2^32 ticks and the clock stays monotonic.  The vDSO computes the same from
+ * the same two numbers (time_counter_params), with the same function. */
 static uint64_t ns_mult;
 
 uint64_t time_ticks_to_ns(uint64_t ticks)
 {
-	return (uint64_t)(((unsigned __int128)ticks * ns_mult) >> 32);
+	return vdso_ticks_to_ns(ticks, ns_mult);
+}
+
+void time_counter_params(uint64_t *base_count, uint64_t *mult)
+{
+	*base_count = boot_count;
+	*mult = ns_mult;
 }
 
 /* floor(ns * freq / 1e9) exactly, split at whole seconds so that no 128-bit divide is needed

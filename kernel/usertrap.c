@@ -37,7 +37,7 @@ static void user_abort(struct trapframe *tf, uint32_t ec)
 		signal_force_fault(SIGSEGV, SEGV_MAPERR, tf->far);
 		return;
 	}
-	int err = vm_fault(p->mm, tf->far, write, !is_data);
+	int err = vm_fault(p->mm, tf->far, write, !is_data, true);
 
 	if (err == 0)
 		return;

@@ -121,44 +121,10 @@ static pte_t user_pte(uint64_t pfn, uint32_t flags, bool writable)
 
 /* ---- mm lifetime ---- */
 
-/*
- * The signal return trampoline: Linux's arm64 vDSO provides __kernel_rt_sigreturn, which glibc
- * relies on (it sets no SA_RESTORER).  We have no vDSO image yet, so every process gets one
- * read-only executable page holding the same two instructions, named [sigpage].
- */
-static void *sigtramp_page;
-
-static int sigtramp_fault(struct vm_area *v, uint64_t addr, uint64_t *pfn)
-{
-	(void)v;
-	(void)addr;
-	*pfn = virt_to_phys(sigtramp_page) >> PAGE_SHIFT;
-	return 0;
-}
-
-static const struct vm_ops sigtramp_ops = { .fault = sigtramp_fault };
-
-int vm_map_sigtramp(struct mm *mm)
-{
-	uint64_t addr = mm->stack_top - (8ull << 20) - 16 * PAGE_SIZE;
-	int err = vm_map_fixed(mm, addr, PAGE_SIZE, VMA_READ | VMA_EXEC | VMA_SPECIAL, NULL, 0,
-			       0, &sigtramp_ops, NULL);
-
-	if (!err)
-		mm->sigtramp = addr;
-	return err;
-}
-
 void vm_init(void)
 {
 	empty_pgd = alloc_pages(0);
 	kassert(empty_pgd);
-	sigtramp_page = alloc_pages(0);
-	kassert(sigtramp_page);
-	((uint32_t *)sigtramp_page)[0] = 0xd2801168; /* mov x8, #139 (__NR_rt_sigreturn) */
-	((uint32_t *)sigtramp_page)[1] = 0xd4000001; /* svc #0 */
-	__asm__ volatile("dc cvau, %0\n dsb ish\n ic ivau, %0\n dsb ish\n isb" ::"r"(sigtramp_page)
-			 : "memory");
 	asid_bitmap[0] = 1; /* ASID 0: kernel threads' empty table */
 }
 
@@ -232,6 +198,7 @@ static void vma_release(struct vm_area *v)
 /* Drop every page of [start, end) from the page table; mm->lock held. */
 static void unmap_pages_locked(struct mm *mm, uint64_t start, uint64_t end, bool special)
 {
+	mm_assert_locked(mm);
 	for (uint64_t va = start; va < end; va += PAGE_SIZE) {
 		pte_t *pte = pt_walk(mm->pgd, va, false, pt_alloc);
 
@@ -280,7 +247,8 @@ void mm_put(struct mm *mm)
 
 /* ---- VMA list ---- */
 
-struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
+/* The VMA list walk, without the lock check: vm_find_locked, and mm_debug_pte's diagnostics */
+static struct vm_area *vma_lookup(struct mm *mm, uint64_t addr)
 {
 	struct list_node *n;
 
@@ -295,8 +263,15 @@ struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
 	return NULL;
 }
 
+struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr)
+{
+	mm_assert_locked(mm);
+	return vma_lookup(mm, addr);
+}
+
 static void vma_insert_locked(struct mm *mm, struct vm_area *v)
 {
+	mm_assert_locked(mm);
 	struct list_node *n;
 
 	list_for_each(n, &mm->vmas) {
@@ -478,8 +453,11 @@ static int fault_locked(struct mm *mm, uint64_t addr, bool write, bool exec)
 	return 0;
 }
 
-int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
+int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user)
 {
+	/* do_page_fault: every fault is a page-fault event, in the mode it was taken in (a
+	 * uaccess fault is a kernel one); a resolved one is also a minor fault */
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, addr, !user);
 	kmutex_lock(&mm->lock);
 	int err = fault_locked(mm, addr, write, exec);
 
@@ -489,7 +467,7 @@ int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec)
 
 		if (ut)
 			ut->min_flt++;
-		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, addr);
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, addr, !user);
 	}
 	return err;
 }
@@ -498,7 +476,8 @@ void mm_debug_pte(uint64_t va)
 {
 	struct proc *p = current_proc();
 	pte_t *pte = p && p->mm ? pt_walk(p->mm->pgd, va & ~(PAGE_SIZE - 1), false, pt_alloc) : NULL;
-	struct vm_area *v = p && p->mm ? vm_find_locked(p->mm, va) : NULL;
+	/* racy without mm->lock, which the faulting path may hold: a diagnostic only */
+	struct vm_area *v = p && p->mm ? vma_lookup(p->mm, va) : NULL;
 
 	printk("  mm %p asid %u ttbr0 %lx pte %lx vma %lx-%lx flags %x\n", p ? (void *)p->mm : NULL,
 	       p && p->mm ? p->mm->asid : 0, read_sysreg(ttbr0_el1), pte ? *pte : 0,
@@ -509,7 +488,7 @@ bool mm_fault_from_kernel(uint64_t far, bool write)
 {
 	struct proc *p = current_proc();
 
-	return p && p->mm && vm_fault(p->mm, far, write, false) == 0;
+	return p && p->mm && vm_fault(p->mm, far, write, false, false) == 0;
 }
 
 int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
@@ -595,6 +574,7 @@ struct mm *mm_dup(struct mm *src)
 	mm->mmap_base = src->mmap_base;
 	mm->stack_top = src->stack_top;
 	mm->sigtramp = src->sigtramp;
+	mm->vdso = src->vdso;
 	mm->start_code = src->start_code;
 	mm->end_code = src->end_code;
 	mm->start_data = src->start_data;
@@ -664,8 +644,7 @@ static uint32_t prot_to_flags(uint64_t prot)
 	return f;
 }
 
-/* Highest free gap of len bytes below mm->mmap_base; 0 when none. mm->lock held. */
-static uint64_t find_gap_locked(struct mm *mm, uint64_t len)
+uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len)
 {
 	kmutex_assert_held(&mm->lock);
 	uint64_t top = mm->mmap_base;
@@ -740,7 +719,7 @@ static long sys_mmap(uint64_t addr, uint64_t len, uint64_t prot, uint64_t flags,
 		    range_free_locked(mm, hint, hint + len))
 			addr = hint;
 		else
-			addr = find_gap_locked(mm, len);
+			addr = vm_find_gap_locked(mm, len);
 		if (!addr) {
 			ret = -ENOMEM;
 			goto out;

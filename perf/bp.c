@@ -29,6 +29,7 @@
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <perf/perf.h>
+#include <kern/string.h>
 #include "perf_internal.h"
 
 #define BP_TASK_SIZE (1ull << 48) /* arm64 TASK_SIZE with 48-bit VAs */
@@ -184,6 +185,46 @@ static int bp_event_init(struct perf_event *e)
 	e->hw.bp_addr = addr;
 	e->hw.config_base = ctrl;
 	e->destroy = bp_destroy;
+	return 0;
+}
+
+int perf_bp_modify(struct perf_event *e, const struct perf_event_attr *na)
+{
+	struct perf_event_attr want = e->attr;
+	uint64_t addr;
+	uint32_t ctrl;
+	int err = perf_bp_parse(na, e->target_tid != 0, &addr, &ctrl);
+
+	if (err)
+		return err;
+	/* hw_breakpoint_copy_attr onto the old attr: nothing else may have changed */
+	want.bp_addr = na->bp_addr;
+	want.bp_type = na->bp_type;
+	want.bp_len = na->bp_len;
+	want.disabled = na->disabled;
+	if (memcmp(&want, na, sizeof(want)))
+		return -EINVAL;
+	if (bp_kind(na->bp_type) != bp_kind(e->attr.bp_type)) {
+		/* modify_bp_slot: the slot of the new kind, else keep the old one */
+		struct perf_event_attr old = e->attr;
+
+		bp_destroy(e);
+		e->attr.bp_type = na->bp_type;
+		err = reserve(e);
+		if (err) {
+			e->attr = old;
+			if (reserve(e))
+				ksvc_printk("perf: breakpoint %llu lost its slot\n",
+					    (unsigned long long)e->id);
+			return err;
+		}
+	}
+	e->attr.bp_addr = na->bp_addr;
+	e->attr.bp_type = na->bp_type;
+	e->attr.bp_len = na->bp_len;
+	e->attr.disabled = na->disabled;
+	e->hw.bp_addr = addr;
+	e->hw.config_base = ctrl;
 	return 0;
 }
 

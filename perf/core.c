@@ -31,6 +31,9 @@ struct perf_limits perf_limits = {
 	.max_stack = PERF_DEFAULT_MAX_STACK,
 };
 static _Atomic uint64_t next_event_id = 1;
+/* Events by the thread that opened them (prctl PR_TASK_PERF_EVENTS_*). */
+static struct spinlock perf_owner_lock = SPINLOCK_INIT;
+static struct list_node perf_owned = LIST_INIT(perf_owned);
 
 static const struct ksvc_file_ops perf_fops;
 
@@ -55,9 +58,11 @@ struct perf_event *perf_event_alloc(const struct perf_event_attr *attr, int cpu)
 	list_init(&k->core.event_entry);
 	list_init(&k->core.children);
 	list_init(&k->core.child_entry);
+	list_init(&k->core.owner_entry);
 	spin_init(&k->core.child_lock);
 	spin_init(&k->core.bpf_lock);
 	atomic_store(&k->core.refs, 1);
+	k->core.pending_work.fn = perf_pending_work;
 	k->core.wq = ksvc_waitq_alloc();
 	if (!k->core.wq) {
 		ksvc_free(k);
@@ -75,6 +80,7 @@ void perf_event_put(struct perf_event *e)
 	kdebug_assert(old > 0); /* a put with no reference: underflow, or use after free */
 	if (old != 1)
 		return;
+	ksvc_irq_work_sync(&c->pending_work); /* no notification may still be on its way */
 	if (e->destroy)
 		e->destroy(e);
 	if (c->ctx)
@@ -228,11 +234,34 @@ void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
  * closing a leader or a sibling takes to change the group (remove_locked).  Without it a read
  * or a group ioctl could follow a member another thread is freeing.
  */
+/* perf_event_validate_size: the group's read size with nr members (the new one counted),
+ * the fixed sample fields and the id trailer stay below 16 KiB (Linux's conservative share of
+ * a 64 KiB record). */
+static bool perf_event_size_ok(const struct perf_event_attr *a, uint32_t nr)
+{
+	const uint64_t fixed = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |
+			       PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+			       PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+	const uint64_t id = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	size_t size = perf_read_size(a->read_format, nr) + 8;
+
+	/* 8 bytes a field (no popcount: libgcc's would use SIMD registers) */
+	for (uint64_t st = a->sample_type & (fixed | id); st; st &= st - 1)
+		size += 8;
+
+	return size < 16 * 1024;
+}
+
+#define GROUP_SNAP_SMALL 9
+
 struct group_snap {
 	struct perf_event *of;	 /* in: the event whose group */
 	bool siblings;		 /* in: the siblings too, else the leader alone */
-	uint32_t n;		 /* out: ev[0] is the leader */
-	struct perf_event *ev[1 + 64];
+	uint32_t n;		 /* out: ev[0] is the leader; 0 when out of memory */
+	struct perf_event **ev;	 /* small, or an allocation for a big group */
+	struct perf_event *small[GROUP_SNAP_SMALL];
 };
 
 static void group_snap_fn(struct perf_context *ctx, void *arg)
@@ -240,26 +269,35 @@ static void group_snap_fn(struct perf_context *ctx, void *arg)
 	struct group_snap *g = arg;
 	struct perf_event *leader = g->of->group_leader, *s;
 	struct list_node *n;
+	uint32_t want = g->siblings ? 1 + leader->nr_siblings : 1;
 
 	(void)ctx;
 	g->n = 0;
+	g->ev = g->small;
+	if (want > GROUP_SNAP_SMALL) {
+		g->ev = ksvc_alloc(want * sizeof(*g->ev));
+		if (!g->ev)
+			return;
+	}
 	atomic_fetch_add(&perf_core(leader)->refs, 1);
 	g->ev[g->n++] = leader;
 	if (!g->siblings)
 		return;
 	list_for_each(n, &leader->sibling_list) {
 		s = list_entry(n, struct perf_event, group_entry);
-		if (g->n == ARRAY_SIZE(g->ev))
+		if (g->n == want)
 			break;
 		atomic_fetch_add(&perf_core(s)->refs, 1);
 		g->ev[g->n++] = s;
 	}
 }
 
-static void group_snap_get(struct perf_event *e, bool siblings, struct group_snap *g)
+/* 0, or -ENOMEM (nothing held then) */
+static int group_snap_get(struct perf_event *e, bool siblings, struct group_snap *g)
 {
 	g->of = e;
 	g->siblings = siblings;
+	g->ev = g->small;
 	if (perf_core(e)->ctx) {
 		perf_ctx_call(perf_core(e)->ctx, group_snap_fn, g);
 	} else {
@@ -267,6 +305,7 @@ static void group_snap_get(struct perf_event *e, bool siblings, struct group_sna
 		g->ev[0] = e;
 		g->n = 1;
 	}
+	return g->n ? 0 : -ENOMEM;
 }
 
 static void group_snap_put(struct group_snap *g)
@@ -274,70 +313,95 @@ static void group_snap_put(struct group_snap *g)
 	for (uint32_t i = 0; i < g->n; i++)
 		perf_event_put(g->ev[i]);
 	g->n = 0;
+	if (g->ev != g->small)
+		ksvc_free(g->ev);
+	g->ev = g->small;
 }
+
+static long read_group(struct perf_event *e, void *ubuf, size_t len);
 
 static long perf_read(void *priv, void *ubuf, size_t len)
 {
 	struct perf_event *e = priv;
 	uint64_t fmt = e->attr.read_format;
-	struct group_snap g;
-	uint32_t nr = 1;
-	struct perf_read_entry ent[1 + 64];
+	struct perf_read_entry ent[1];
 	struct perf_read_values v = { .ent = ent };
-	uint64_t buf[3 + 3 * 65];
-	struct perf_out o;
+	uint64_t buf[5];
 
-	if (fmt & PERF_FORMAT_GROUP) {
-		group_snap_get(e, true, &g);
-		nr = g.n;
-	}
+	if (fmt & PERF_FORMAT_GROUP)
+		return read_group(e, ubuf, len);
+	if (len < perf_read_size(fmt, 1))
+		return -ENOSPC;
+	if (e->state == PERF_EVENT_STATE_ERROR)
+		return 0; /* a pinned event that could not go on: EOF */
+	perf_event_totals(e, &ent[0].value, &v.time_enabled, &v.time_running);
+	/* One event: value, then the fields read_format asks for, in Linux's order. */
+	unsigned int n = 0;
+
+	buf[n++] = ent[0].value;
+	if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		buf[n++] = v.time_enabled;
+	if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		buf[n++] = v.time_running;
+	if (fmt & PERF_FORMAT_ID)
+		buf[n++] = e->primary_id;
+	if (fmt & PERF_FORMAT_LOST)
+		buf[n++] = atomic_load(&e->lost_samples);
+	if (ksvc_copy_to_user(ubuf, buf, n * 8))
+		return -EFAULT;
+	return (long)(n * 8);
+}
+
+/* PERF_FORMAT_GROUP: the leader's times, then each member (any number: the open-time size
+ * check bounds a group by its read size, as Linux). */
+static long read_group(struct perf_event *e, void *ubuf, size_t len)
+{
+	uint64_t fmt = e->attr.read_format;
+	struct group_snap g;
+	struct perf_read_values v = { 0 };
+	struct perf_out o;
+	uint64_t *buf = NULL;
+	struct perf_read_entry *ent = NULL;
+	long ret;
+
+	if (group_snap_get(e, true, &g))
+		return -ENOMEM;
+	uint32_t nr = g.n;
 	size_t size = perf_read_size(fmt, nr);
 
 	v.nr = nr;
 	if (len < size) {
-		if (fmt & PERF_FORMAT_GROUP)
-			group_snap_put(&g);
-		return -ENOSPC;
+		ret = -ENOSPC;
+		goto out;
 	}
 	if (e->state == PERF_EVENT_STATE_ERROR) {
-		if (fmt & PERF_FORMAT_GROUP)
-			group_snap_put(&g);
-		return 0; /* a pinned event that could not go on: EOF */
+		ret = 0; /* a pinned event that could not go on: EOF */
+		goto out;
 	}
-	if (fmt & PERF_FORMAT_GROUP) {
-		perf_event_totals(g.ev[0], &ent[0].value, &v.time_enabled, &v.time_running);
-		for (uint32_t i = 0; i < nr; i++) {
-			uint64_t en, ru;
+	ent = ksvc_alloc(nr * sizeof(*ent));
+	buf = ksvc_alloc(size);
+	v.ent = ent;
+	if (!ent || !buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	perf_event_totals(g.ev[0], &ent[0].value, &v.time_enabled, &v.time_running);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint64_t en, ru;
 
-			if (i)
-				perf_event_totals(g.ev[i], &ent[i].value, &en, &ru);
-			ent[i].id = g.ev[i]->primary_id;
-			ent[i].lost = atomic_load(&g.ev[i]->lost_samples);
-		}
-		group_snap_put(&g);
-	} else {
-		perf_event_totals(e, &ent[0].value, &v.time_enabled, &v.time_running);
-		/* One event: value, then the fields read_format asks for, in Linux's order. */
-		unsigned int n = 0;
-
-		buf[n++] = ent[0].value;
-		if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			buf[n++] = v.time_enabled;
-		if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			buf[n++] = v.time_running;
-		if (fmt & PERF_FORMAT_ID)
-			buf[n++] = e->primary_id;
-		if (fmt & PERF_FORMAT_LOST)
-			buf[n++] = atomic_load(&e->lost_samples);
-		if (ksvc_copy_to_user(ubuf, buf, n * 8))
-			return -EFAULT;
-		return (long)(n * 8);
+		if (i)
+			perf_event_totals(g.ev[i], &ent[i].value, &en, &ru);
+		ent[i].id = g.ev[i]->primary_id;
+		ent[i].lost = atomic_load(&g.ev[i]->lost_samples);
 	}
 	perf_out_init(&o, buf, size);
 	perf_read_write(&o, fmt, &v);
-	if (ksvc_copy_to_user(ubuf, buf, size))
-		return -EFAULT;
-	return (long)size;
+	ret = ksvc_copy_to_user(ubuf, buf, size) ? -EFAULT : (long)size;
+out:
+	group_snap_put(&g);
+	ksvc_free(ent);
+	ksvc_free(buf);
+	return ret;
 }
 
 /* ---- enable / disable / reset ---- */
@@ -394,6 +458,24 @@ static void state_fn(struct perf_context *ctx, void *arg)
 	perf_event_update_userpage_locked(e); /* index/offset follow the counter */
 }
 
+/* pending_work, interrupts masked: the REFRESH limit ran out.  Its counter is stopped already;
+ * where its context runs here (or nowhere) the event goes off now.  A task that moved to
+ * another CPU in between keeps the event on, stopped, until a DISABLE or a REFRESH. */
+void perf_event_disable_inatomic(struct perf_event *e)
+{
+	struct perf_context *ctx = perf_core(e)->ctx;
+	int elsewhere;
+
+	if (!ctx)
+		return;
+	spin_lock(&ctx->sched.lock);
+	if (!list_empty(&perf_core(e)->event_entry) && perf_ctx_here_locked(ctx, &elsewhere)) {
+		perf_ctx_update_time_locked(ctx, ksvc_clock_ns());
+		apply_one_locked(ctx, e, 0);
+	}
+	spin_unlock(&ctx->sched.lock);
+}
+
 static void event_state_op(struct perf_event *e, int what, bool group)
 {
 	struct perf_event_core *c = perf_core(e);
@@ -448,6 +530,37 @@ static void period_fn(struct perf_context *ctx, void *arg)
 	}
 }
 
+/* perf_event_modify_attr: breakpoints only; the event and its inherited children, each taken
+ * off and (unless the attr says disabled) put back on around the change. */
+static int modify_one(struct perf_event *e, const struct perf_event_attr *na)
+{
+	int err;
+
+	e->attr.sig_data = na->sig_data; /* perf_event_modify_copy_attr */
+	event_state_op(e, 0, false);
+	err = perf_bp_modify(e, na);
+	if (!e->attr.disabled)
+		event_state_op(e, 1, false);
+	return err;
+}
+
+static int modify_attr(struct perf_event *e, const struct perf_event_attr *na)
+{
+	struct kids k;
+	int err;
+
+	if (e->attr.type != na->type)
+		return -EINVAL;
+	if (e->attr.type != PERF_TYPE_BREAKPOINT)
+		return -EOPNOTSUPP;
+	err = modify_one(e, na);
+	kids_get(e, &k);
+	for (int i = 0; i < k.n && !err; i++)
+		err = modify_one(k.ev[i], na);
+	kids_put(&k);
+	return err;
+}
+
 static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 {
 	struct perf_event *e = priv;
@@ -464,7 +577,8 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 			event_state_op(e, what, false);
 			return 0;
 		}
-		group_snap_get(e, false, &g); /* the leader, held while the ioctl works on it */
+		if (group_snap_get(e, false, &g)) /* the leader, held while the ioctl works on it */
+			return -ENOMEM;
 		event_state_op(g.ev[0], what, true);
 		group_snap_put(&g);
 		return 0;
@@ -511,10 +625,23 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 			bpf_prog_put(prog);
 		return err;
 	}
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
+		struct perf_event_attr na;
+		int err = perf_attr_copy((void *)arg, &na, &perf_limits);
+
+		if (err)
+			return err;
+		return modify_attr(e, &na);
+	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return -EINVAL; /* filters exist for tracepoints only */
 	case PERF_EVENT_IOC_REFRESH:
-		return e->attr.inherit || !e->attr.sample_period ? -EINVAL : -EOPNOTSUPP;
+		/* _perf_event_refresh: n more overflows, then off with POLL_HUP (0: no limit) */
+		if (e->attr.inherit || !e->attr.sample_period)
+			return -EINVAL;
+		atomic_fetch_add(&perf_core(e)->event_limit, (int)arg);
+		event_state_op(e, 1, false);
+		return 0;
 	default:
 		return -ENOTTY;
 	}
@@ -528,6 +655,78 @@ static unsigned int perf_poll(void *priv, struct ksvc_poll *pt)
 
 	ksvc_poll_wait(pt, perf_core(e)->wq);
 	return perf_output_poll(e) | (READ_ONCE(perf_core(e)->exited) ? POLLHUP : 0);
+}
+
+/* ---- owners: prctl PR_TASK_PERF_EVENTS_DISABLE / ENABLE ---- */
+
+static void owner_set(struct perf_event *e)
+{
+	unsigned long f = spin_lock_irqsave(&perf_owner_lock);
+
+	perf_core(e)->owner = ksvc_task_current();
+	list_add_tail(&perf_owned, &perf_core(e)->owner_entry);
+	spin_unlock_irqrestore(&perf_owner_lock, f);
+}
+
+static void owner_forget(struct perf_event *e)
+{
+	unsigned long f = spin_lock_irqsave(&perf_owner_lock);
+
+	perf_core(e)->owner = NULL;
+	list_del_init(&perf_core(e)->owner_entry);
+	spin_unlock_irqrestore(&perf_owner_lock, f);
+}
+
+void perf_owner_exit(struct ksvc_task *t)
+{
+	struct list_node *n, *tmp;
+	unsigned long f = spin_lock_irqsave(&perf_owner_lock);
+
+	list_for_each_safe(n, tmp, &perf_owned) {
+		struct perf_event_core *c = list_entry(n, struct perf_event_core, owner_entry);
+
+		if (c->owner == t) {
+			c->owner = NULL;
+			list_del_init(&c->owner_entry);
+		}
+	}
+	spin_unlock_irqrestore(&perf_owner_lock, f);
+}
+
+void perf_task_owned_enable(bool on)
+{
+	struct ksvc_task *me = ksvc_task_current();
+	struct perf_event **ev = NULL;
+	uint32_t n = 0, cap = 0;
+	struct list_node *it;
+
+	/* size the snapshot, then take it with a reference on each (more may come meanwhile:
+	 * those are left alone, as if opened after the call) */
+	unsigned long f = spin_lock_irqsave(&perf_owner_lock);
+
+	list_for_each(it, &perf_owned)
+		cap += list_entry(it, struct perf_event_core, owner_entry)->owner == me;
+	spin_unlock_irqrestore(&perf_owner_lock, f);
+	if (!cap)
+		return;
+	ev = ksvc_alloc(cap * sizeof(*ev));
+	if (!ev)
+		return;
+	f = spin_lock_irqsave(&perf_owner_lock);
+	list_for_each(it, &perf_owned) {
+		struct perf_event_core *c = list_entry(it, struct perf_event_core, owner_entry);
+
+		if (c->owner == me && n < cap) {
+			atomic_fetch_add(&c->refs, 1);
+			ev[n++] = perf_event_of(c);
+		}
+	}
+	spin_unlock_irqrestore(&perf_owner_lock, f);
+	for (uint32_t i = 0; i < n; i++) {
+		event_state_op(ev[i], on ? 1 : 0, false);
+		perf_event_put(ev[i]);
+	}
+	ksvc_free(ev);
 }
 
 static void perf_get(void *priv)
@@ -561,9 +760,19 @@ static void perf_release(void *priv)
 		perf_event_put(ch);
 		perf_event_put(e); /* the child's reference on its parent */
 	}
+	owner_forget(e);
 	perf_remove_event(e);
 	perf_output_release(e);
 	perf_event_put(e);
+}
+
+static void perf_fasync(void *priv, struct ksvc_fasync *fa)
+{
+	struct perf_event_core *c = perf_core((struct perf_event *)priv);
+	unsigned long f = spin_lock_irqsave(&c->child_lock);
+
+	c->fasync = fa;
+	spin_unlock_irqrestore(&c->child_lock, f);
 }
 
 static const struct ksvc_file_ops perf_fops = {
@@ -577,6 +786,7 @@ static const struct ksvc_file_ops perf_fops = {
 	.mmap_phys = perf_mmap_phys,
 	.mmap_open = perf_mmap_open,
 	.mmap_close = perf_mmap_close,
+	.fasync = perf_fasync,
 };
 
 int perf_event_get_fd(int fd, struct perf_event **out)
@@ -711,9 +921,12 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 		err = perf_attr_check_group_inherit(&e->attr, pid != -1, &gi);
 		if (!err)
 			err = perf_attr_check_group(&e->attr, cpu, ctx, &gi);
-		if (!err && (perf_core(leader)->exited || leader->nr_siblings >= 64))
+		if (!err && perf_core(leader)->exited)
 			err = -EINVAL;
 	}
+	/* perf_event_validate_size: a sample of the group must fit a record, with room */
+	if (!err && !perf_event_size_ok(&e->attr, leader ? leader->nr_siblings + 2 : 2))
+		err = -E2BIG;
 	if (err)
 		goto err_event;
 	/* Committed: the event goes live, and its fd last. */
@@ -728,6 +941,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 		perf_set_output(e, output); /* checked above: the target has a ring */
 		perf_event_put(output);
 	}
+	owner_set(e);
 	return ksvc_fd_commit(&resv, e); /* the fd owns the event's first reference */
 
 err_event:

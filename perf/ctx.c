@@ -91,7 +91,7 @@ struct call_req {
  * context whose task is the one running here is activated first: its task is already on the
  * CPU, so it would otherwise not count until its next switch.
  */
-static bool ctx_here_locked(struct perf_context *ctx, int *elsewhere)
+bool perf_ctx_here_locked(struct perf_context *ctx, int *elsewhere)
 {
 	spin_assert_held(&ctx->sched.lock);
 	int me = (int)ksvc_cpu_id();
@@ -127,7 +127,7 @@ static void remote_call(void *p)
 	int elsewhere;
 
 	spin_lock(&ctx->sched.lock);
-	if (ctx_here_locked(ctx, &elsewhere)) {
+	if (perf_ctx_here_locked(ctx, &elsewhere)) {
 		r->fn(ctx, r->arg);
 		r->done = true;
 	}
@@ -143,7 +143,7 @@ void perf_ctx_call(struct perf_context *ctx, void (*fn)(struct perf_context *ctx
 	for (;;) {
 		unsigned long f = spin_lock_irqsave(&ctx->sched.lock);
 
-		if (ctx_here_locked(ctx, &elsewhere)) {
+		if (perf_ctx_here_locked(ctx, &elsewhere)) {
 			fn(ctx, arg);
 			spin_unlock_irqrestore(&ctx->sched.lock, f);
 			return;
@@ -337,7 +337,7 @@ void perf_tick(void)
 }
 
 /* Software counters bumped by the kernel (page faults) on the running task and this CPU. */
-void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr)
+void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
 {
 	struct perf_context *tc, *cc;
 	unsigned long f;
@@ -349,12 +349,12 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr)
 	cc = perf_cpu_ctx[ksvc_cpu_id()];
 	if (tc) {
 		spin_lock(&tc->sched.lock);
-		perf_sw_count_locked(tc, config, n, addr, false);
+		perf_sw_count_locked(tc, config, n, addr, in_kernel);
 		spin_unlock(&tc->sched.lock);
 	}
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		perf_sw_count_locked(cc, config, n, addr, false);
+		perf_sw_count_locked(cc, config, n, addr, in_kernel);
 		spin_unlock(&cc->sched.lock);
 	}
 	ksvc_irq_restore(f);
@@ -435,15 +435,72 @@ void perf_task_fork(struct ksvc_task *parent, struct ksvc_task *child)
 			  (uint32_t)ksvc_task_tid(child), (uint32_t)ksvc_task_tid(parent));
 }
 
-/* ---- exec: enable_on_exec ---- */
+/* ---- exec: enable_on_exec, remove_on_exec ---- */
+
+/*
+ * e leaves its context for good (its task exits, or it execs and e has remove_on_exec): its
+ * count is final.  An inherited event folds into its parent, leaves the context and goes on
+ * claimed (the caller drops its references); the user's own stays for its fd, which reads the
+ * final count and polls POLLHUP, and leaves the context only when remove (exec) asks.
+ * perf_attach_lock and the context lock held.
+ */
+static void event_exit_locked(struct perf_context *ctx, struct perf_event *e,
+			      struct list_node *claimed, bool remove)
+{
+	spin_assert_held(&ctx->sched.lock);
+	struct perf_event_core *c = perf_core(e);
+	struct perf_event *top = c->parent;
+
+	perf_event_read_count_locked(e);
+	perf_event_update_time_locked(e, ctx->time);
+	c->exited = true;
+	if (!top) {
+		if (remove)
+			remove_locked(ctx, e);
+		ksvc_waitq_wake_all(c->wq); /* POLLHUP for the reader of this task */
+		return;
+	}
+	/* Inherited: fold into the parent (perf_attach_lock keeps the parent's close from
+	 * racing: it unhooks children under the same lock). */
+	spin_lock(&perf_core(top)->child_lock);
+	perf_core(top)->child_count += atomic_load(&e->count);
+	perf_core(top)->child_enabled += e->time_enabled;
+	perf_core(top)->child_running += e->time_running;
+	list_del(&c->child_entry);
+	spin_unlock(&perf_core(top)->child_lock);
+	remove_locked(ctx, e);
+	list_add_tail(claimed, &c->event_entry);
+}
+
+/* Drop what event_exit_locked claimed, with no lock held. */
+static void put_claimed(struct list_node *claimed)
+{
+	struct list_node *n;
+
+	while ((n = list_pop_head(claimed))) {
+		struct perf_event_core *c = list_entry(n, struct perf_event_core, event_entry);
+		struct perf_event *e = perf_event_of(c);
+		struct perf_event *top = c->parent;
+
+		c->parent = NULL;
+		perf_event_put(e);
+		perf_event_put(top);
+	}
+}
 
 static void exec_fn(struct perf_context *ctx, void *arg)
 {
-	struct list_node *n;
+	struct list_node *n, *tmp;
 	bool any = false;
 
-	(void)arg;
 	perf_ctx_update_time_locked(ctx, ksvc_clock_ns());
+	/* perf_event_remove_on_exec */
+	list_for_each_safe(n, tmp, &ctx->events) {
+		struct perf_event *e = perf_event_of(list_entry(n, struct perf_event_core, event_entry));
+
+		if (e->attr.remove_on_exec)
+			event_exit_locked(ctx, e, arg, true);
+	}
 	list_for_each(n, &ctx->events) {
 		struct perf_event *e = perf_event_of(list_entry(n, struct perf_event_core, event_entry));
 
@@ -463,17 +520,26 @@ static void exec_fn(struct perf_context *ctx, void *arg)
 void perf_task_exec(void)
 {
 	struct perf_context *ctx;
+	struct list_node claimed = LIST_INIT(claimed);
+	int elsewhere;
 
 	if (!perf_ready)
 		return;
+	/* as at exit: the current task's context, here, under perf_attach_lock for the
+	 * inherited events that leave */
 	unsigned long f = spin_lock_irqsave(&perf_attach_lock);
 
 	ctx = perf_task_ctx_get_locked(ksvc_task_current(), false);
+	if (ctx) {
+		spin_lock(&ctx->sched.lock);
+		perf_ctx_here_locked(ctx, &elsewhere); /* its task runs here: always true */
+		exec_fn(ctx, &claimed);
+		spin_unlock(&ctx->sched.lock);
+	}
 	spin_unlock_irqrestore(&perf_attach_lock, f);
-	if (!ctx)
-		return;
-	perf_ctx_call(ctx, exec_fn, NULL);
-	perf_ctx_put(ctx);
+	put_claimed(&claimed);
+	if (ctx)
+		perf_ctx_put(ctx);
 }
 
 /* ---- exit: fold inherited counts back, end the task's own events ---- */
@@ -496,6 +562,7 @@ void perf_task_exit(void)
 
 	if (!perf_ready)
 		return;
+	perf_owner_exit(t);
 	perf_task_sb_task(false, (uint32_t)ksvc_task_tgid(t), (uint32_t)ksvc_task_ppid(t),
 			  (uint32_t)ksvc_task_tid(t), (uint32_t)ksvc_task_ppid(t));
 	unsigned long f = spin_lock_irqsave(&perf_attach_lock);
@@ -514,7 +581,6 @@ void perf_task_exit(void)
 	list_for_each_safe(n, tmp, &ctx->events) {
 		struct perf_event_core *c = list_entry(n, struct perf_event_core, event_entry);
 		struct perf_event *e = perf_event_of(c);
-		struct perf_event *top = c->parent;
 
 		if (perf_debug)
 			ksvc_printk("perf exit: tid %d event %lu cpu %d state %d idx %d count %lu "
@@ -522,35 +588,11 @@ void perf_task_exit(void)
 				    ksvc_task_tid(t), (unsigned long)e->id, e->cpu, e->state, e->hw.idx,
 				    (unsigned long)atomic_load(&e->count), c->interrupts, c->throttled,
 				    (long)e->hw.period_left, (unsigned long)e->hw.sample_period);
-		perf_event_read_count_locked(e);
-		perf_event_update_time_locked(e, ctx->time);
-		c->exited = true;
-		if (!top) {
-			ksvc_waitq_wake_all(c->wq); /* POLLHUP for the reader of this task */
-			continue;
-		}
-		/* Inherited: fold into the parent (perf_attach_lock keeps the parent's close
-		 * from racing: it unhooks children under the same lock). */
-		spin_lock(&perf_core(top)->child_lock);
-		perf_core(top)->child_count += atomic_load(&e->count);
-		perf_core(top)->child_enabled += e->time_enabled;
-		perf_core(top)->child_running += e->time_running;
-		list_del(&c->child_entry);
-		spin_unlock(&perf_core(top)->child_lock);
-		remove_locked(ctx, e);
-		list_add_tail(&claimed, &c->event_entry);
+		event_exit_locked(ctx, e, &claimed, false);
 	}
 	spin_unlock(&ctx->sched.lock);
 	spin_unlock_irqrestore(&perf_attach_lock, f);
-	while ((n = list_pop_head(&claimed))) {
-		struct perf_event_core *c = list_entry(n, struct perf_event_core, event_entry);
-		struct perf_event *e = perf_event_of(c);
-		struct perf_event *top = c->parent;
-
-		c->parent = NULL;
-		perf_event_put(e);
-		perf_event_put(top);
-	}
+	put_claimed(&claimed);
 	ctx->task = NULL;
 	ctx->dead = true;
 	perf_ctx_put(ctx); /* the slot's reference */

@@ -12,6 +12,8 @@
  */
 #include <linux/perf_event.h>
 #include <linux/poll.h>
+#include <asm/siginfo.h>
+#include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
@@ -209,11 +211,10 @@ static void ring_wake(struct perf_event *e)
 unsigned int perf_output_poll(struct perf_event *e)
 {
 	struct perf_ring *r = event_ring_get(e);
-	unsigned int mask = 0;
+	unsigned int mask = POLLHUP; /* perf_poll: without a ring there is nothing to wait for */
 
 	if (r) {
-		if (perf_ring_unread(r))
-			mask |= POLLIN | POLLRDNORM;
+		mask = perf_ring_unread(r) ? POLLIN | POLLRDNORM : 0;
 		perf_ring_put(r);
 	}
 	return mask;
@@ -287,7 +288,7 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |             \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |              \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |          \
-	 PERF_SAMPLE_REGS_USER)
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
 static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
 			 uint64_t addr, const void *raw, uint32_t raw_size)
@@ -334,19 +335,35 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		d.callchain = chain;
 		d.callchain_nr = build_callchain(e, regs, user, chain, 160);
 	}
-	if (st & PERF_SAMPLE_REGS_USER) {
+	if (st & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+		/* perf_sample_regs_user: the user state (a kernel thread has none) */
 		if (user) {
 			d.regs_user = regs;
 		} else {
 			ksvc_user_regs(uregs);
 			d.regs_user = uregs;
 		}
-		d.regs_user_abi = PERF_SAMPLE_REGS_ABI_64;
+		d.regs_user_abi = user || uregs[32] || uregs[31] ? PERF_SAMPLE_REGS_ABI_64
+								 : PERF_SAMPLE_REGS_ABI_NONE;
+	}
+	size_t size = perf_sample_size(&e->attr, &d);
+
+	if (st & PERF_SAMPLE_STACK_USER) {
+		/* last, as perf_prepare_sample: the dump takes what the u16 size leaves; the
+		 * fields before it count (Linux's header->size at that point, without the 8-byte
+		 * size field that perf_sample_size counted already) */
+		size_t before = size - 8;
+
+		d.stack_user_sp = d.regs_user[31];
+		d.stack_user_size = before > 0xffff ? 0
+			: perf_sample_ustack_size((uint16_t)e->attr.sample_stack_user, (uint16_t)before,
+						  d.regs_user_abi != PERF_SAMPLE_REGS_ABI_NONE,
+						  d.stack_user_sp, PERF_USER_TASK_SIZE);
+		size = perf_sample_size(&e->attr, &d);
 	}
 	w.sample_type = st;
 	w.sample_id_all = e->attr.sample_id_all;
 	w.sid = d.sid;
-	size_t size = perf_sample_size(&e->attr, &d);
 
 	f = spin_lock_irqsave(&perf_core(owner)->child_lock);
 	r = owner->ring;
@@ -419,6 +436,8 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 	ksvc_user_regs(regs);
 	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
 		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0);
+	if (perf_overflow_notify(e, addr))
+		e->pmu->stop(e, 0); /* the REFRESH limit: no more counts until it is refreshed */
 }
 
 /* ---- side-band records ---- */
@@ -441,7 +460,8 @@ static bool wants(const struct perf_event *e, const struct sb_req *q)
 	case SB_COMM:
 		return e->attr.comm;
 	case SB_MMAP:
-		return (e->attr.mmap || e->attr.mmap2) && (q->mm->exec || e->attr.mmap_data);
+		/* perf_event_mmap_match: exec maps for mmap/mmap2, the others for mmap_data */
+		return q->mm->exec ? e->attr.mmap || e->attr.mmap2 : e->attr.mmap_data;
 	case SB_TASK:
 		return e->attr.task;
 	}
@@ -581,6 +601,61 @@ static void adjust_period(struct perf_event *e, uint64_t nsec, uint64_t count)
 	perf_freq_adjust_period(&e->hw, e->attr.sample_freq, nsec, count);
 }
 
+/* ---- overflow notification: REFRESH, sigtrap, O_ASYNC ---- */
+
+bool perf_overflow_notify(struct perf_event *e, uint64_t addr)
+{
+	struct perf_event_core *c = perf_core(e);
+	struct perf_event *top = c->parent ? c->parent : e;
+	struct perf_event_core *tc = perf_core(top);
+	int limit = atomic_load(&c->event_limit);
+	bool stop = false;
+
+	/* the REFRESH count: its last overflow stops the event and hangs up */
+	if (limit && atomic_fetch_sub(&c->event_limit, 1) == 1) {
+		stop = true;
+		atomic_store(&c->pending_disable, true);
+	}
+	if (e->attr.sigtrap) {
+		c->pending_addr = addr;
+		atomic_store(&c->pending_sigtrap, true);
+	}
+	if (stop || e->attr.sigtrap)
+		ksvc_irq_work_queue(&c->pending_work);
+	/* the O_ASYNC owner hears of every overflow (the parent's file for an inherited one) */
+	if (READ_ONCE(tc->fasync)) {
+		if (stop)
+			atomic_store(&tc->pending_kill, POLL_HUP);
+		else
+			atomic_compare_exchange_strong(&tc->pending_kill, &(int){ 0 }, POLL_IN);
+		ksvc_irq_work_queue(&tc->pending_work);
+	}
+	return stop;
+}
+
+/* Interrupts masked, no lock held: Linux's perf_pending_irq. */
+void perf_pending_work(struct ksvc_irq_work *w)
+{
+	struct perf_event_core *c = container_of(w, struct perf_event_core, pending_work);
+	struct perf_event *e = perf_event_of(c);
+	int kill;
+
+	if (atomic_exchange(&c->pending_disable, false))
+		perf_event_disable_inatomic(e);
+	/* perf_sigtrap: only to the event's own task, and only while it is the one running */
+	if (atomic_exchange(&c->pending_sigtrap, false) && c->ctx && c->ctx->task &&
+	    c->ctx->task == ksvc_task_current())
+		ksvc_send_sig_perf(c->pending_addr, e->attr.type, e->attr.sig_data);
+	kill = atomic_exchange(&c->pending_kill, 0);
+	if (kill) {
+		unsigned long f = spin_lock_irqsave(&c->child_lock);
+
+		if (c->fasync)
+			ksvc_kill_fasync(c->fasync, kill);
+		spin_unlock_irqrestore(&c->child_lock, f);
+	}
+}
+
 bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user)
 {
 	struct perf_event_core *c = perf_core(e);
@@ -601,7 +676,7 @@ bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *
 			adjust_period(e, delta, period);
 	}
 	perf_output_sample(e, period, regs, user);
-	return throttle;
+	return perf_overflow_notify(e, 0) || throttle;
 }
 
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx)

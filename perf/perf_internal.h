@@ -254,6 +254,8 @@ void perf_id_trailer_write(struct perf_out *o, uint64_t sample_type, bool sample
  */
 uint16_t perf_sample_ustack_size(uint16_t stack_size, uint16_t header_size, bool have_regs,
 				 uint64_t user_sp, uint64_t task_size);
+/* arm64's TASK_SIZE with 48-bit user addresses: where a user stack dump stops */
+#define PERF_USER_TASK_SIZE (1ull << 48)
 /* Total PERF_RECORD_SAMPLE size (8-aligned, header included); > 0xfff8 cannot be written. */
 size_t perf_sample_size(const struct perf_event_attr *attr, const struct perf_sample_data *d);
 /*
@@ -699,9 +701,30 @@ struct perf_event_core {
 	struct spinlock bpf_lock;
 	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
 	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
+	/* overflow notification (Linux's pending_irq): set at the overflow, acted on by
+	 * pending_work (output.c) once no lock is held */
+	struct ksvc_fasync *fasync;	/* [l] O_ASYNC on the event's file, or NULL */
+	_Atomic int event_limit;	/* REFRESH: overflows left before the event stops; 0 none */
+	_Atomic int pending_kill;	/* POLL_IN / POLL_HUP for the O_ASYNC owner, or 0 */
+	_Atomic bool pending_disable;	/* the REFRESH limit ran out: disable the event */
+	_Atomic bool pending_sigtrap;	/* attr.sigtrap: SIGTRAP to the task */
+	uint64_t pending_addr;		/* [p] the sigtrap's si_addr */
+	struct ksvc_irq_work pending_work;
+	/* the task that opened it (Linux's event->owner), for prctl PR_TASK_PERF_EVENTS_* */
+	struct ksvc_task *owner;	/* [perf_owner_lock] NULL once the fd closed or it exited */
+	struct list_node owner_entry;	/* [perf_owner_lock] in perf_owned */
 };
 
 struct bpf_prog;
+/* core.c: thread t exits: the events it opened have no owner any more. */
+void perf_owner_exit(struct ksvc_task *t);
+/* output.c: after an overflow's sample (Linux's __perf_event_overflow): the REFRESH limit, the
+ * sigtrap and the O_ASYNC signal.  [any] true: the limit ran out, stop the event's counter. */
+bool perf_overflow_notify(struct perf_event *e, uint64_t addr);
+/* output.c: pending_work's function (perf_event_alloc sets it) */
+void perf_pending_work(struct ksvc_irq_work *w);
+/* core.c: disable e where its context runs now, from pending_work (IRQ context). */
+void perf_event_disable_inatomic(struct perf_event *e);
 /* bpf_attach.c: programs on events (Linux's perf_event_set_bpf_handler and friends). */
 int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t cookie);
 void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog);
@@ -751,6 +774,9 @@ extern struct perf_context *perf_cpu_ctx[];
 extern struct perf_limits perf_limits;
 
 /* Run fn(ctx, arg) with ctx locked on the CPU where ctx is active (or here if inactive). */
+/* [any, ctx lock held] Can ctx's events be worked on from this CPU (activating a context whose
+ * task runs here)?  No: *elsewhere is the CPU its task runs on. */
+bool perf_ctx_here_locked(struct perf_context *ctx, int *elsewhere);
 void perf_ctx_call(struct perf_context *ctx, void (*fn)(struct perf_context *ctx, void *arg),
 		   void *arg);
 void perf_ctx_update_time_locked(struct perf_context *ctx, uint64_t now_ns);
@@ -803,6 +829,13 @@ void perf_bp_cpu_init(void);
  * or -EOPNOTSUPP for a kernel address (not built).
  */
 int perf_bp_parse(const struct perf_event_attr *a, bool task, uint64_t *addr, uint32_t *ctrl);
+/*
+ * [proc] PERF_EVENT_IOC_MODIFY_ATTRIBUTES on a breakpoint (modify_user_hw_breakpoint_check):
+ * only bp_addr, bp_type, bp_len and disabled may differ from e's attr (EINVAL otherwise, or
+ * what the new breakpoint's parse gives; ENOSPC when a new kind finds no slot).  The caller
+ * has taken the event off and puts it back on after.
+ */
+int perf_bp_modify(struct perf_event *e, const struct perf_event_attr *na);
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);

@@ -166,15 +166,12 @@ void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n,
 	list_for_each(it, &ctx->events) {
 		struct perf_event *e = perf_event_of(list_entry(it, struct perf_event_core, event_entry));
 
-		if (e->attr.type != PERF_TYPE_SOFTWARE || e->state != PERF_EVENT_STATE_ACTIVE)
-			continue;
+		if (e->attr.type != PERF_TYPE_SOFTWARE || e->state != PERF_EVENT_STATE_ACTIVE ||
+		    (e->hw.state & PERF_HES_STOPPED))
+			continue; /* off, or stopped by its REFRESH limit */
 		if (in_kernel && e->attr.exclude_kernel)
 			continue;
-		if (!(e->attr.config == config ||
-		      (config == PERF_COUNT_SW_PAGE_FAULTS_MIN &&
-		       e->attr.config == PERF_COUNT_SW_PAGE_FAULTS) ||
-		      (config == PERF_COUNT_SW_PAGE_FAULTS_MAJ &&
-		       e->attr.config == PERF_COUNT_SW_PAGE_FAULTS)))
+		if (e->attr.config != config)
 			continue;
 		atomic_fetch_add(&e->count, n);
 		/* sampling with a period (perf_swevent_event): one sample per period elapsed */

@@ -278,6 +278,8 @@ void gic_handle_irq(struct trapframe *tf)
 				write_sysreg_s(ICC_EOIR1_EL1, iar);
 			if (intid == IPI_CALL)
 				smp_handle_calls();
+			else if (intid == IPI_WORK)
+				irq_work_run();
 			else if (intid == IPI_STOP)
 				for (;;)
 					__asm__ volatile("msr daifset, #0xf\n wfi");

@@ -89,6 +89,23 @@ struct file_ops {
 	int (*mmap)(struct file *f, struct vm_area *vma);
 	void (*release)(struct file *f); /* the last reference is gone [sleep] */
 	long (*getdents)(struct file *f, void *ubuf, size_t n);
+	const char *anon_name; /* files without an inode: /proc/PID/fd's "anon_inode:<name>" */
+	/* O_ASYNC turned on (fd: the descriptor it was set through) or off (also at the last
+	 * close); Linux's f_op->fasync.  0 or -errno (the flag then stays as it was). */
+	int (*fasync)(struct file *f, int fd, bool on);
+};
+
+/* The F_SETOWN / F_SETOWN_EX / F_SETSIG state of a file (Linux's fown_struct), under fown_lock. */
+struct fown {
+	int type; /* F_OWNER_TID, F_OWNER_PID or F_OWNER_PGRP */
+	int pid; /* 0: no owner */
+	int signum; /* F_SETSIG: 0 for SIGIO */
+};
+
+/* An O_ASYNC registration handed to an anon object (ksvc_kill_fasync). */
+struct ksvc_fasync {
+	struct file *file;
+	int fd;
 };
 
 /* An open file description, shared by dup'd fds and across fork. */
@@ -100,6 +117,8 @@ struct file {
 	_Atomic unsigned int flags; /* O_ACCMODE | O_APPEND | O_NONBLOCK | ... as open(2) took */
 	void *priv; /* the file type's (pipe end, anon object) */
 	char *path; /* regular files: the absolute name it was opened by (kmalloc'd), or NULL */
+	struct fown owner;
+	struct ksvc_fasync fa; /* fa.file is the file itself */
 };
 
 /* A new file (refcount 1) on inode (a new reference is taken) with ops; NULL when no memory. */

@@ -1,9 +1,10 @@
 /*
- * elf.h - validate an aarch64 ELF64 executable held in memory and plan how to load it.
+ * elf.h - validate an aarch64 ELF64 executable from its headers in memory and plan how to
+ * load it.
  *
- * Pure: reads only the file buffer, maps nothing.  kernel/elf.c; host tests in
- * tests/unit/test_elf.c.  The exec path maps each planned segment, copies its file bytes,
- * and hands the plan's entry / AT_PHDR / AT_PHNUM / brk to the stack builder and the mm.
+ * Pure: reads only the buffer it is given (the whole file, or its first bytes: elf_plan_head),
+ * maps nothing.  kernel/elf.c; host tests in tests/unit/test_elf.c.  The exec path maps each
+ * planned segment from the file, and hands the plan's entry / AT_PHDR / AT_PHNUM / brk to the stack builder and the mm.
  */
 #pragma once
 
@@ -29,8 +30,9 @@
 #define ELF_PLAN_MMAP_BASE(user_limit) ((user_limit) - ELF_PLAN_MMAP_GAP)
 
 struct elf_plan {
-	const void *file; /* the image the plan describes (segments are read from it) */
-	size_t file_size;
+	const void *file; /* the file's first head_len bytes (headers, PT_INTERP) */
+	uint64_t file_size; /* the whole file's size */
+	size_t head_len;
 	uint16_t type; /* ET_EXEC or ET_DYN */
 	uint64_t load_bias; /* added to every p_vaddr; 0 for ET_EXEC */
 	uint64_t entry; /* e_entry + load_bias: AT_ENTRY, and the PC when there is no interpreter */
@@ -56,8 +58,8 @@ struct elf_plan {
 };
 
 /*
- * One PT_LOAD: map [start, end) with prot (zero-filled), then copy file_len bytes from
- * file + file_offset to address copy_to.  Everything else in the range stays zero.
+ * One PT_LOAD: map [start, end) with prot (zero-filled), with file_len bytes of the file from
+ * file_offset at address copy_to.  Everything else in the range stays zero.
  */
 struct elf_segment {
 	uint64_t start, end; /* page-aligned, biased, end > start unless p_memsz was empty */
@@ -81,6 +83,21 @@ struct elf_segment {
  * image does not fit below user_limit).  See elf_plan_err_is_fatal for how exec reports them.
  */
 int elf_plan(const void *file, size_t file_size, uint64_t user_limit, struct elf_plan *out);
+
+/*
+ * As elf_plan, for a file of file_size bytes of which head holds the first head_len (at least
+ * elf_plan_head_need of them; fewer gives -EIO).  PT_LOADs are checked against file_size.
+ */
+int elf_plan_head(const void *head, size_t head_len, uint64_t file_size, uint64_t user_limit,
+		  struct elf_plan *out);
+
+/*
+ * How long a prefix of a file of file_size bytes elf_plan_head reads, given its first
+ * head_len bytes: the ELF header, then the program headers, then the first PT_INTERP's path
+ * (each known only once the one before is in head).  Call again after reading more until the
+ * answer is at most head_len.  Never more than file_size.
+ */
+uint64_t elf_plan_head_need(const void *head, size_t head_len, uint64_t file_size);
 
 /*
  * As elf_plan, but an ET_DYN image's first PT_LOAD page goes to dyn_base aligned down to the

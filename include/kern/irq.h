@@ -13,6 +13,7 @@ typedef void (*irq_handler_t)(uint32_t intid, struct trapframe *tf, void *arg);
 #define IPI_RESCHED 0
 #define IPI_CALL 1
 #define IPI_STOP 2
+#define IPI_WORK 3 /* ksvc_irq_work (kernel/ksvc.c) */
 
 /* Register the handler of an INTID (SGI, PPI or SPI); PPIs are then enabled per CPU. */
 int irq_register(uint32_t intid, irq_handler_t fn, void *arg);
@@ -21,3 +22,5 @@ void irq_enable(uint32_t intid, bool level);
 void irq_disable(uint32_t intid);
 void ipi_send(unsigned int cpu, unsigned int sgi);
 int gic_version(void);
+/* Run this CPU's queued ksvc_irq_work (the IPI_WORK handler; interrupts masked). */
+void irq_work_run(void);

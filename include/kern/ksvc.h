@@ -86,6 +86,7 @@ void ksvc_irq_restore(unsigned long flags);
 
 struct ksvc_poll;
 struct ksvc_mmap;
+struct ksvc_fasync;
 struct wait_queue;
 
 struct ksvc_file_ops {
@@ -108,6 +109,8 @@ struct ksvc_file_ops {
 	uint64_t (*mmap_phys)(void *priv, void *map_priv, uint64_t pgoff);
 	void (*mmap_open)(void *priv, void *map_priv);
 	void (*mmap_close)(void *priv, void *map_priv);
+	/* Optional: O_ASYNC (see ksvc_kill_fasync); NULL: the flag is kept but signals nothing. */
+	void (*fasync)(void *priv, struct ksvc_fasync *fa);
 };
 
 struct ksvc_mmap {
@@ -152,6 +155,44 @@ void ksvc_fd_cancel(struct ksvc_fd_resv *r);
  * not a file of ops.  On success *priv holds a new reference taken with ops->get.
  */
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);
+
+/*
+ * ---- O_ASYNC: signalling a file's owner (Linux's fasync) ----
+ * An object whose file supports O_ASYNC gets ops->fasync calls: with fa when F_SETFL sets
+ * O_ASYNC on its file, with NULL when F_SETFL clears it and when the file's last reference
+ * goes (before ops->release).  It keeps fa until then and signals through it.
+ */
+struct ksvc_fasync; /* the kernel's: the file and the fd O_ASYNC was set through */
+/*
+ * [any] Signal fa's owner (fcntl F_SETOWN / F_SETOWN_EX): its F_SETSIG signal with si_code
+ * reason (POLL_IN, POLL_HUP...), si_band and si_fd, or a plain SIGIO when F_SETSIG is 0 (or the
+ * queue is full).  No owner: nothing.  Takes process-table and signal locks: call it only with
+ * no lock held that the scheduler or signal code may take (from ksvc_irq_work, say).
+ */
+void ksvc_kill_fasync(struct ksvc_fasync *fa, int reason);
+
+/*
+ * ---- deferred work (Linux's irq_work) ----
+ * ksvc_irq_work_queue runs w->fn(w) soon on the calling CPU in hard-IRQ context, once
+ * interrupts are unmasked again: after every lock the caller holds is dropped.  Queuing a work
+ * that is already queued does nothing (false); a running work may queue itself again.
+ */
+struct ksvc_irq_work {
+	struct ksvc_irq_work *next; /* the kernel's */
+	_Atomic unsigned int state; /* the kernel's: queued, running */
+	void (*fn)(struct ksvc_irq_work *w);
+};
+/* [any] */
+bool ksvc_irq_work_queue(struct ksvc_irq_work *w);
+/* [sleep] Wait until w is neither queued nor running (before freeing what holds it). */
+void ksvc_irq_work_sync(struct ksvc_irq_work *w);
+
+/* ---- signals for perf ---- */
+
+/* [any] attr.sigtrap: SIGTRAP to the current thread, si_code TRAP_PERF, si_addr addr,
+ * si_perf_data data, si_perf_type type, si_perf_flags TRAP_PERF_FLAG_ASYNC when it is blocked.
+ * Nothing for a kernel thread or an exiting task.  Same locking rule as ksvc_kill_fasync. */
+void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data);
 
 /* ---- the interrupted context (for samples) ---- */
 

@@ -26,6 +26,7 @@ struct platform {
 
 	uint64_t uart_base; /* PL011 (stdout-path, else the first arm,pl011) */
 	uint32_t uart_intid;
+	uint64_t rtc_base; /* PL031 real-time clock (the first arm,pl031), 0 when none */
 
 	int gic_version; /* 2 or 3 */
 	uint64_t gicd_base, gicd_size;

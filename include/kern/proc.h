@@ -39,6 +39,7 @@ struct proc {
 	struct list_node threads; /* struct uthread.thread_node (l) */
 	int nr_threads; /* live threads (l) */
 	struct mm *mm;
+	/* written under l (proc_files_swap): its own threads read it freely, /proc under l */
 	struct files *files;
 	struct inode *cwd; /* (l) */
 	struct inode *exe; /* the program it runs, a reference (/proc/PID/exe); NULL before exec (l) */
@@ -121,6 +122,17 @@ static inline int proc_tgid(const struct task *t)
  * call with proc_tree_lock held. */
 struct uthread *proc_find_thread_locked(int tid);
 struct proc *proc_find_locked(int tgid);
+
+/* Replace p's descriptor table (under p->lock, for /proc/PID/fd): the old one, whose
+ * reference passes to the caller. */
+struct files *proc_files_swap(struct proc *p, struct files *files);
+
+/* kernel/sys_time.c: CPU time as user and system time, Linux's cputime_adjust: the run time
+ * (exact) split in the ratio of the ticks that found the thread at EL0 and in the kernel
+ * (all user time before the first tick).  proc_: the dead threads' (p->utime_ns,
+ * stime_ns) plus each live thread's; takes p->lock. */
+void task_cputime_split(const struct task *t, uint64_t *utime, uint64_t *stime);
+void proc_cputime_split(struct proc *p, uint64_t *utime, uint64_t *stime);
 
 /* Terminate the calling thread / the whole group with a wait4 status word. */
 __attribute__((noreturn)) void proc_exit_thread(int status);

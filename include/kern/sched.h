@@ -63,6 +63,9 @@ struct task {
 	void *kstack; /* KSTACK_SIZE bytes */
 	/* accounting, for rusage and the software perf events */
 	uint64_t runtime_ns, slice_start_ns, last_switch_in_ns;
+	/* ticks that found it running at EL0 / in the kernel (only its CPU writes them): how its
+	 * runtime splits into user and system time (task_cputime_split, as cputime_adjust) */
+	uint64_t user_ticks, sys_ticks;
 	uint64_t nvcsw, nivcsw, nr_migrations;
 	int exit_code;
 	struct list_node all_node; /* lock: tasks_lock */

@@ -31,6 +31,9 @@ struct ksiginfo {
 	uint64_t addr; /* fault address */
 	uint64_t value; /* sigqueue value, timer id */
 	uint64_t utime, stime;
+	int64_t band; /* SIGPOLL layout (O_ASYNC): si_band; the fd is in status */
+	uint64_t perf_data; /* TRAP_PERF: si_perf_data, si_perf_type, si_perf_flags */
+	uint32_t perf_type, perf_flags;
 };
 
 struct ksigaction {
@@ -59,6 +62,9 @@ void uthread_signal_release(struct uthread *t); /* free its queue at thread exit
 /* Send: 0, or -EINVAL / -ESRCH.  info may be NULL (SI_KERNEL, or SI_USER from current). */
 int signal_send_proc(struct proc *p, int sig, const struct ksiginfo *info);
 int signal_send_thread(struct uthread *t, int sig, const struct ksiginfo *info);
+/* Send to an fcntl owner: type F_OWNER_TID (one thread), F_OWNER_PID (its process) or
+ * F_OWNER_PGRP (every process of group pid).  [any]: takes proc_tree_lock.  -ESRCH, -EAGAIN. */
+int signal_send_owner(int type, int pid, int sig, const struct ksiginfo *info);
 /* A synchronous fault (SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE) in the current thread: if
  * blocked or ignored it still kills, as Linux's force_sig_fault. */
 void signal_force_fault(int sig, int code, uint64_t addr);

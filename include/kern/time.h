@@ -25,6 +25,9 @@ uint64_t time_ns(void);
 uint64_t time_counter(void); /* raw CNTVCT_EL0 */
 uint32_t time_counter_freq(void);
 uint64_t time_ticks_to_ns(uint64_t ticks);
+/* [any, after time_init] time_ns() is time_ticks_to_ns(CNTVCT_EL0 - *base_count), that is
+ * (ticks * *mult) >> 32: for the vDSO, which computes it in user space. */
+void time_counter_params(uint64_t *base_count, uint64_t *mult);
 void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t));
 void ktimer_arm(struct ktimer *t, uint64_t deadline_ns); /* on this CPU */
 bool ktimer_cancel(struct ktimer *t); /* true when it was still pending */

@@ -27,6 +27,8 @@ struct vm_ops {
 	void (*close)(struct vm_area *vma);
 	/* A VMA is duplicated by fork or split; take a reference on priv. */
 	void (*open)(struct vm_area *vma);
+	/* A special mapping's name in /proc/PID/maps ("[vdso]"), or NULL. */
+	const char *name;
 };
 
 #define VMA_READ 0x1
@@ -61,6 +63,10 @@ void kmutex_lock(struct kmutex *m);
 void kmutex_unlock(struct kmutex *m);
 /* In a function that needs m: the caller holds it (checked in the debug build). */
 #define kmutex_assert_held(m) kdebug_assert((m)->owner == current_task())
+/* An mm's *_locked helpers: its lock is held, or nobody else can reach it (mm_put's teardown
+ * of the last reference). */
+#define mm_assert_locked(mm) \
+	kdebug_assert(atomic_load(&(mm)->refs) == 0 || (mm)->lock.owner == current_task())
 
 struct mm {
 	struct kmutex lock;
@@ -71,7 +77,8 @@ struct mm {
 	uint64_t start_brk, brk;
 	uint64_t mmap_base;
 	uint64_t stack_top;
-	uint64_t sigtramp; /* the signal return trampoline page ([sigpage]) */
+	uint64_t sigtramp; /* the signal return trampoline: the vDSO's __kernel_rt_sigreturn */
+	uint64_t vdso;	   /* the vDSO's base (AT_SYSINFO_EHDR), 0 when not mapped */
 	uint64_t start_code, end_code, start_data, end_data, arg_start, arg_end, env_start, env_end;
 };
 
@@ -88,13 +95,15 @@ int vm_map_fixed(struct mm *mm, uint64_t start, uint64_t len, uint32_t flags, st
 		 uint64_t pgoff, uint64_t file_end, const struct vm_ops *ops, void *priv);
 /* Copy into user memory of mm (the current one) as exec builds the stack. */
 int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n);
-/* Handle a fault at addr: 0 when mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR),
- * -EIO (SIGBUS), -ENOMEM.  Counts the fault on the current thread. */
-int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec);
+/* Handle a fault at addr taken in user mode (user) or by a kernel access to user memory: 0 when
+ * mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR), -EIO (SIGBUS), -ENOMEM.  Counts
+ * the fault on the current thread and as perf page-fault events of that mode. */
+int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user);
 /* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
 uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);
 /* Find the VMA containing addr (mm->lock held) or NULL. */
 struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
 void vm_init(void);
-/* Map the signal return trampoline below the stack (exec); mm->lock held. */
-int vm_map_sigtramp(struct mm *mm);
+/* Highest free gap of len bytes below mm->mmap_base (where a top-down mmap puts a new
+ * mapping); 0 when none.  mm->lock held. */
+uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len);

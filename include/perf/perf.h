@@ -75,14 +75,17 @@ void perf_task_fork(struct ksvc_task *parent, struct ksvc_task *child);
 void perf_task_exec(void);
 /* [proc] The current task's comm changed (exec: true with the new program's name). */
 void perf_task_comm(const char *comm, bool exec);
+/* [proc] prctl(PR_TASK_PERF_EVENTS_ENABLE / _DISABLE): every event the current thread opened
+ * (and their inherited children) on or off. */
+void perf_task_owned_enable(bool on);
 /* [proc] The current task mapped something (exec's segments, mmap with PROT_EXEC). */
 void perf_task_mmap(const struct perf_mmap_info *m);
 /* [proc] The current thread exits: fold inherited counts, POLLHUP for its readers. */
 void perf_task_exit(void);
-/* [any] A software event happened n times on the current task and CPU
- * (PERF_COUNT_SW_PAGE_FAULTS_MIN / _MAJ count toward PAGE_FAULTS too); addr is the fault
- * address for page faults (PERF_SAMPLE_ADDR), else 0. */
-void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr);
+/* [any] A software event happened n times on the current task and CPU, in kernel mode or user
+ * mode (exclude_kernel / exclude_user); addr is the fault address for page faults
+ * (PERF_SAMPLE_ADDR), else 0. */
+void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel);
 
 /* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-perf.sh - guest instructions per operation of perf_event_open(2) paths (tests/bench/
-# perfbench.c: null syscall, counter read(), perf_event_open+close, context switch with 0 and 4
+# perfbench.c: null syscall, clock_gettime by svc and by the vDSO, counter read(), perf_event_open+close, context switch with 0 and 4
 # counting events), in perfkernel and in Debian's Linux 6.1, both under QEMU -icount shift=0
 # with one CPU (guest time = guest instructions; QEMU's icount is global, so one vCPU keeps
 # the figures clean).  Prints operation, perfkernel, Linux 6.1, ours/Linux.
@@ -31,7 +31,7 @@ grep '^# ' "$w/linux.log" | sed 's/^# /Linux 6.1: /'
 
 # ---- the table ----
 printf '%-16s %12s %12s %11s\n' operation perfkernel "Linux 6.1" ours/Linux
-for name in null_syscall read_taskclock read_instr open_close ctxsw_0ev ctxsw_4sw ctxsw_4hw; do
+for name in null_syscall clock_gettime_svc clock_gettime_vdso read_taskclock read_instr open_close ctxsw_0ev ctxsw_4sw ctxsw_4hw; do
 	o=$(awk -v n="$name" '$1 == n { print $2 }' "$w/ours")
 	l=$(awk -v n="$name" '$1 == n { print $2 }' "$w/linux")
 	[ -n "$o" ] || [ -n "$l" ] || continue

@@ -7,6 +7,9 @@
  *
  * Figures, one line each: "NAME: N guest instructions per op"
  *   null_syscall   getppid() through a raw svc (calibration)
+ *   clock_gettime_svc   clock_gettime(CLOCK_MONOTONIC) through a raw svc
+ *   clock_gettime_vdso  clock_gettime(CLOCK_MONOTONIC) through glibc, which calls the vDSO's
+ *                  __kernel_clock_gettime (AT_SYSINFO_EHDR); a "# " line gives vDSO/syscall
  *   read_taskclock read(2) of a task-clock counting event, read_format 0 (8 bytes)
  *   read_instr     read(2) of the instructions counting event (only when it exists)
  *   open_close     perf_event_open(task-clock, pid 0, cpu -1) + close(2)
@@ -101,8 +104,18 @@ static long raw_getppid(void)
 	return x0;
 }
 
+static long raw_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	register long x8 __asm__("x8") = __NR_clock_gettime;
+	register long x0 __asm__("x0") = clk;
+	register long x1 __asm__("x1") = (long)ts;
+
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x1), "r"(x8) : "memory");
+	return x0;
+}
+
 /* ---- single-thread operations ---- */
-enum op { OP_GETPPID, OP_READ, OP_OPENCLOSE };
+enum op { OP_GETPPID, OP_READ, OP_OPENCLOSE, OP_GETTIME_SVC, OP_GETTIME_VDSO };
 static int op_fd = -1;
 
 static void run_op(enum op op, long n)
@@ -114,6 +127,18 @@ static void run_op(enum op op, long n)
 		case OP_GETPPID:
 			raw_getppid();
 			break;
+		case OP_GETTIME_SVC: {
+			struct timespec ts;
+
+			raw_clock_gettime(CLOCK_MONOTONIC, &ts);
+			break;
+		}
+		case OP_GETTIME_VDSO: {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			break;
+		}
 		case OP_READ:
 			if (read(op_fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) {
 				fprintf(stderr, "perfbench: read: %s\n", strerror(errno));
@@ -337,6 +362,13 @@ int main(int argc, char **argv)
 	       instr >= 0 ? "" : " (no instructions counter: not under icount? then units are ns)");
 
 	report("null_syscall", measure(OP_GETPPID, 20000 * scale));
+	double gt_svc = measure(OP_GETTIME_SVC, 20000 * scale);
+	double gt_vdso = measure(OP_GETTIME_VDSO, 20000 * scale);
+
+	report("clock_gettime_svc", gt_svc);
+	report("clock_gettime_vdso", gt_vdso);
+	printf("# clock_gettime(CLOCK_MONOTONIC): vDSO %.0f, syscall %.0f per call: vDSO/syscall %.3f\n",
+	       gt_vdso, gt_svc, gt_svc > 0 ? gt_vdso / gt_svc : 0.0);
 
 	op_fd = ev_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	if (op_fd < 0) {

@@ -483,3 +483,50 @@ void ksvc_timer_cancel(struct ksvc_timer *t)
 {
 	t->armed = false;
 }
+
+/* ---- deferred work, O_ASYNC and sigtrap: recorded, run on demand ---- */
+
+bool ksvc_irq_work_queue(struct ksvc_irq_work *w)
+{
+	if (atomic_load(&w->state) & 1u)
+		return false;
+	atomic_fetch_or(&w->state, 1u);
+	w->next = ksvc_fake.irq_work;
+	ksvc_fake.irq_work = w;
+	return true;
+}
+
+void ksvc_fake_irq_work_run(void)
+{
+	struct ksvc_irq_work *w = ksvc_fake.irq_work;
+
+	ksvc_fake.irq_work = NULL;
+	while (w) {
+		struct ksvc_irq_work *next = w->next;
+
+		atomic_store(&w->state, 0u);
+		w->fn(w);
+		w = next;
+	}
+}
+
+void ksvc_irq_work_sync(struct ksvc_irq_work *w)
+{
+	if (atomic_load(&w->state))
+		ksvc_fake_irq_work_run();
+}
+
+void ksvc_kill_fasync(struct ksvc_fasync *fa, int reason)
+{
+	(void)fa;
+	if (reason >= 0 && reason < 8)
+		ksvc_fake.fasync_kills[reason]++;
+}
+
+void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data)
+{
+	ksvc_fake.sig_perf++;
+	ksvc_fake.sig_perf_addr = addr;
+	ksvc_fake.sig_perf_type = type;
+	ksvc_fake.sig_perf_data = data;
+}

@@ -27,6 +27,11 @@ struct ksvc_fake_state {
 	int current_task; /* index into the fake task table */
 	uint64_t irq_regs[34]; /* what ksvc_irq_regs reports */
 	bool irq_user;
+	struct ksvc_irq_work *irq_work; /* queued, run by ksvc_fake_irq_work_run */
+	int fasync_kills[8]; /* ksvc_kill_fasync calls by reason (POLL_IN..POLL_HUP) */
+	int sig_perf; /* ksvc_send_sig_perf calls */
+	uint64_t sig_perf_addr, sig_perf_data;
+	uint32_t sig_perf_type;
 };
 
 extern struct ksvc_fake_state ksvc_fake;
@@ -38,3 +43,5 @@ void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops);
 void ksvc_fake_close_all(void);
 /* Name fake task index with a tid and tgid (ksvc_task_find finds it). */
 struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);
+/* Run the queued ksvc_irq_work (as the kernel's self-IPI would once interrupts are on). */
+void ksvc_fake_irq_work_run(void);

@@ -42,6 +42,16 @@ if ! grep -q '^== user tests done' "$log" || [ $rc -ne 0 ]; then
 	tail -n 10 "$log"
 	fail=$((fail + 1))
 fi
+# Per-call diagnostics go to the kernel log (dmesg), never into the programs' output on the
+# console: t_procabi makes an unknown syscall and finds it with syslog(2).
+diag='perfkernel: unknown syscall [0-9]\|\]: unhandled signal [0-9]'
+if grep -q "$diag" "$log"; then
+	echo "FAIL user: a per-call diagnostic on the console: $(grep -m1 "$diag" "$log")"
+	fail=$((fail + 1))
+else
+	echo "PASS user: no per-call diagnostic on the console"
+	pass=$((pass + 1))
+fi
 echo "expected failures: $xfail (tests/qemu/xfail.txt), unexpected passes: $xpass"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

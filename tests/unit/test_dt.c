@@ -44,6 +44,7 @@ static void check_common(const struct platform *pf)
 	assert_int_equal(pf->mem[0].size, 256u << 20);
 	assert_int_equal(pf->uart_base, 0x09000000);
 	assert_int_equal(pf->uart_intid, 32 + 1);
+	assert_int_equal(pf->rtc_base, 0x09010000); /* virt's PL031 */
 	assert_int_equal(pf->timer_phys_intid, 16 + 14);
 	assert_int_equal(pf->timer_virt_intid, 16 + 11);
 	assert_true(pf->has_pmu);

@@ -873,6 +873,54 @@ static void test_random_corruption(void **state)
  *     end_code 0xfffff7fd915e, start_data 0xfffff7fec670, end_data 0xfffff7ff2028,
  *     start_brk 0xaaaaaaaab000
  */
+/*
+ * exec reads only a prefix: elf_plan_head_need grows it header, program headers, PT_INTERP,
+ * and elf_plan_head on that prefix plans as elf_plan on the whole file; a shorter prefix is
+ * -EIO, never an overread (the prefix sits in an exact-size heap block).
+ */
+static void test_head_prefix(void **state)
+{
+	struct img m;
+	struct elf_plan whole, part;
+	unsigned char buf[IMG_SIZE];
+
+	(void)state;
+	img_exec(&m);
+	img_add(&m, PT_INTERP, PF_R, 0x3000, 0x403000, 27, 27);
+	img_bytes(&m, buf);
+	assert_int_equal(elf_plan(buf, m.size, LIMIT, &whole), 0);
+	uint64_t phend = 64 + (uint64_t)m.n * sizeof(Elf64_Phdr);
+
+	assert_int_equal(elf_plan_head_need(buf, 0, m.size), 64);
+	assert_int_equal(elf_plan_head_need(buf, 64, m.size), phend);
+	assert_int_equal(elf_plan_head_need(buf, phend, m.size), 0x3000 + 27);
+	assert_int_equal(elf_plan_head_need(buf, 0x3000 + 27, m.size), 0x3000 + 27);
+	assert_int_equal(elf_plan_head_need(buf, 10, 10), 10); /* short file: all of it */
+	const uint64_t lens[] = { 64, phend - 1, phend, 0x3000 + 26, 0x3000 + 27, m.size };
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		unsigned char *head = malloc(lens[i]);
+
+		assert_non_null(head);
+		memcpy(head, buf, lens[i]);
+		int r = elf_plan_head(head, lens[i], m.size, LIMIT, &part);
+
+		if (lens[i] < 0x3000 + 27) {
+			assert_int_equal(r, -EIO);
+		} else {
+			assert_int_equal(r, 0);
+			assert_int_equal(part.entry, whole.entry);
+			assert_int_equal(part.nr_segs, whole.nr_segs);
+			assert_int_equal(part.brk_start, whole.brk_start);
+			assert_string_equal(part.interp, whole.interp);
+		}
+		free(head);
+	}
+	/* a prefix longer than the file, or shorter than its header: a caller bug */
+	assert_int_equal(elf_plan_head(buf, 100, 50, LIMIT, &part), -EINVAL);
+	assert_int_equal(elf_plan_head(buf, 10, m.size, LIMIT, &part), -EINVAL);
+}
+
 static void test_matches_linux_6_1(void **state)
 {
 	struct img m;
@@ -935,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_bad_user_limit),
 		cmocka_unit_test(test_random_corruption),
 		cmocka_unit_test(test_matches_linux_6_1),
+		cmocka_unit_test(test_head_prefix),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

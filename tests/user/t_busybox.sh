@@ -91,6 +91,11 @@ check "grep -c" "$(grep -c line f.txt)" "2"
 check "env var to child" "$(FOO=bar sh -c 'echo $FOO')" "bar"
 check "exec in subshell" "$(sh -c 'exec echo execd')" "execd"
 check "read builtin from pipe" "$(echo 'a b' | { read p q; echo "$q"; })" "b"
+# the kernel log: a /dev/kmsg record comes back through dmesg (syslog(2) READ_ALL), its
+# "<prio>" stripped and "[seconds]" in front
+echo "<6>t_busybox.sh marker $$" > /dev/kmsg
+check "dmesg shows a /dev/kmsg record" \
+	"$(dmesg | grep "t_busybox.sh marker $$" | sed 's/^\[ *[0-9]*\.[0-9]*\] //')" "t_busybox.sh marker $$"
 
 cd /
 rm -rf "$D"
