@@ -27,7 +27,7 @@
  *   EFAULT or EINVAL and leaves the stopped tracee whole; on ourselves and pid 0, ESRCH.
  * - tracer exit: detaches (the tracee runs on), or kills with PTRACE_O_EXITKILL; SEIZE of pid 1.
  * - PTRACE_KILL.
- * Passes on Linux 6.1 (refvm.sh).
+ * 103/103 here and on Linux 6.1 (refvm.sh --smp 2).
  */
 #define _GNU_SOURCE
 #include "tap.h"
