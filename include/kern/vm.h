@@ -99,11 +99,11 @@ int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
  * mapped now, -EFAULT (SEGV_MAPERR), -EACCES (SEGV_ACCERR), -EIO (SIGBUS), -ENOMEM.  Counts
  * the fault on the current thread and as perf page-fault events of that mode. */
 int vm_fault(struct mm *mm, uint64_t addr, bool write, bool exec, bool user);
-/* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
-uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);
 /* Find the VMA containing addr (mm->lock held) or NULL. */
 struct vm_area *vm_find_locked(struct mm *mm, uint64_t addr);
 void vm_init(void);
 /* Highest free gap of len bytes below mm->mmap_base (where a top-down mmap puts a new
  * mapping); 0 when none.  mm->lock held. */
 uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len);
+/* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
+uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);
