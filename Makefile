@@ -51,7 +51,8 @@ include tests/fuzz/fuzz.mk
 
 .DEFAULT_GOAL := all
 
-.PHONY: all deps kernel debug-kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf
+.PHONY: all deps kernel debug-kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf \
+	debian-strace
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -63,8 +64,13 @@ $(DEPS_STAMP): tools/host/deps.sh
 # Debian's own arm64 perf as an overlay: make run OVERLAY=$(BUILD)/debian-perf CMD='perf ...'
 DEBIAN_PERF := $(BUILD)/debian-perf
 debian-perf: $(DEBIAN_PERF)/usr/bin/perf
-$(DEBIAN_PERF)/usr/bin/perf: tools/host/debian-perf.sh $(DEPS_STAMP)
+$(DEBIAN_PERF)/usr/bin/perf: tools/host/debian-perf.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/debian-perf.sh $(BUILD) $(DEBIAN_PERF)
+# and Debian's own arm64 strace: make run OVERLAY=$(BUILD)/debian-strace CMD='strace -f ...'
+DEBIAN_STRACE := $(BUILD)/debian-strace
+debian-strace: $(DEBIAN_STRACE)/usr/bin/strace
+$(DEBIAN_STRACE)/usr/bin/strace: tools/host/debian-strace.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/debian-strace.sh $(BUILD) $(DEBIAN_STRACE)
 
 # ---- include paths ----
 # The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
@@ -181,7 +187,8 @@ debug-kernel: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(DEBUG_BUILD) DEBUG=1 kernel
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debug-kernel
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debian-strace \
+		debug-kernel
 	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
 
 bench: deps

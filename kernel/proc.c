@@ -7,11 +7,13 @@
  * init (pid 1).  CLONE_CHILD_CLEARTID writes 0 to the tid word and wakes its futex at thread
  * exit.  A dead thread's kernel stack is freed by the reaper thread once no CPU is on it.
  * Not implemented: CLONE_VFORK's suspension of the parent (the child runs, the parent too,
- * which is legal for programs that only exec or _exit), namespaces, ptrace.
+ * which is legal for programs that only exec or _exit), namespaces.  ptrace's hooks
+ * (kernel/ptrace.c) report clone events, exits and tracee stops to wait4.
  */
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/resource.h>
+#include <asm/siginfo.h>
 #include <asm/signal.h>
 #include <arch/debug.h>
 #include <arch/memlayout.h>
@@ -23,6 +25,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/ptrace.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
 #include <kern/string.h>
@@ -313,6 +316,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 			ut->set_child_tid = ctid;
 	}
 	perf_task_fork((struct ksvc_task *)&parent->task, (struct ksvc_task *)&ut->task);
+	int pt_event = READ_ONCE(parent->ptrace) ? ptrace_clone(parent, ut, flags, exit_signal) : 0;
 	struct vfork_done vd;
 
 	if (flags & CLONE_VFORK) {
@@ -321,11 +325,15 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		ut->vfork = &vd;
 	}
 	task_make_runnable(&ut->task, -1);
+	if (pt_event)
+		ptrace_clone_event(pt_event, tid);
 	if (flags & CLONE_VFORK) {
 		wait_event(&vd.wq, READ_ONCE(vd.done));
 		unsigned long f = spin_lock_irqsave(&vd.wq.lock); /* the child is out of vd */
 
 		spin_unlock_irqrestore(&vd.wq.lock, f);
+		if (READ_ONCE(parent->ptrace))
+			ptrace_vfork_done(tid);
 	}
 	return tid;
 }
@@ -484,6 +492,7 @@ static void proc_finish(struct proc *p)
 {
 	struct mm *mm = p->mm;
 
+	ptrace_tracer_exit(p);
 	mm_activate(NULL);
 	p->mm = NULL;
 	mm_put(mm);
@@ -554,6 +563,8 @@ void proc_exit_thread(int status)
 	p->stime_ns += s;
 	spin_unlock_irqrestore(&p->lock, f);
 	uthread_signal_release(ut);
+	if (READ_ONCE(ut->ptrace))
+		ptrace_tracee_exit(ut, p->exiting || last ? p->exit_status : status);
 	if (last)
 		proc_finish(p);
 	f = spin_lock_irqsave(&proc_tree_lock);
@@ -571,6 +582,9 @@ void proc_exit_group(int status)
 {
 	struct uthread *ut = current_uthread();
 	struct proc *p = ut->task.proc;
+
+	if (READ_ONCE(ut->ptrace))
+		ptrace_exit_event(status);
 	unsigned long f = spin_lock_irqsave(&p->lock);
 
 	if (!p->exiting) {
@@ -591,6 +605,8 @@ bool proc_exiting(void)
 
 static long sys_exit(uint64_t code)
 {
+	if (READ_ONCE(current_uthread()->ptrace))
+		ptrace_exit_event((int)((code & 0xff) << 8));
 	proc_exit_thread((int)((code & 0xff) << 8));
 }
 SYSCALL(__NR_exit, sys_exit);
@@ -627,14 +643,18 @@ static void fill_rusage(struct rusage *ru, const struct proc *c)
 	ru->ru_majflt = (long)(c->maj_flt + c->cmaj_flt);
 }
 
-static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_t urusage)
+/*
+ * What wait4 and waitid share (Linux's do_wait): the first child or tracee matching pid (wait4's
+ * encoding) with something to report under options (WEXITED, WSTOPPED/WUNTRACED, WCONTINUED,
+ * WNOHANG, WNOWAIT).  Returns its pid with *status in wait4's encoding (*ru filled and *reaped
+ * set when a zombie was reaped; *traced when it is a ptrace report), 0 (WNOHANG, nothing yet),
+ * -ECHILD or -ERESTARTSYS.
+ */
+static long wait_common(int pid, int options, int *status, struct rusage *ru, bool *reaped,
+			bool *traced)
 {
 	struct proc *me = current_proc();
-	int pid = (int)upid;
 
-	if (options & ~(uint64_t)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE |
-				  __WALL))
-		return -EINVAL;
 	for (;;) {
 		struct waiter w = { 0 };
 		bool any = false;
@@ -642,23 +662,32 @@ static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_
 		int ev_status = 0, ev_pid = 0;
 
 		waitq_prepare(&me->child_wait, &w);
+		ev_pid = ptrace_wait(me, pid, options, &ev_status, &any); /* tracees first */
+		*traced = ev_pid != 0;
 		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 		struct list_node *n;
 
 		list_for_each(n, &me->children) {
 			struct proc *c = list_entry(n, struct proc, sibling);
 
+			if (ev_pid)
+				break;
 			if (!wait_matches(me, c, pid))
 				continue;
 			any = true;
-			if (c->zombie) {
+			if (c->zombie && (options & WEXITED)) {
+				if (options & WNOWAIT) {
+					ev_pid = c->tgid;
+					ev_status = c->exit_status;
+					break;
+				}
 				found = c;
 				list_del(&c->sibling);
 				list_del(&c->all_node);
 				break;
 			}
 			if ((options & (WUNTRACED | WCONTINUED)) &&
-			    signal_child_wait_event(c, (int)options, &ev_status)) {
+			    signal_child_wait_event(c, options, &ev_status)) {
 				ev_pid = c->tgid;
 				break;
 			}
@@ -666,29 +695,24 @@ static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_
 		spin_unlock_irqrestore(&proc_tree_lock, f);
 		if (ev_pid) {
 			waitq_finish(&me->child_wait, &w);
-			if (ustatus && ksvc_copy_to_user((void *)ustatus, &ev_status, 4))
-				return -EFAULT;
+			*status = ev_status;
 			return ev_pid;
 		}
 		if (found || !any || (options & WNOHANG) || signal_pending(current_task())) {
 			waitq_finish(&me->child_wait, &w);
 			if (found) {
-				int status = found->exit_status, tgid = found->tgid;
-				struct rusage ru;
-				long err = 0;
-
 				me->cmin_flt += found->min_flt + found->cmin_flt;
 				me->cmaj_flt += found->maj_flt + found->cmaj_flt;
 				me->cutime_ns += found->utime_ns + found->cutime_ns;
 				me->cstime_ns += found->stime_ns + found->cstime_ns;
-				fill_rusage(&ru, found);
+				fill_rusage(ru, found);
+				*status = found->exit_status;
+				*reaped = true;
+				int tgid = found->tgid;
+
 				signal_proc_release(found);
 				proc_put(found);
-				if (ustatus)
-					err = ksvc_copy_to_user((void *)ustatus, &status, 4);
-				if (!err && urusage)
-					err = ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru));
-				return err ? err : tgid;
+				return tgid;
 			}
 			if (!any)
 				return -ECHILD;
@@ -700,7 +724,116 @@ static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_
 		waitq_finish(&me->child_wait, &w);
 	}
 }
+
+static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_t urusage)
+{
+	int status = 0;
+	struct rusage ru;
+	bool reaped = false, traced;
+
+	if (options & ~(uint64_t)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE |
+				  __WALL))
+		return -EINVAL;
+	long r = wait_common((int)upid, (int)options | WEXITED, &status, &ru, &reaped, &traced);
+
+	if (r <= 0)
+		return r;
+	if (ustatus && ksvc_copy_to_user((void *)ustatus, &status, 4))
+		return -EFAULT;
+	if (reaped && urusage && ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru)))
+		return -EFAULT;
+	return r;
+}
 SYSCALL(__NR_wait4, sys_wait4);
+
+/* The siginfo fields waitid writes (kernel/exit.c SYSCALL waitid): SIGCHLD, the cause, pid,
+ * uid and status, from wait4's status word; all zero for WNOHANG with nothing to report. */
+static int waitid_put_info(uint64_t uinfo, int pid, int status, bool traced)
+{
+	struct {
+		int signo, errno_, code, pid;
+		uint32_t uid;
+		int status;
+	} si = { 0 };
+
+	if (pid > 0) {
+		si.signo = SIGCHLD;
+		si.pid = pid;
+		if ((status & 0x7f) == 0) {
+			si.code = CLD_EXITED;
+			si.status = (status >> 8) & 0xff;
+		} else if ((status & 0xff) == 0x7f) {
+			si.code = traced ? CLD_TRAPPED : CLD_STOPPED;
+			si.status = traced ? (status >> 8) & 0xffff : (status >> 8) & 0xff;
+		} else if (status == 0xffff) {
+			si.code = CLD_CONTINUED;
+			si.status = SIGCONT;
+		} else {
+			si.code = (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
+			si.status = status & 0x7f;
+		}
+	}
+	/* only these fields are written, as Linux's unsafe_put_user sequence does */
+	const struct {
+		size_t off;
+		const void *v;
+	} f[] = {
+		{ __builtin_offsetof(siginfo_t, si_signo), &si.signo },
+		{ __builtin_offsetof(siginfo_t, si_errno), &si.errno_ },
+		{ __builtin_offsetof(siginfo_t, si_code), &si.code },
+		{ __builtin_offsetof(siginfo_t, si_pid), &si.pid },
+		{ __builtin_offsetof(siginfo_t, si_uid), &si.uid },
+		{ __builtin_offsetof(siginfo_t, si_status), &si.status },
+	};
+
+	for (unsigned int i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (ksvc_copy_to_user((void *)(uinfo + f[i].off), f[i].v, 4))
+			return -EFAULT;
+	return 0;
+}
+
+static long sys_waitid(uint64_t which, uint64_t id, uint64_t uinfo, uint64_t options,
+		       uint64_t urusage)
+{
+	int pid, status = 0;
+	struct rusage ru;
+	bool reaped = false, traced = false;
+
+	if (options & ~(uint64_t)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
+				  __WNOTHREAD | __WCLONE | __WALL))
+		return -EINVAL;
+	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	switch (which) {
+	case P_ALL:
+		pid = -1;
+		break;
+	case P_PID:
+		if ((int)id <= 0)
+			return -EINVAL;
+		pid = (int)id;
+		break;
+	case P_PGID:
+		if ((int)id < 0)
+			return -EINVAL;
+		pid = id ? -(int)id : 0;
+		break;
+	case P_PIDFD:
+		return -EBADF; /* no pidfds here */
+	default:
+		return -EINVAL;
+	}
+	long r = wait_common(pid, (int)options, &status, &ru, &reaped, &traced);
+
+	if (r < 0)
+		return r;
+	if (reaped && urusage && ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru)))
+		return -EFAULT;
+	if (uinfo && waitid_put_info(uinfo, (int)r, status, traced))
+		return -EFAULT;
+	return 0;
+}
+SYSCALL(__NR_waitid, sys_waitid);
 
 static long sys_set_tid_address(uint64_t addr)
 {

@@ -378,6 +378,24 @@ void sched_untrack_task(struct task *t)
 	spin_unlock_irqrestore(&all_tasks_lock, f);
 }
 
+bool sched_tid_is_kthread(int tid)
+{
+	unsigned long f = spin_lock_irqsave(&all_tasks_lock);
+	struct list_node *n;
+	bool r = false;
+
+	list_for_each(n, &all_tasks) {
+		struct task *t = list_entry(n, struct task, dbg_node);
+
+		if (t->tid == tid && !t->proc) {
+			r = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&all_tasks_lock, f);
+	return r;
+}
+
 static void dump_this_cpu(void *arg)
 {
 	struct cpu *c = this_cpu();

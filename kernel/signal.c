@@ -25,6 +25,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/ptrace.h>
 #include <kern/sched.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
@@ -357,6 +358,18 @@ bool sig_group_stopped(struct proc *p)
 	return r;
 }
 
+int sig_group_stop_signal(struct proc *p)
+{
+	if (list_empty(&sig_stops))
+		return 0;
+	unsigned long f = spin_lock_irqsave(&sig_stop_lock);
+	struct sig_stop *e = sig_stop_find_locked(p);
+	int r = e && e->stopped ? e->sig : 0;
+
+	spin_unlock_irqrestore(&sig_stop_lock, f);
+	return r;
+}
+
 void signal_proc_release(struct proc *p)
 {
 	sig_timers_release(p, false);
@@ -453,7 +466,8 @@ void sig_group_stop_wait(struct proc *p)
 
 	for (;;) {
 		waitq_prepare(&sig_stop_wq, &w);
-		if (!sig_group_stopped(p) || READ_ONCE(p->exiting) || sig_kill_pending(ut, p))
+		if (!sig_group_stopped(p) || READ_ONCE(p->exiting) || sig_kill_pending(ut, p) ||
+		    READ_ONCE(ut->ptrace)) /* a new tracer: re-trap as a ptrace group stop */
 			break;
 		waitq_block(&w, 0);
 	}
@@ -560,8 +574,10 @@ static int sig_send(struct proc *p, struct uthread *target, int sig, const struc
 	struct ksigaction *ka = &sh->action[sig - 1];
 	bool queued = false;
 
-	/* sig_ignored: discarded unless blocked (the handler may change before unblocking). */
-	if (!(sig_handler_ignored(ka, sig) && !(probe->sigmask & SIGBIT(sig)))) {
+	/* sig_ignored: discarded unless blocked (the handler may change before unblocking) or
+	 * traced (the tracer sees every signal). */
+	if (!(sig_handler_ignored(ka, sig) && !(probe->sigmask & SIGBIT(sig)) &&
+	      !READ_ONCE(probe->ptrace))) {
 		if (target)
 			queued = sig_enqueue(&target->sigpending, &target->sigpending_set, sig, q);
 		else
@@ -691,6 +707,8 @@ bool signal_pending(struct task *t)
 		return true;
 	uint64_t pend = READ_ONCE(ut->sigpending_set) | READ_ONCE(p->sighand->shared_pending_set);
 
+	if (unlikely(READ_ONCE(ut->ptrace)) && ptrace_jobctl_pending(ut))
+		return true; /* PTRACE_INTERRUPT or a group stop to report */
 	return (pend & ~READ_ONCE(ut->sigmask)) != 0;
 }
 

@@ -28,6 +28,7 @@
 #include <kern/errno.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/ptrace.h>
 #include <kern/sched.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
@@ -353,6 +354,8 @@ bool signal_work_pending(struct trapframe *tf)
 	}
 	struct proc *p = ut->task.proc;
 
+	if (unlikely(READ_ONCE(ut->ptrace)))
+		return ut->restore_sigmask || signal_pending(&ut->task); /* covers the traps */
 	return ut->restore_sigmask || signal_pending(&ut->task) || sig_group_stopped(p);
 }
 
@@ -362,8 +365,13 @@ static int sig_get(struct uthread *ut, struct proc *p, struct ksigaction *ka, st
 	struct sighand *sh = p->sighand;
 
 	for (;;) {
-		if (sig_group_stopped(p))
+		if (unlikely(READ_ONCE(ut->ptrace)))
+			ptrace_jobctl(ut); /* group-stop and interrupt traps, or the plain wait */
+		else if (sig_group_stopped(p)) {
 			sig_group_stop_wait(p);
+			if (READ_ONCE(ut->ptrace))
+				continue; /* seized while stopped: its trap first */
+		}
 		if (READ_ONCE(p->exiting))
 			proc_exit_thread(0);
 
@@ -373,6 +381,14 @@ static int sig_get(struct uthread *ut, struct proc *p, struct ksigaction *ka, st
 		if (!sig) {
 			spin_unlock_irqrestore(&sh->lock, f);
 			return 0;
+		}
+		if (unlikely(READ_ONCE(ut->ptrace)) && sig != SIGKILL) {
+			/* the signal-delivery stop: the tracer may cancel or change it */
+			spin_unlock_irqrestore(&sh->lock, f);
+			sig = ptrace_signal(ut, sig, info);
+			if (!sig)
+				continue;
+			f = spin_lock_irqsave(&sh->lock);
 		}
 		struct ksigaction *act = &sh->action[sig - 1];
 

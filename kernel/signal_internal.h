@@ -52,6 +52,7 @@ void sig_flush_locked(struct proc *p, uint64_t set);
 
 /* Group stop (kept in a side table keyed by struct proc until proc.h grows the fields). */
 bool sig_group_stopped(struct proc *p);
+int sig_group_stop_signal(struct proc *p); /* the stopping signal, 0 when not stopped */
 void sig_group_stop_wait(struct proc *p);
 void sig_group_stop_begin(struct proc *p, int sig);
 

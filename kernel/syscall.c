@@ -8,7 +8,9 @@
 #include <kern/assert.h>
 #include <kern/errno.h>
 #include <kern/printk.h>
+#include <kern/compiler.h>
 #include <kern/proc.h>
+#include <kern/ptrace.h>
 #include <kern/syscall.h>
 #include <kern/ksvc.h>
 #include <kern/signal_proc.h>
@@ -29,9 +31,27 @@ void syscall_init(void)
 	}
 }
 
+static void syscall_run(struct trapframe *tf, uint64_t nr);
+
 void syscall_dispatch(struct trapframe *tf)
 {
+	struct uthread *ut = current_uthread();
 	uint64_t nr = tf->x[8];
+
+	if (likely(!READ_ONCE(ut->ptrace))) {
+		syscall_run(tf, nr);
+		return;
+	}
+	/* traced: the entry stop may change the number or skip the call, then the exit stop */
+	signal_syscall_enter(tf);
+	if (ptrace_syscall_entry(tf, &nr))
+		syscall_run(tf, nr);
+	if (READ_ONCE(ut->ptrace))
+		ptrace_syscall_exit(tf, nr, (long)tf->x[0]);
+}
+
+static void syscall_run(struct trapframe *tf, uint64_t nr)
+{
 	long ret;
 
 	if (nr < NR_SYSCALLS && table[nr]) {

@@ -177,6 +177,8 @@ bool trap_user_work_pending(struct trapframe *tf)
 		       read_sysreg(ttbr0_el1), p->mm->asid);
 	if (ut->set_child_tid || READ_ONCE(p->exiting) || ut->restore_sigmask)
 		return true;
+	if (unlikely(READ_ONCE(ut->ptrace)))
+		return signal_work_pending(tf); /* traced: ptrace's traps go the slow way */
 	/* The common case, checked inline: no unblocked signal, no syscall restart code in x0,
 	 * no group stop.  Anything else goes through the signal code's full check. */
 	uint64_t pend = READ_ONCE(ut->sigpending_set) | READ_ONCE(p->sighand->shared_pending_set);

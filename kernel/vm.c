@@ -497,6 +497,68 @@ int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
 	return ksvc_copy_to_user((void *)dst, src, n);
 }
 
+/*
+ * ptrace's access to another process's memory (PEEK/POKE; Linux's access_remote_vm with
+ * FOLL_FORCE): up to len bytes between buf and addr in mm, one page at a time; the number of
+ * bytes done (0 when addr itself cannot be reached).  A write to a private read-only mapping
+ * (a breakpoint in text) gets its own copy of a page shared copy-on-write and leaves it
+ * read-only; shared read-only and special mappings (rings, [sigpage]) are never written.
+ */
+uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write)
+{
+	uint64_t done = 0;
+
+	kmutex_lock(&mm->lock);
+	while (done < len) {
+		uint64_t va = addr + done, off = va & (PAGE_SIZE - 1);
+		uint64_t n = PAGE_SIZE - off < len - done ? PAGE_SIZE - off : len - done;
+		struct vm_area *v = vm_find_locked(mm, va);
+
+		if (!v || (write && (v->flags & VMA_SPECIAL)) ||
+		    (write && !(v->flags & VMA_WRITE) && (v->flags & VMA_SHARED)))
+			break;
+		bool force = write && !(v->flags & VMA_WRITE);
+
+		if (fault_locked(mm, va, write && !force, false))
+			break;
+		pte_t *pte = pt_walk(mm->pgd, va & ~(PAGE_SIZE - 1), false, pt_alloc);
+
+		if (!pte || !(*pte & PTE_VALID))
+			break;
+		uint64_t pfn = (*pte & PTE_ADDR_MASK) >> PAGE_SHIFT;
+
+		if (force && (*pte & PTE_SW_COW)) {
+			struct page *pg = pfn_page(pfn);
+
+			if (!pg || __atomic_load_n(&pg->refcount, __ATOMIC_ACQUIRE) != 1) {
+				void *copy = alloc_pages(0);
+
+				if (!copy)
+					break;
+				memcpy(copy, phys_to_virt(pfn << PAGE_SHIFT), PAGE_SIZE);
+				page_unref(pfn);
+				pfn = virt_to_phys(copy) >> PAGE_SHIFT;
+			}
+			*pte = user_pte(pfn, v->flags, false); /* private now: no COW mark */
+			tlb_flush_page(mm, va & ~(PAGE_SIZE - 1));
+		}
+		char *k = (char *)phys_to_virt(pfn << PAGE_SHIFT) + off;
+
+		if (write) {
+			memcpy(k, (char *)buf + done, n);
+			/* the tracee may run what was written: clean to PoU, drop the I-cache */
+			for (uint64_t a = (uint64_t)k & ~63ull; a < (uint64_t)k + n; a += 64)
+				__asm__ volatile("dc cvau, %0" ::"r"(a) : "memory");
+			__asm__ volatile("dsb ish\n ic ialluis\n dsb ish\n isb" ::: "memory");
+		} else {
+			memcpy((char *)buf + done, k, n);
+		}
+		done += n;
+	}
+	kmutex_unlock(&mm->lock);
+	return done;
+}
+
 /* ---- fork ---- */
 
 struct mm *mm_dup(struct mm *src)

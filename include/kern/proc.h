@@ -21,6 +21,7 @@ struct files;
 struct inode;
 struct sighand;
 struct trapframe;
+struct ptrace_link;
 
 #define PROC_RLIM_NLIMITS 16
 
@@ -81,6 +82,7 @@ struct uthread {
 	uint64_t set_child_tid; /* fork with CLONE_CHILD_SETTID: written on first return */
 	struct vfork_done *vfork; /* CLONE_VFORK: the parent waits until we exec or exit */
 	uint64_t robust_list;
+	struct ptrace_link *ptrace; /* traced: kernel/ptrace.c (its ptrace_lock) */
 	/* signals (kernel/signal.c) */
 	uint64_t sigmask; /* blocked, bit (sig - 1) */
 	uint64_t saved_sigmask; /* ppoll/pselect6/rt_sigsuspend restore it after delivery */

@@ -137,6 +137,8 @@ static inline struct task *current_task(void)
 void sched_init_cpu(struct cpu *c, struct task *idle);
 void sched_track_task(struct task *t);
 void sched_untrack_task(struct task *t);
+/* Is tid a kernel thread's (ptrace answers EPERM for those, ESRCH for no task)? */
+bool sched_tid_is_kthread(int tid);
 /* Print every task's scheduling state and kernel backtrace (hang diagnosis). */
 void sched_dump_tasks(void);
 void sched_register_hooks(const struct sched_hooks *h);

@@ -107,3 +107,5 @@ void vm_init(void);
 /* Highest free gap of len bytes below mm->mmap_base (where a top-down mmap puts a new
  * mapping); 0 when none.  mm->lock held. */
 uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len);
+/* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
+uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);

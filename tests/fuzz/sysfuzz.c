@@ -7,7 +7,9 @@
  * a pool of edge values: 0, 1, -1, small integers, fds, pointers into and just past its own
  * buffer (refilled with junk and pointers now and then), unmapped and kernel addresses, powers
  * of two and random words.  Skipped: calls that end the child or reach outside it (exit,
- * reboot, kill and friends, clone, execve, process_vm_writev), that wait without bound
+ * reboot, kill and friends, clone, execve, process_vm_writev, ptrace: a TRACEME'd child stops
+ * at its next signal and its parent's wait() then waits forever, here as on Linux;
+ * t_ptrace checks ptrace's bad input), that wait without bound
  * (futex, ppoll, epoll_pwait, nanosleep, clock_nanosleep, wait4), and rt_sigreturn.  Memory
  * calls (mprotect, munmap, mremap, madvise, remap_file_pages) are aimed away from the child's
  * own code and stack.  The children's fds 0-2 are /dev/null.  What is checked is the kernel:
@@ -55,7 +57,7 @@ static int skipped(long nr)
 		__NR_exit, __NR_exit_group, __NR_reboot, __NR_kill, __NR_tkill, __NR_tgkill,
 		__NR_clone, __NR_clone3, __NR_execve, __NR_execveat, __NR_process_vm_writev,
 		__NR_wait4, __NR_futex, __NR_ppoll, __NR_epoll_pwait, __NR_nanosleep,
-		__NR_clock_nanosleep, __NR_rt_sigreturn,
+		__NR_clock_nanosleep, __NR_rt_sigreturn, __NR_ptrace,
 	};
 	for (unsigned int k = 0; k < sizeof(skip) / sizeof(skip[0]); k++)
 		if (skip[k] == nr)

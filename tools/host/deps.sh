@@ -8,7 +8,8 @@
 # initramfs, libbpf/libelf/zlib for static BPF clients) are downloaded with apt-get's
 # architecture options into BUILD_DIR/deps and unpacked there; the machine's dpkg architecture
 # list is never changed.  Debian's own arm64 perf (linux-perf) and the libraries it links go to
-# BUILD_DIR/deps/perf-root the same way (tools/host/debian-perf.sh makes an overlay of them).
+# BUILD_DIR/deps/perf-root the same way (tools/host/debian-perf.sh makes an overlay of them), and
+# Debian's arm64 strace with its libraries to BUILD_DIR/deps/strace-root (debian-strace.sh).
 set -eu
 B=${1:-build}
 HOST_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
@@ -19,6 +20,8 @@ ARM64_PKGS="libfdt-dev libfdt1 busybox-static libbpf-dev libbpf1 libelf-dev libe
 PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 libopencsd1
   libperl5.36 libpython3.11 libslang2 libunwind8 libzstd1 zlib1g libglib2.0-0 libuuid1 libbz2-1.0
   libcrypt1 libexpat1 libpcre2-8-0"
+# strace (its arm64 build needs nothing beyond glibc)
+STRACE_PKGS="strace"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -35,11 +38,12 @@ if [ -n "$missing" ]; then
 fi
 
 A="$B/deps"
+case "$A" in /*) AABS=$A ;; *) AABS=$(pwd)/$A ;; esac # apt's directories: absolute
 stamp="$A/arm64/.stamp-$(echo $ARM64_PKGS | tr ' ' '_')"
 if [ ! -f "$stamp" ]; then
 	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs" "$A/arm64"
-	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$(pwd)/$A/apt/lists
-	     -oDir::Cache=$(pwd)/$A/apt/cache -oAPT::Sandbox::User=root -qq"
+	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$AABS/apt/lists
+	     -oDir::Cache=$AABS/apt/cache -oAPT::Sandbox::User=root -qq"
 	echo "deps: downloading arm64 packages: $ARM64_PKGS" >&2
 	apt-get $APT update
 	(cd "$A/debs" && apt-get $APT download $ARM64_PKGS)
@@ -52,28 +56,20 @@ fi
 TESTENV_PKGS="bash libtinfo6 coreutils libacl1 libattr1 libselinux1 libpcre2-8-0 libgmp10 grep
   sed gawk libmpfr6 libsigsegv2 libreadline8 binutils binutils-aarch64-linux-gnu libbinutils
   libctf0 libctf-nobfd0 libgprofng0 libjansson4 zlib1g libzstd1"
-tstamp="$A/testenv-root/.stamp-$(echo $TESTENV_PKGS | tr ' ' '_')"
-if [ ! -f "$tstamp" ]; then
-	rm -rf "$A/testenv-root" "$A/debs-testenv"
-	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs-testenv" "$A/testenv-root"
-	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$(pwd)/$A/apt/lists
-	     -oDir::Cache=$(pwd)/$A/apt/cache -oAPT::Sandbox::User=root -qq"
-	echo "deps: downloading bash, coreutils and binutils for perf's shell tests" >&2
+# fetch_root NAME "PKGS": download PKGS into $A/debs-NAME and unpack them all into $A/NAME-root
+fetch_root() {
+	stamp="$A/$1-root/.stamp-$(echo $2 | tr ' ' '_')"
+	[ -f "$stamp" ] && return 0
+	rm -rf "$A/$1-root" "$A/debs-$1"
+	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs-$1" "$A/$1-root"
+	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$AABS/apt/lists
+	     -oDir::Cache=$AABS/apt/cache -oAPT::Sandbox::User=root -qq"
+	echo "deps: downloading Debian's arm64 $1 and its libraries" >&2
 	[ -n "$(ls "$A/apt/lists" 2>/dev/null | grep -v partial)" ] || apt-get $APT update
-	(cd "$A/debs-testenv" && apt-get $APT download $TESTENV_PKGS)
-	for d in "$A"/debs-testenv/*.deb; do dpkg-deb -x "$d" "$A/testenv-root"; done
-	touch "$tstamp"
-fi
-
-pstamp="$A/perf-root/.stamp-$(echo $PERF_PKGS | tr ' ' '_')"
-if [ ! -f "$pstamp" ]; then
-	rm -rf "$A/perf-root" "$A/debs-perf"
-	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs-perf" "$A/perf-root"
-	APT="-oAPT::Architecture=arm64 -oAPT::Architectures=arm64 -oDir::State::Lists=$(pwd)/$A/apt/lists
-	     -oDir::Cache=$(pwd)/$A/apt/cache -oAPT::Sandbox::User=root -qq"
-	echo "deps: downloading Debian's arm64 perf and its libraries" >&2
-	[ -n "$(ls "$A/apt/lists" 2>/dev/null | grep -v partial)" ] || apt-get $APT update
-	(cd "$A/debs-perf" && apt-get $APT download $PERF_PKGS)
-	for d in "$A"/debs-perf/*.deb; do dpkg-deb -x "$d" "$A/perf-root"; done
-	touch "$pstamp"
-fi
+	(cd "$A/debs-$1" && apt-get $APT download $2)
+	for d in "$A/debs-$1"/*.deb; do dpkg-deb -x "$d" "$A/$1-root"; done
+	touch "$stamp"
+}
+fetch_root perf "$PERF_PKGS"
+fetch_root strace "$STRACE_PKGS"
+fetch_root testenv "$TESTENV_PKGS"
