@@ -22,6 +22,7 @@
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
 #include <fs/vfs.h>
+#include <kern/trace.h>
 #include <kern/elf.h>
 #include <kern/errno.h>
 #include <kern/exec_stack.h>
@@ -403,6 +404,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	signal_exec_reset(p);
 	perf_task_exec();
 	perf_task_comm(ut->task.comm, true);
+	trace_sched_process_exec(path, ut->task.tid);
 	exec_mmap_records(plan, f, path);
 	if (in->file)
 		exec_mmap_records(&in->plan, in->file, plan->interp);

@@ -12,6 +12,7 @@
 #include <kern/syscall.h>
 #include <kern/ksvc.h>
 #include <kern/signal_proc.h>
+#include <kern/trace.h>
 
 extern const struct syscall_entry __syscalls_start[], __syscalls_end[];
 static syscall_fn table[NR_SYSCALLS];
@@ -34,6 +35,7 @@ void syscall_dispatch(struct trapframe *tf)
 	uint64_t nr = tf->x[8];
 	long ret;
 
+	trace_sys_enter(tf);
 	if (nr < NR_SYSCALLS && table[nr]) {
 		/* rt_sigreturn rewrites the saved FP/SIMD state: make the copy current first. */
 		bool fp_sync = nr == __NR_rt_sigreturn;
@@ -52,8 +54,10 @@ void syscall_dispatch(struct trapframe *tf)
 			ut->fp_in_memory = false;
 			ksvc_irq_restore(f);
 		}
-		if (nr == __NR_rt_sigreturn)
+		if (nr == __NR_rt_sigreturn) {
+			trace_sys_exit(tf, (long)tf->x[0]);
 			return; /* the frame it restored holds x0 */
+		}
 	} else {
 		/* to the log only (dmesg), never into the user's output on the console: each
 		 * number once, and numbers past the table at Linux's ratelimit */
@@ -68,5 +72,11 @@ void syscall_dispatch(struct trapframe *tf)
 					 nr, current_task()->comm, proc_tgid(current_task()));
 		ret = -ENOSYS;
 	}
+	trace_sys_exit(tf, ret);
 	tf->x[0] = (uint64_t)ret;
+}
+
+bool trace_syscall_exists(unsigned int nr)
+{
+	return nr < NR_SYSCALLS && table[nr];
 }

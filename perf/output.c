@@ -417,27 +417,46 @@ long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_
 	return 1 + walk_frames(ips + 1, max - 1, regs[29], true);
 }
 
+/* An overflow in process context: false to go on with the sample, true when the event is
+ * throttled.  __perf_event_account_interrupt: every overflow counts toward the tick's limit,
+ * but only a second one from the same occurrence (throttle) may throttle. */
+static bool process_overflow_throttled(struct perf_event *e, bool throttle)
+{
+	struct perf_event_core *c = perf_core(e);
+	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
+
+	if (c->throttled)
+		return true;
+	if (++c->interrupts >= max && throttle) {
+		c->throttled = true;
+		log_throttle(e, false);
+	}
+	return false;
+}
+
 /* A software event's period elapsed in process context (a page fault, a context switch):
  * the sample shows the task's user state; addr is the fault address for page faults. */
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 {
 	uint64_t regs[34];
 	struct perf_event_core *c = perf_core(e);
-	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
 
-	if (c->throttled)
+	if (process_overflow_throttled(e, throttle))
 		return;
-	/* __perf_event_account_interrupt: every overflow counts toward the tick's limit, but
-	 * only a second one from the same occurrence may throttle */
-	if (++c->interrupts >= max && throttle) {
-		c->throttled = true;
-		log_throttle(e, false);
-	}
 	ksvc_user_regs(regs);
 	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
 		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0);
 	if (perf_overflow_notify(e, addr))
 		e->pmu->stop(e, 0); /* the REFRESH limit: no more counts until it is refreshed */
+}
+
+void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle)
+{
+	if (process_overflow_throttled(e, throttle))
+		return;
+	output_sample(e, e->hw.sample_period, hit->regs, hit->user, 0, hit->rec, hit->size);
+	if (perf_overflow_notify(e, 0))
+		e->pmu->stop(e, 0);
 }
 
 /* ---- side-band records ---- */

@@ -839,6 +839,19 @@ int perf_bp_modify(struct perf_event *e, const struct perf_event_attr *na);
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);
+/* tp.c: the tracepoint PMU.  A tracepoint hit: its id, record and the registers the hook
+ * gives (user registers for syscall events). */
+struct perf_tp_hit {
+	uint64_t id;
+	const void *rec;
+	uint32_t size;
+	const uint64_t *regs;
+	bool user;
+};
+struct perf_pmu *perf_tp_pmu(void);
+void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit);
+/* output.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
+void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle);
 /* in_kernel: the occurrence happened in kernel mode (a switch, a migration), which events
  * with exclude_kernel do not count (Linux's perf_exclude_event on the scheduler's regs). */
 void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr,
