@@ -96,6 +96,7 @@ int perf_mmap(void *priv, struct ksvc_mmap *m)
 		err = perf_ring_create((uint32_t)nr, wm, !m->write, &fresh);
 		if (err)
 			return err;
+		fresh->backward = e->attr.write_backward;
 	}
 	unsigned long f = spin_lock_irqsave(&c->child_lock);
 

@@ -298,6 +298,7 @@ struct perf_ring {
 	uint64_t data_size;			/* [i] nr_pages * page size */
 	uint64_t watermark;			/* [i] bytes between wakeups */
 	bool overwrite;	       /* [i] mapped without PROT_WRITE: never checks data_tail */
+	bool backward;	       /* [i] attr.write_backward: head runs down from 0 */
 	uint64_t head;	       /* [r] next write position (free running) */
 	uint64_t lost;	       /* [r] records dropped since the last PERF_RECORD_LOST */
 	uint64_t wakeup;       /* [r] wakeup generation (watermark bytes and wakeup_events) */

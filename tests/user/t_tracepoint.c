@@ -13,6 +13,7 @@
  *    sched:sched_process_fork per fork; an unknown id is EINVAL.
  *  4 sampling: PERF_SAMPLE_RAW of sys_enter_getpid, sys_exit_getpid and sys_enter_openat,
  *    byte for byte (size, common fields, syscall nr, arguments, ret, zeroed padding).
+ *  5 a write_backward ring: data_head runs down from 0, records read forward from it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -441,6 +442,52 @@ static void test_sample(void)
 	ring_close(&r);
 }
 
+/* ---- 5: a backward ring (write_backward, read-only mapping) ---- */
+
+static void test_backward(void)
+{
+	struct perf_event_attr a;
+	long id = event_id("syscalls/sys_exit_getpid");
+	size_t size = 2 * 4096;
+	int fd;
+
+	tp_attr(&a, id);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_RAW;
+	a.write_backward = 1;
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	if (fd < 0) {
+		tap_fail("write_backward ring", "open: %s", strerror(errno));
+		return;
+	}
+	struct perf_event_mmap_page *pg = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (pg == MAP_FAILED) {
+		tap_fail("write_backward ring", "mmap: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_getpid);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	const uint8_t *data = (const uint8_t *)pg + 4096;
+	/* each sample: header 8, raw size 4, raw 28 (sys_exit_getpid): 40 bytes */
+	CHECK(head == (uint64_t)-120, "write_backward: data_head runs down from 0 (3 x 40 bytes)",
+	      "data_head %llx", (unsigned long long)head);
+	int ok = 1;
+
+	for (uint64_t off = head; off != 0 && ok; off += 40) {
+		const struct perf_event_header *h = (const void *)(data + (off & 4095));
+
+		ok = h->type == PERF_RECORD_SAMPLE && h->size == 40;
+	}
+	CHECK(ok, "write_backward: the records read forward from data_head", "bad record");
+	munmap(pg, size);
+	close(fd);
+}
+
 int main(void)
 {
 	tap_init("t_tracepoint", 60);
@@ -448,5 +495,6 @@ int main(void)
 	test_tracefs();
 	test_count();
 	test_sample();
+	test_backward();
 	return tap_done();
 }
