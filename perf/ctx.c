@@ -393,6 +393,8 @@ void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *
 {
 	struct perf_tp_hit hit = { id, rec, size, regs, user };
 
+	if (!perf_ready || !perf_tp_bpf_run(&hit))
+		return;
 	each_current_ctx(tp_hit_locked, &hit);
 }
 

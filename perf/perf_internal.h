@@ -850,6 +850,11 @@ struct perf_tp_hit {
 	bool user;
 };
 struct perf_pmu *perf_tp_pmu(void);
+/* bpf_attach.c: run the BPF_PROG_TYPE_TRACEPOINT programs attached to hit's tracepoint:
+ * false when one returned 0 (the hit is dropped).  [any] */
+bool perf_tp_bpf_run(const struct perf_tp_hit *hit);
+/* bpf_attach.c: the tracepoint event is going away: take its program off its tracepoint. */
+void perf_tp_bpf_release(struct perf_event *e);
 void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit);
 /* output.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
 void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle);

@@ -13,8 +13,8 @@
  * registers are kernel ones: every event but the syscalls:* ones, which carry the task's user
  * registers; exclude_user is not looked at), one sample per elapsed period; freq mode starts
  * at a period of 1.
- * Next in line: BPF_PROG_TYPE_TRACEPOINT programs (SET_BPF) would run in perf_tp_count_locked
- * with the raw record as their context, before the count, as perf_trace_run_bpf_submit.
+ * BPF_PROG_TYPE_TRACEPOINT programs (SET_BPF, BPF_LINK_CREATE) run per tracepoint hit before
+ * any event counts it (bpf_attach.c, perf_tp_bpf_run).
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
@@ -31,6 +31,7 @@ static int tp_event_init(struct perf_event *e)
 		return -EINVAL;
 	if (e->attr.freq && e->attr.sample_freq)
 		e->hw.sample_period = e->hw.last_period = 1;
+	e->destroy = perf_tp_bpf_release;
 	return 0;
 }
 

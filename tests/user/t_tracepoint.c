@@ -14,9 +14,13 @@
  *  4 sampling: PERF_SAMPLE_RAW of sys_enter_getpid, sys_exit_getpid and sys_enter_openat,
  *    byte for byte (size, common fields, syscall nr, arguments, ret, zeroed padding).
  *  5 a write_backward ring: data_head runs down from 0, records read forward from it.
+ *  6 BPF_PROG_TYPE_TRACEPOINT programs with SET_BPF: EINVAL for the wrong program type either
+ *    way, EEXIST for a second one; the program sees the record (ctx + 8: __syscall_nr), runs
+ *    at each hit, returning 0 drops the hit; closing the event detaches it.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -488,6 +492,146 @@ static void test_backward(void)
 	close(fd);
 }
 
+/* ---- 6: BPF_PROG_TYPE_TRACEPOINT programs ---- */
+
+#define INSN(c, d, s_, o, i)                                                                       \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s_), .off = (o), .imm = (i) })
+#define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV64_REG(d, s_) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s_, 0, 0)
+#define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(SYS_bpf, cmd, a, sizeof(*a));
+}
+
+/* value[0] += 1; value[1] = ctx's __syscall_nr (offset 8); return ret */
+static int load_tp_prog(int type, int map, int ret)
+{
+	struct bpf_insn p[] = {
+		INSN(BPF_LDX | BPF_MEM | BPF_W, 7, 1, 8, 0),
+		INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_REG(2, 10),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0),
+		MOV64_IMM(1, 1),
+		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
+		INSN(BPF_STX | BPF_MEM | BPF_DW, 0, 7, 8, 0),
+		MOV64_IMM(0, ret),
+		EXIT(),
+	};
+	struct bpf_insn trivial[] = { MOV64_IMM(0, 1), EXIT() };
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)(type == BPF_PROG_TYPE_TRACEPOINT ? p : trivial);
+	a.insn_cnt = type == BPF_PROG_TYPE_TRACEPOINT ? sizeof(p) / sizeof(p[0]) : 2;
+	a.license = (uintptr_t) "GPL";
+	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+static void map_value(int map, uint64_t v[2])
+{
+	union bpf_attr a;
+	uint32_t key = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = map;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)v;
+	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+		v[0] = v[1] = ~0ull;
+}
+
+static void test_bpf(void)
+{
+	long id = event_id("syscalls/sys_enter_getpid");
+	struct perf_event_attr a;
+	union bpf_attr ma;
+	uint64_t v[2], count = 0;
+	int map, tp_prog, tp_prog0, pe_prog, fd, sw;
+
+	memset(&ma, 0, sizeof(ma));
+	ma.map_type = BPF_MAP_TYPE_ARRAY;
+	ma.key_size = 4;
+	ma.value_size = 16;
+	ma.max_entries = 1;
+	map = (int)sys_bpf(BPF_MAP_CREATE, &ma);
+	tp_prog = load_tp_prog(BPF_PROG_TYPE_TRACEPOINT, map, 1);
+	tp_prog0 = load_tp_prog(BPF_PROG_TYPE_TRACEPOINT, map, 0);
+	pe_prog = load_tp_prog(BPF_PROG_TYPE_PERF_EVENT, map, 1);
+	if (map < 0 || tp_prog < 0 || tp_prog0 < 0 || pe_prog < 0) {
+		tap_fail("BPF_PROG_TYPE_TRACEPOINT programs load", "%d %d %d %d: %s", map, tp_prog,
+			 tp_prog0, pe_prog, strerror(errno));
+		return;
+	}
+	tp_attr(&a, id);
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 100000;
+	a.disabled = 1;
+	sw = (int)peo(&a, 0, -1, -1, 0);
+	EXPECT_ERRNO(ioctl(fd, PERF_EVENT_IOC_SET_BPF, pe_prog), EINVAL,
+		     "SET_BPF of a PERF_EVENT program on a tracepoint event is EINVAL");
+	EXPECT_ERRNO(ioctl(sw, PERF_EVENT_IOC_SET_BPF, tp_prog), EINVAL,
+		     "SET_BPF of a TRACEPOINT program on a software event is EINVAL");
+	EXPECT_OK(ioctl(fd, PERF_EVENT_IOC_SET_BPF, tp_prog),
+		  "SET_BPF of a TRACEPOINT program on sys_enter_getpid");
+	EXPECT_ERRNO(ioctl(fd, PERF_EVENT_IOC_SET_BPF, tp_prog), EEXIST,
+		     "a second SET_BPF is EEXIST");
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 10; i++)
+		syscall(SYS_getpid);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	map_value(map, v);
+	/* the program runs for every getpid on the machine: at least ours */
+	CHECK(v[0] >= 10 && v[0] < 20 && v[1] == SYS_getpid,
+	      "the program ran for each getpid and read __syscall_nr from its ctx", "runs %llu nr %llu",
+	      (unsigned long long)v[0], (unsigned long long)v[1]);
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		count = ~0ull;
+	CHECK(count == 10, "returning 1 keeps the hits: the event counted 10", "%llu",
+	      (unsigned long long)count);
+	close(fd);
+	map_value(map, v);
+	count = v[0];
+	for (int i = 0; i < 5; i++)
+		syscall(SYS_getpid);
+	map_value(map, v);
+	CHECK(v[0] == count, "closing the event takes its program off the tracepoint",
+	      "runs %llu after %llu", (unsigned long long)v[0], (unsigned long long)count);
+
+	tp_attr(&a, id);
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	EXPECT_OK(ioctl(fd, PERF_EVENT_IOC_SET_BPF, tp_prog0), "SET_BPF of a program returning 0");
+	map_value(map, v);
+	uint64_t runs0 = v[0];
+
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 10; i++)
+		syscall(SYS_getpid);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	map_value(map, v);
+	if (read(fd, &count, sizeof(count)) != sizeof(count))
+		count = ~0ull;
+	CHECK(count == 0 && v[0] >= runs0 + 10,
+	      "returning 0 drops the hits: the program ran, the event counted 0",
+	      "count %llu runs %llu", (unsigned long long)count, (unsigned long long)(v[0] - runs0));
+	close(fd);
+	close(sw);
+	close(tp_prog);
+	close(tp_prog0);
+	close(pe_prog);
+	close(map);
+}
+
 int main(void)
 {
 	tap_init("t_tracepoint", 60);
@@ -496,5 +640,6 @@ int main(void)
 	test_count();
 	test_sample();
 	test_backward();
+	test_bpf();
 	return tap_done();
 }
