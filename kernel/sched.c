@@ -239,6 +239,8 @@ static void __schedule(bool preempt)
 
 	uint64_t now = time_ns();
 
+	if (prev != c->idle)
+		trace_sched_stat_runtime(prev, now - prev->last_switch_in_ns);
 	prev->runtime_ns += now - prev->last_switch_in_ns;
 	next->last_switch_in_ns = now;
 	bool migrated = next->perf_last_cpu != c->id && next->perf_ran;

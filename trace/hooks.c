@@ -8,7 +8,7 @@
  * perf_syscall_enter/exit pass the syscall's pt_regs); the others the hook's own kernel
  * state (perf_fetch_caller_regs), so exclude_kernel drops them and exclude_user does not.
  *
- * ABI: Linux 6.1 include/trace/events/{sched,syscalls}.h, kernel/trace/trace_syscalls.c
+ * ABI: Linux 6.1 include/trace/events/{sched,syscalls,signal}.h, kernel/trace/trace_syscalls.c
  * (struct syscall_trace_enter: int nr, unsigned long args[nb_args]; exit: long ret),
  * __trace_sched_switch_state (preempted: TASK_REPORT_MAX 0x100, "R+"; sleeping: 0x1 "S";
  * exiting: EXIT_ZOMBIE 0x20 "Z"), prio 120 (nice 0); the idle task is "swapper/N", pid 0.
@@ -198,4 +198,55 @@ void trace_sched_process_exit_slow(void)
 	put32(rec, 24, t->tid);
 	put32(rec, 28, PRIO_NORMAL);
 	emit(TRACE_ID_SCHED_PROCESS_EXIT, rec, 32, regs, false);
+}
+
+void trace_sched_stat_runtime_slow(struct task *t, uint64_t delta_ns)
+{
+	uint8_t rec[56];
+	uint64_t regs[34];
+
+	KERNEL_REGS(regs);
+	task_comm(t, (char *)rec + 8);
+	put32(rec, 24, t->tid);
+	put32(rec, 28, 0);
+	memcpy(rec + 32, &delta_ns, 8);
+	uint64_t vruntime = t->runtime_ns + delta_ns; /* nice 0 weighs 1: the total run time */
+
+	memcpy(rec + 40, &vruntime, 8);
+	emit(TRACE_ID_SCHED_STAT_RUNTIME, rec, 48, regs, false);
+}
+
+/* ---- signal ---- */
+
+void trace_signal_generate_slow(int sig, int err, int code, const char *comm, int pid, bool group,
+				int result)
+{
+	uint8_t rec[56];
+	uint64_t regs[34];
+
+	KERNEL_REGS(regs);
+	put32(rec, 8, sig);
+	put32(rec, 12, err);
+	put32(rec, 16, code);
+	memset(rec + 20, 0, 16);
+	memcpy(rec + 20, comm, strnlen(comm, 15));
+	put32(rec, 36, pid);
+	put32(rec, 40, group);
+	put32(rec, 44, result);
+	emit(TRACE_ID_SIGNAL_GENERATE, rec, 48, regs, false);
+}
+
+void trace_signal_deliver_slow(int sig, int err, int code, uint64_t handler, uint64_t flags)
+{
+	uint8_t rec[48];
+	uint64_t regs[34];
+
+	KERNEL_REGS(regs);
+	put32(rec, 8, sig);
+	put32(rec, 12, err);
+	put32(rec, 16, code);
+	put32(rec, 20, 0);
+	memcpy(rec + 24, &handler, 8);
+	memcpy(rec + 32, &flags, 8);
+	emit(TRACE_ID_SIGNAL_DELIVER, rec, 40, regs, false);
 }

@@ -118,6 +118,31 @@ static inline void trace_sched_process_exec(const char *filename, int old_pid)
 	if (trace_enabled(TRACE_ID_SCHED_PROCESS_EXEC))
 		trace_sched_process_exec_slow(filename, old_pid);
 }
+void trace_sched_stat_runtime_slow(struct task *t, uint64_t delta_ns);
+/* t ran delta_ns until this switch away from it (not for the idle task). */
+static inline void trace_sched_stat_runtime(struct task *t, uint64_t delta_ns)
+{
+	if (trace_enabled(TRACE_ID_SCHED_STAT_RUNTIME))
+		trace_sched_stat_runtime_slow(t, delta_ns);
+}
+void trace_signal_generate_slow(int sig, int err, int code, const char *comm, int pid, bool group,
+				int result);
+void trace_signal_deliver_slow(int sig, int err, int code, uint64_t handler, uint64_t flags);
+/* A signal was sent to pid (comm): result 0 queued, 1 ignored, 2 already pending
+ * (TRACE_SIGNAL_DELIVERED, _IGNORED, _ALREADY_PENDING); group: to the whole process. */
+static inline void trace_signal_generate(int sig, int err, int code, const char *comm, int pid,
+					 bool group, int result)
+{
+	if (trace_enabled(TRACE_ID_SIGNAL_GENERATE))
+		trace_signal_generate_slow(sig, err, code, comm, pid, group, result);
+}
+/* The current thread dequeued sig, whose action is handler/flags. */
+static inline void trace_signal_deliver(int sig, int err, int code, uint64_t handler,
+					uint64_t flags)
+{
+	if (trace_enabled(TRACE_ID_SIGNAL_DELIVER))
+		trace_signal_deliver_slow(sig, err, code, handler, flags);
+}
 /* The current thread exits (before perf's exit hook). */
 static inline void trace_sched_process_exit(void)
 {
