@@ -12,7 +12,8 @@
  *    raw_syscalls ones (kernel registers); exclude_user drops nothing;
  *    sched:sched_process_fork per fork; an unknown id is EINVAL.
  *  4 sampling: PERF_SAMPLE_RAW of sys_enter_getpid, sys_exit_getpid and sys_enter_openat,
- *    byte for byte (size, common fields, syscall nr, arguments, ret, zeroed padding).
+ *    byte for byte (size, common fields, syscall nr, arguments, ret, zeroed padding), and of
+ *    signal:signal_generate for an ignored signal sent to ourselves.
  *  5 a write_backward ring: data_head runs down from 0, records read forward from it.
  *  6 BPF_PROG_TYPE_TRACEPOINT programs with SET_BPF: EINVAL for the wrong program type either
  *    way, EEXIST for a second one; the program sees the record (ctx + 8: __syscall_nr), runs
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
@@ -443,6 +445,28 @@ static void test_sample(void)
 			     O_RDONLY | O_CLOEXEC, 0 };
 	put(want + 16, args, sizeof(args));
 	check_raw("sys_enter_openat raw record: dfd, filename, flags, mode", got, n, want, 52);
+	ring_close(&r);
+
+	/* signal_generate of an ignored SIGUSR2 to ourselves: result 1 (TRACE_SIGNAL_IGNORED) */
+	id = event_id("signal/signal_generate");
+	if (ring_open(&r, id)) {
+		tap_fail("signal_generate sample", "open/mmap: %s", strerror(errno));
+		return;
+	}
+	signal(SIGUSR2, SIG_IGN);
+	ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0);
+	kill(getpid(), SIGUSR2);
+	ioctl(r.fd, PERF_EVENT_IOC_DISABLE, 0);
+	n = ring_first_raw(&r, got, &pid, &tid);
+	memset(want, 0, sizeof(want));
+	common(want, id);
+	int32_t gen[3] = { SIGUSR2, 0, SI_USER }, tail[3] = { (int32_t)getpid(), 1, 1 };
+	put(want + 8, gen, sizeof(gen));
+	prctl(PR_GET_NAME, (unsigned long)(want + 20), 0, 0, 0);
+	put(want + 36, tail, sizeof(tail));
+	want[2] = 1; /* common_flags: TRACE_FLAG_IRQS_OFF, sent under the siglock */
+	check_raw("signal_generate raw record: sig, errno, code, comm, pid, group, result", got, n,
+		  want, 52);
 	ring_close(&r);
 }
 
