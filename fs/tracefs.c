@@ -4,8 +4,9 @@
  *
  * What it does: tracefs is one tree of pseudo files (statfs TRACEFS_MAGIC) built at boot:
  *   events/<system>/<event>/{id,format,enable,filter}, events/<system>/{enable,filter},
- *   events/{enable,header_page,header_event}, events/ftrace/ (empty); one directory per tracepoint of the table
- *     (<kern/trace.h>; syscalls:* only for the syscalls we have), built at the first lookup
+ *   events/{enable,header_page,header_event}: one directory per tracepoint of the table
+ *     (<kern/trace.h>; syscalls:* only for the syscalls we have; ftrace:* as Linux lists
+ *     them, for perf record's tracing data, though no tracer fires them), built at the first lookup
  *     or listing of its system's directory;
  *   available_events ("system:event" lines), available_tracers / current_tracer ("nop", the
  *     only tracer), tracing_on, trace (the nop tracer's empty buffer header), trace_pipe (what
@@ -267,9 +268,6 @@ static void events_dir_refresh(struct inode *dir, const char *name, size_t len)
 	if (dir->parg)
 		return;
 	dir->parg = 1;
-	/* ftrace's own events (function, ...) need the function tracer we lack: the system is
-	 * there, empty, for perf's tracing data (record_ftrace_files) */
-	pseudo_mkdir_locked(dir, "ftrace", 0750, NULL, 0);
 	for (unsigned int i = 0; i < trace_nr_events; i++) {
 		const char *sys = trace_events[i].system;
 		struct inode *d;

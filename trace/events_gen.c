@@ -2,6 +2,118 @@
 #include <asm/unistd.h>
 #include <kern/trace.h>
 
+static const struct trace_field f1[] = {
+	{ "unsigned long ip", "ip", 8, 8, 0 },
+	{ "unsigned long parent_ip", "parent_ip", 16, 8, 0 },
+};
+static const struct trace_field f2[] = {
+	{ "unsigned int prev_pid", "prev_pid", 8, 4, 0 },
+	{ "unsigned int next_pid", "next_pid", 12, 4, 0 },
+	{ "unsigned int next_cpu", "next_cpu", 16, 4, 0 },
+	{ "unsigned char prev_prio", "prev_prio", 20, 1, 0 },
+	{ "unsigned char prev_state", "prev_state", 21, 1, 0 },
+	{ "unsigned char next_prio", "next_prio", 22, 1, 0 },
+	{ "unsigned char next_state", "next_state", 23, 1, 0 },
+};
+static const struct trace_field f3[] = {
+	{ "unsigned int prev_pid", "prev_pid", 8, 4, 0 },
+	{ "unsigned int next_pid", "next_pid", 12, 4, 0 },
+	{ "unsigned int next_cpu", "next_cpu", 16, 4, 0 },
+	{ "unsigned char prev_prio", "prev_prio", 20, 1, 0 },
+	{ "unsigned char prev_state", "prev_state", 21, 1, 0 },
+	{ "unsigned char next_prio", "next_prio", 22, 1, 0 },
+	{ "unsigned char next_state", "next_state", 23, 1, 0 },
+};
+static const struct trace_field f4[] = {
+	{ "int size", "size", 8, 4, 1 },
+	{ "unsigned long caller[8]", "caller", 16, 64, 0 },
+};
+static const struct trace_field f5[] = {
+	{ "unsigned long ip", "ip", 8, 8, 0 },
+	{ "char buf[]", "buf", 16, 0, 0 },
+};
+static const struct trace_field f6[] = {
+	{ "unsigned long ip", "ip", 8, 8, 0 },
+	{ "const char * fmt", "fmt", 16, 8, 0 },
+	{ "u32 buf[]", "buf", 24, 0, 0 },
+};
+static const struct trace_field f7[] = {
+	{ "resource_size_t phys", "phys", 8, 8, 0 },
+	{ "unsigned long value", "value", 16, 8, 0 },
+	{ "unsigned long pc", "pc", 24, 8, 0 },
+	{ "int map_id", "map_id", 32, 4, 1 },
+	{ "unsigned char opcode", "opcode", 36, 1, 0 },
+	{ "unsigned char width", "width", 37, 1, 0 },
+};
+static const struct trace_field f8[] = {
+	{ "resource_size_t phys", "phys", 8, 8, 0 },
+	{ "unsigned long virt", "virt", 16, 8, 0 },
+	{ "unsigned long len", "len", 24, 8, 0 },
+	{ "int map_id", "map_id", 32, 4, 1 },
+	{ "unsigned char opcode", "opcode", 36, 1, 0 },
+};
+static const struct trace_field f9[] = {
+	{ "unsigned int line", "line", 8, 4, 0 },
+	{ "char func[31]", "func", 12, 31, 0 },
+	{ "char file[21]", "file", 43, 21, 0 },
+	{ "char correct", "correct", 64, 1, 0 },
+	{ "char constant", "constant", 65, 1, 0 },
+};
+static const struct trace_field f10[] = {
+	{ "unsigned long func", "func", 8, 8, 0 },
+	{ "int depth", "depth", 16, 4, 1 },
+	{ "unsigned int overrun", "overrun", 20, 4, 0 },
+	{ "unsigned long long calltime", "calltime", 24, 8, 0 },
+	{ "unsigned long long rettime", "rettime", 32, 8, 0 },
+};
+static const struct trace_field f11[] = {
+	{ "unsigned long func", "func", 8, 8, 0 },
+	{ "int depth", "depth", 16, 4, 1 },
+};
+static const struct trace_field f12[] = {
+	{ "unsigned int tgid", "tgid", 8, 4, 0 },
+	{ "unsigned long caller[8]", "caller", 16, 64, 0 },
+};
+static const struct trace_field f14[] = {
+	{ "unsigned long ip", "ip", 8, 8, 0 },
+	{ "const char * str", "str", 16, 8, 0 },
+};
+static const struct trace_field f15[] = {
+	{ "u64 duration", "duration", 8, 8, 0 },
+	{ "u64 outer_duration", "outer_duration", 16, 8, 0 },
+	{ "u64 nmi_total_ts", "nmi_total_ts", 24, 8, 0 },
+	{ "s64 tv_sec", "tv_sec", 32, 8, 1 },
+	{ "long tv_nsec", "tv_nsec", 40, 8, 1 },
+	{ "unsigned int nmi_count", "nmi_count", 48, 4, 0 },
+	{ "unsigned int seqnum", "seqnum", 52, 4, 0 },
+	{ "unsigned int count", "count", 56, 4, 0 },
+};
+static const struct trace_field f16[] = {
+	{ "u64 noise", "noise", 8, 8, 0 },
+	{ "u64 runtime", "runtime", 16, 8, 0 },
+	{ "u64 max_sample", "max_sample", 24, 8, 0 },
+	{ "unsigned int hw_count", "hw_count", 32, 4, 0 },
+	{ "unsigned int nmi_count", "nmi_count", 36, 4, 0 },
+	{ "unsigned int irq_count", "irq_count", 40, 4, 0 },
+	{ "unsigned int softirq_count", "softirq_count", 44, 4, 0 },
+	{ "unsigned int thread_count", "thread_count", 48, 4, 0 },
+};
+static const struct trace_field f17[] = {
+	{ "unsigned int seqnum", "seqnum", 8, 4, 0 },
+	{ "int context", "context", 12, 4, 1 },
+	{ "u64 timer_latency", "timer_latency", 16, 8, 0 },
+};
+static const struct trace_field f18[] = {
+	{ "unsigned int id", "id", 8, 4, 0 },
+	{ "char buf[]", "buf", 12, 0, 0 },
+};
+static const struct trace_field f19[] = {
+	{ "unsigned long ip", "ip", 8, 8, 0 },
+	{ "unsigned long parent_ip", "parent_ip", 16, 8, 0 },
+	{ "u16 count", "count", 24, 2, 0 },
+	{ "u16 top_delta_ts", "top_delta_ts", 26, 2, 0 },
+	{ "u32 bottom_delta_ts", "bottom_delta_ts", 28, 4, 0 },
+};
 static const struct trace_field f23[] = {
 	{ "long id", "id", 8, 8, 1 },
 	{ "long ret", "ret", 16, 8, 1 },
@@ -3133,6 +3245,24 @@ static const struct trace_field f1132[] = {
 };
 
 const struct trace_event trace_events[] = {
+	{ "ftrace", "function", 1, -1, 24, 2, f1, "\" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip" },
+	{ "ftrace", "context_switch", 2, -1, 24, 7, f2, "\"%u:%u:%u  ==> %u:%u:%u [%03u]\", REC->prev_pid, REC->prev_prio, REC->prev_state, REC->next_pid, REC->next_prio, REC->next_state, REC->next_cpu" },
+	{ "ftrace", "wakeup", 3, -1, 24, 7, f3, "\"%u:%u:%u  ==+ %u:%u:%u [%03u]\", REC->prev_pid, REC->prev_prio, REC->prev_state, REC->next_pid, REC->next_prio, REC->next_state, REC->next_cpu" },
+	{ "ftrace", "kernel_stack", 4, -1, 80, 2, f4, "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], (void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]" },
+	{ "ftrace", "print", 5, -1, 16, 2, f5, "\"%ps: %s\", (void *)REC->ip, REC->buf" },
+	{ "ftrace", "bprint", 6, -1, 24, 3, f6, "\"%ps: %s\", (void *)REC->ip, REC->fmt" },
+	{ "ftrace", "mmiotrace_rw", 7, -1, 40, 6, f7, "\"%lx %lx %lx %d %x %x\", (unsigned long)REC->phys, REC->value, REC->pc, REC->map_id, REC->opcode, REC->width" },
+	{ "ftrace", "mmiotrace_map", 8, -1, 40, 5, f8, "\"%lx %lx %lx %d %x\", (unsigned long)REC->phys, REC->virt, REC->len, REC->map_id, REC->opcode" },
+	{ "ftrace", "branch", 9, -1, 68, 5, f9, "\"%u:%s:%s (%u)%s\", REC->line, REC->func, REC->file, REC->correct, REC->constant ? \" CONSTANT\" : \"\"" },
+	{ "ftrace", "funcgraph_exit", 10, -1, 40, 5, f10, "\"<-- %ps (%d) (start: %llx  end: %llx) over: %d\", (void *)REC->func, REC->depth, REC->calltime, REC->rettime, REC->depth" },
+	{ "ftrace", "funcgraph_entry", 11, -1, 24, 2, f11, "\"--> %ps (%d)\", (void *)REC->func, REC->depth" },
+	{ "ftrace", "user_stack", 12, -1, 80, 2, f12, "\"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], (void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]" },
+	{ "ftrace", "bputs", 14, -1, 24, 2, f14, "\"%ps: %s\", (void *)REC->ip, REC->str" },
+	{ "ftrace", "hwlat", 15, -1, 64, 8, f15, "\"cnt:%u\\tts:%010llu.%010lu\\tinner:%llu\\touter:%llu\\tcount:%d\\tnmi-ts:%llu\\tnmi-count:%u\\n\", REC->seqnum, REC->tv_sec, REC->tv_nsec, REC->duration, REC->outer_duration, REC->count, REC->nmi_total_ts, REC->nmi_count" },
+	{ "ftrace", "osnoise", 16, -1, 56, 8, f16, "\"noise:%llu\\tmax_sample:%llu\\thw:%u\\tnmi:%u\\tirq:%u\\tsoftirq:%u\\tthread:%u\\n\", REC->noise, REC->max_sample, REC->hw_count, REC->nmi_count, REC->irq_count, REC->softirq_count, REC->thread_count" },
+	{ "ftrace", "timerlat", 17, -1, 24, 3, f17, "\"seq:%u\\tcontext:%d\\ttimer_latency:%llu\\n\", REC->seqnum, REC->context, REC->timer_latency" },
+	{ "ftrace", "raw_data", 18, -1, 12, 2, f18, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]" },
+	{ "ftrace", "func_repeats", 19, -1, 32, 5, f19, "\" %ps <-%ps\\t(repeats:%u  delta: -%llu)\", (void *)REC->ip, (void *)REC->parent_ip, REC->count, (((u64)(REC)->top_delta_ts << 32) | (REC)->bottom_delta_ts)" },
 	{ "raw_syscalls", "sys_exit", 23, -1, 24, 2, f23, "\"NR %ld = %ld\", REC->id, REC->ret" },
 	{ "raw_syscalls", "sys_enter", 24, -1, 64, 2, f24, "\"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]" },
 	{ "syscalls", "sys_exit_rt_sigreturn", 25, __NR_rt_sigreturn, 24, 2, f25, "\"0x%lx\", REC->ret" },
