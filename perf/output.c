@@ -291,8 +291,10 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |          \
 	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
+/* defer_wake: wake the readers from pending_work instead of here (a tracepoint may fire
+ * inside the scheduler's wakeup path, under the very locks a wakeup takes). */
 static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
-			 uint64_t addr, const void *raw, uint32_t raw_size)
+			 uint64_t addr, const void *raw, uint32_t raw_size, bool defer_wake)
 {
 	uint64_t st = e->attr.sample_type;
 	struct perf_sample_data d;
@@ -377,8 +379,12 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		err = -ENOSPC;
 	}
 	spin_unlock_irqrestore(&perf_core(owner)->child_lock, f);
-	if (wake)
+	if (wake && defer_wake) {
+		atomic_store(&perf_core(e)->pending_wake, true);
+		ksvc_irq_work_queue(&perf_core(e)->pending_work);
+	} else if (wake) {
 		ring_wake(e);
+	}
 	return err;
 }
 
@@ -386,13 +392,13 @@ void perf_output_sample(struct perf_event *e, uint64_t period, const uint64_t *r
 {
 	/* the program check stays inline: the common case has none */
 	if (!READ_ONCE(perf_core(e)->prog) || perf_bpf_filter(e, period, regs, 0))
-		output_sample(e, period, regs, user, 0, NULL, 0);
+		output_sample(e, period, regs, user, 0, NULL, 0, false);
 }
 
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
 		     uint32_t size)
 {
-	return output_sample(e, 1, regs, user, 0, raw, size);
+	return output_sample(e, 1, regs, user, 0, raw, size, false);
 }
 
 long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
@@ -446,7 +452,7 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 		return;
 	ksvc_user_regs(regs);
 	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
-		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0);
+		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0, false);
 	if (perf_overflow_notify(e, addr))
 		e->pmu->stop(e, 0); /* the REFRESH limit: no more counts until it is refreshed */
 }
@@ -455,7 +461,7 @@ void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool th
 {
 	if (process_overflow_throttled(e, throttle))
 		return;
-	output_sample(e, e->hw.sample_period, hit->regs, hit->user, 0, hit->rec, hit->size);
+	output_sample(e, e->hw.sample_period, hit->regs, hit->user, 0, hit->rec, hit->size, true);
 	if (perf_overflow_notify(e, 0))
 		e->pmu->stop(e, 0);
 }
@@ -666,6 +672,8 @@ void perf_pending_work(struct ksvc_irq_work *w)
 	if (atomic_exchange(&c->pending_sigtrap, false) && c->ctx && c->ctx->task &&
 	    c->ctx->task == ksvc_task_current())
 		ksvc_send_sig_perf(c->pending_addr, e->attr.type, e->attr.sig_data);
+	if (atomic_exchange(&c->pending_wake, false))
+		ring_wake(e);
 	kill = atomic_exchange(&c->pending_kill, 0);
 	if (kill) {
 		unsigned long f = spin_lock_irqsave(&c->child_lock);

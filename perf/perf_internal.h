@@ -709,6 +709,7 @@ struct perf_event_core {
 	_Atomic int pending_kill;	/* POLL_IN / POLL_HUP for the O_ASYNC owner, or 0 */
 	_Atomic bool pending_disable;	/* the REFRESH limit ran out: disable the event */
 	_Atomic bool pending_sigtrap;	/* attr.sigtrap: SIGTRAP to the task */
+	_Atomic bool pending_wake;	/* a tracepoint sample's reader wakeup */
 	uint64_t pending_addr;		/* [p] the sigtrap's si_addr */
 	struct ksvc_irq_work pending_work;
 	/* the task that opened it (Linux's event->owner), for prctl PR_TASK_PERF_EVENTS_* */
