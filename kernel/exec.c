@@ -404,11 +404,11 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	signal_exec_reset(p);
 	perf_task_exec();
 	perf_task_comm(ut->task.comm, true);
-	trace_sched_process_exec(path, ut->task.tid);
 	exec_mmap_records(plan, f, path);
 	if (in->file)
 		exec_mmap_records(&in->plan, in->file, plan->interp);
 	vdso_exec_mmap_records(mm);
+	trace_sched_process_exec(path, ut->task.tid); /* after the new image's records, as Linux */
 	proc_vfork_release(ut);
 	return 0;
 }
