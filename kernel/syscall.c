@@ -30,12 +30,11 @@ void syscall_init(void)
 	}
 }
 
-void syscall_dispatch(struct trapframe *tf)
+static inline __attribute__((always_inline)) void dispatch(struct trapframe *tf)
 {
 	uint64_t nr = tf->x[8];
 	long ret;
 
-	trace_sys_enter(tf);
 	if (nr < NR_SYSCALLS && table[nr]) {
 		/* rt_sigreturn rewrites the saved FP/SIMD state: make the copy current first. */
 		bool fp_sync = nr == __NR_rt_sigreturn;
@@ -54,10 +53,8 @@ void syscall_dispatch(struct trapframe *tf)
 			ut->fp_in_memory = false;
 			ksvc_irq_restore(f);
 		}
-		if (nr == __NR_rt_sigreturn) {
-			trace_sys_exit(tf, (long)tf->x[0]);
+		if (nr == __NR_rt_sigreturn)
 			return; /* the frame it restored holds x0 */
-		}
 	} else {
 		/* to the log only (dmesg), never into the user's output on the console: each
 		 * number once, and numbers past the table at Linux's ratelimit */
@@ -72,8 +69,25 @@ void syscall_dispatch(struct trapframe *tf)
 					 nr, current_task()->comm, proc_tgid(current_task()));
 		ret = -ENOSYS;
 	}
-	trace_sys_exit(tf, ret);
 	tf->x[0] = (uint64_t)ret;
+}
+
+/* With a syscall tracepoint in use: raw_syscalls and syscalls events around the call (the
+ * result is x0 then, rt_sigreturn's restored one too). */
+static __attribute__((noinline)) void dispatch_traced(struct trapframe *tf)
+{
+	trace_sys_enter_slow(tf);
+	dispatch(tf);
+	trace_sys_exit_slow(tf, (long)tf->x[0]);
+}
+
+void syscall_dispatch(struct trapframe *tf)
+{
+	/* one load and a branch while no syscall tracepoint is in use */
+	if (__builtin_expect(atomic_load_explicit(&trace_syscalls_on, memory_order_relaxed), 0))
+		dispatch_traced(tf);
+	else
+		dispatch(tf);
 }
 
 bool trace_syscall_exists(unsigned int nr)

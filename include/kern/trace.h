@@ -78,18 +78,9 @@ void trace_common(void *rec, unsigned int id, bool irqs_off);
 /* ---- hooks kernel/ calls (trace/hooks.c); each returns at once when its events are off ---- */
 struct trapframe;
 struct task;
+/* kernel/syscall.c calls them around a syscall while trace_syscalls_on is nonzero. */
 void trace_sys_enter_slow(const struct trapframe *tf);
 void trace_sys_exit_slow(const struct trapframe *tf, long ret);
-static inline void trace_sys_enter(const struct trapframe *tf)
-{
-	if (__builtin_expect(atomic_load_explicit(&trace_syscalls_on, memory_order_relaxed), 0))
-		trace_sys_enter_slow(tf);
-}
-static inline void trace_sys_exit(const struct trapframe *tf, long ret)
-{
-	if (__builtin_expect(atomic_load_explicit(&trace_syscalls_on, memory_order_relaxed), 0))
-		trace_sys_exit_slow(tf, ret);
-}
 void trace_sched_switch_slow(struct task *prev, struct task *next, bool preempt);
 void trace_sched_wakeup_slow(struct task *t, bool new_task, int cpu);
 void trace_sched_process_fork_slow(struct task *parent, struct task *child);
