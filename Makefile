@@ -40,6 +40,7 @@ include kernel/module.mk
 include fs/module.mk
 include perf/module.mk
 include bpf/module.mk
+include trace/module.mk
 include tests/unit/module.mk
 include tests/user/module.mk
 include tools/module.mk

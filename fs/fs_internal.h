@@ -69,6 +69,9 @@ struct inode {
 	long parg; /* (c) the generator's argument (a pid, a CPU number...) */
 	void *pdata; /* (c) kmalloc'd, freed with the inode (static contents) */
 	uint32_t fs_magic; /* (c) statfs f_type: 0 for ramfs, PROC_SUPER_MAGIC, SYSFS_MAGIC */
+	/* directories: the root of the filesystem mounted here (mount.c), which the path walk
+	 * enters instead of this directory; NULL when none */
+	struct inode *mounted; /* (V) */
 };
 
 struct ramfs_dirent {
@@ -260,6 +263,12 @@ void pseudo_remove_locked(struct inode *dir, struct ramfs_dirent *de);
  * /sys): length, or 0 when it has no name. */
 size_t vfs_inode_path_locked(struct inode *ino, char *buf, size_t size);
 void procfs_init(struct inode *procdir);
+/* ---- tracefs.c: tracefs, debugfs, mount(2), umount2(2), /proc/mounts ---- */
+#define TRACEFS_MAGIC 0x74726163
+#define DEBUGFS_MAGIC 0x64626720
+/* Build tracefs and debugfs and mount them at /sys/kernel/{tracing,debug} (after sysfs_init). */
+void tracefs_init(struct inode *sysdir);
+extern const struct pseudo_ops proc_mounts_ops;
 void sysfs_init(struct inode *sysdir);
 
 /* ---- poll.c ---- */

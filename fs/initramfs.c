@@ -63,8 +63,10 @@ void vfs_init(void)
 		dev_init(dev);
 	if (proc)
 		procfs_init(proc);
-	if (sys)
+	if (sys) {
 		sysfs_init(sys);
+		tracefs_init(sys);
+	}
 }
 
 /* ---- unpack ---- */

@@ -8,7 +8,8 @@
  * including the NUL.  "/.." is "/".  A path with a trailing "/" must name a directory (or a
  * symlink to one).  Relative paths start at dirfd or the process's cwd (root when none).
  *
- * What it does not do: mount points, permission checks beyond mode bits (root does
+ * Mount points (tracefs.c): a directory with ->mounted set is entered as that root.
+ * What it does not do: permission checks beyond mode bits (root does
  * everything but exec of a file with no x bit), O_PATH/O_TMPFILE, FIFOs by name.
  *
  * ABI: openat(2) flags from <asm-generic/fcntl.h> via <linux/fcntl.h>; errno as Linux 6.1.
@@ -82,6 +83,8 @@ static int walk_step(struct inode *dir, const char *c, size_t len, bool follow, 
 		return walk_rec(dir, ino->target, ino->target + strlen(ino->target), true, links,
 				out);
 	}
+	while (ino->mounted)
+		ino = ino->mounted; /* a mount point: the mounted filesystem's root */
 	*out = ino;
 	return 0;
 }

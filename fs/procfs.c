@@ -768,8 +768,7 @@ void procfs_init(struct inode *procdir)
 			   "Linux version 6.1.0-perfkernel (root@perfkernel) (gcc %s) "
 			   "#1 SMP PREEMPT perfkernel\n", __VERSION__);
 	pseudo_text_locked(procdir, "modules", "%s", "");
-	pseudo_text_locked(procdir, "mounts", "rootfs / rootfs rw 0 0\n"
-			   "proc /proc proc rw,relatime 0 0\nsys /sys sysfs rw,relatime 0 0\n");
+	pseudo_file_locked(procdir, "mounts", 0444, &proc_mounts_ops, 0);
 	sys = pseudo_mkdir_locked(procdir, "sys", 0555, NULL, 0);
 	kern = sys ? pseudo_mkdir_locked(sys, "kernel", 0555, NULL, 0) : NULL;
 	if (kern) {

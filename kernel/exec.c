@@ -22,6 +22,7 @@
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
 #include <fs/vfs.h>
+#include <kern/trace.h>
 #include <kern/elf.h>
 #include <kern/errno.h>
 #include <kern/exec_stack.h>
@@ -429,6 +430,7 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 	if (in->file)
 		exec_mmap_records(&in->plan, in->file, plan->interp);
 	vdso_exec_mmap_records(mm);
+	trace_sched_process_exec(path, ut->task.tid); /* after the new image's records, as Linux */
 	proc_vfork_release(ut);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <kern/sched.h>
 #include <kern/string.h>
 #include <kern/time.h>
+#include <kern/trace.h>
 #include <kern/trap.h>
 #include <kern/proc.h>
 #include <kern/signal.h>
@@ -229,6 +230,16 @@ void ksvc_user_regs(uint64_t regs[34])
 		memcpy(regs, ut->tf, 34 * sizeof(uint64_t));
 	else
 		memset(regs, 0, 34 * sizeof(uint64_t));
+}
+
+bool ksvc_trace_event_valid(uint64_t id)
+{
+	return trace_event_by_id(id) != NULL;
+}
+
+void ksvc_trace_use(uint64_t id, int delta)
+{
+	trace_use(id, delta);
 }
 
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)

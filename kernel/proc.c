@@ -30,6 +30,7 @@
 #include <kern/signal_proc.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
+#include <kern/trace.h>
 #include <kern/vm.h>
 #include <perf/perf.h>
 
@@ -315,6 +316,7 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		else
 			ut->set_child_tid = ctid;
 	}
+	trace_sched_process_fork(&parent->task, &ut->task);
 	perf_task_fork((struct ksvc_task *)&parent->task, (struct ksvc_task *)&ut->task);
 	int pt_event = READ_ONCE(parent->ptrace) ? ptrace_clone(parent, ut, flags, exit_signal) : 0;
 	struct vfork_done vd;
@@ -544,6 +546,7 @@ void proc_exit_thread(int status)
 		if (ksvc_copy_to_user((void *)ut->clear_child_tid, &zero, sizeof(zero)) == 0)
 			futex_wake_address(ut->clear_child_tid, 1);
 	}
+	trace_sched_process_exit();
 	perf_task_exit();
 	proc_vfork_release(ut);
 	unsigned long f = spin_lock_irqsave(&p->lock);

@@ -15,6 +15,7 @@
 #include <kern/proc.h>
 #include <perf/perf.h>
 #include <kern/sched.h>
+#include <kern/trace.h>
 #include <kern/string.h>
 
 extern void cpu_switch(struct cpu_context *from, struct cpu_context *to);
@@ -143,7 +144,10 @@ void task_make_runnable(struct task *t, int cpu_hint)
 	spin_lock(&t->lock);
 	t->state = TASK_RUNNABLE;
 	t->on_rq = true;
-	activate(t, select_cpu(t, cpu_hint));
+	unsigned int cpu = select_cpu(t, cpu_hint);
+
+	trace_sched_wakeup(t, true, (int)cpu);
+	activate(t, cpu);
 	spin_unlock(&t->lock);
 	irq_restore(f);
 }
@@ -157,8 +161,13 @@ void wake_up_task(struct task *t)
 		t->state = TASK_RUNNABLE;
 		/* Still on_rq: it has not reached schedule(), which will now keep it running. */
 		if (!t->on_rq) {
+			unsigned int cpu = select_cpu(t, -1);
+
 			t->on_rq = true;
-			activate(t, select_cpu(t, -1));
+			trace_sched_wakeup(t, false, (int)cpu);
+			activate(t, cpu);
+		} else {
+			trace_sched_wakeup(t, false, (int)t->cpu);
 		}
 	}
 	spin_unlock(&t->lock);
@@ -230,6 +239,8 @@ static void __schedule(bool preempt)
 
 	uint64_t now = time_ns();
 
+	if (prev != c->idle)
+		trace_sched_stat_runtime(prev, now - prev->last_switch_in_ns);
 	prev->runtime_ns += now - prev->last_switch_in_ns;
 	next->last_switch_in_ns = now;
 	bool migrated = next->perf_last_cpu != c->id && next->perf_ran;
@@ -244,6 +255,7 @@ static void __schedule(bool preempt)
 	c->ctx_switches++;
 	if (hooks && hooks->switch_out)
 		hooks->switch_out(prev, next);
+	trace_sched_switch(prev, next, preempt);
 	perf_task_switch((struct ksvc_task *)prev, (struct ksvc_task *)next, migrated);
 	if (prev->proc || next->proc)
 		proc_switch(prev, next);

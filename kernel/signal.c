@@ -20,6 +20,7 @@
 #include <asm/signal.h>
 #include <asm/siginfo.h>
 #include <arch/trapframe.h>
+#include <kern/trace.h>
 #include <kern/assert.h>
 #include <kern/errno.h>
 #include <kern/mm.h>
@@ -576,8 +577,14 @@ static int sig_send(struct proc *p, struct uthread *target, int sig, const struc
 
 	/* sig_ignored: discarded unless blocked (the handler may change before unblocking) or
 	 * traced (the tracer sees every signal). */
-	if (!(sig_handler_ignored(ka, sig) && !(probe->sigmask & SIGBIT(sig)) &&
-	      !READ_ONCE(probe->ptrace))) {
+	bool ignored = sig_handler_ignored(ka, sig) && !(probe->sigmask & SIGBIT(sig)) &&
+		       !READ_ONCE(probe->ptrace);
+	char tcomm[16];
+	int tpid = probe->task.tid;
+
+	if (trace_enabled(TRACE_ID_SIGNAL_GENERATE))
+		memcpy(tcomm, probe->task.comm, sizeof(tcomm));
+	if (!ignored) {
 		if (target)
 			queued = sig_enqueue(&target->sigpending, &target->sigpending_set, sig, q);
 		else
@@ -608,6 +615,8 @@ static int sig_send(struct proc *p, struct uthread *target, int sig, const struc
 	}
 	spin_unlock(&sh->lock);
 	spin_unlock_irqrestore(&p->lock, f);
+	trace_signal_generate(sig, info ? info->errno_ : 0, info ? info->code : SI_KERNEL, tcomm,
+			      tpid, !target, queued ? 0 : ignored ? 1 : 2);
 	if (!queued)
 		kfree(q);
 	if (cont_notify)

@@ -25,6 +25,7 @@
 #include <linux/signal.h>
 #include <arch/memlayout.h>
 #include <arch/trapframe.h>
+#include <kern/trace.h>
 #include <kern/errno.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
@@ -396,6 +397,7 @@ static int sig_get(struct uthread *ut, struct proc *p, struct ksigaction *ka, st
 		if (ka->handler > 1 && (ka->flags & SA_RESETHAND))
 			act->handler = (uint64_t)(uintptr_t)SIG_DFL; /* SA_ONESHOT */
 		spin_unlock_irqrestore(&sh->lock, f);
+		trace_signal_deliver(sig, info->errno_, info->code, ka->handler, ka->flags);
 
 		if (ka->handler == (uint64_t)(uintptr_t)SIG_IGN)
 			continue;

@@ -14,6 +14,7 @@
 #include <kern/syscall.h>
 #include <kern/ksvc.h>
 #include <kern/signal_proc.h>
+#include <kern/trace.h>
 
 extern const struct syscall_entry __syscalls_start[], __syscalls_end[];
 static syscall_fn table[NR_SYSCALLS];
@@ -31,26 +32,7 @@ void syscall_init(void)
 	}
 }
 
-static void syscall_run(struct trapframe *tf, uint64_t nr);
-
-void syscall_dispatch(struct trapframe *tf)
-{
-	struct uthread *ut = current_uthread();
-	uint64_t nr = tf->x[8];
-
-	if (likely(!READ_ONCE(ut->ptrace))) {
-		syscall_run(tf, nr);
-		return;
-	}
-	/* traced: the entry stop may change the number or skip the call, then the exit stop */
-	signal_syscall_enter(tf);
-	if (ptrace_syscall_entry(tf, &nr))
-		syscall_run(tf, nr);
-	if (READ_ONCE(ut->ptrace))
-		ptrace_syscall_exit(tf, nr, (long)tf->x[0]);
-}
-
-static void syscall_run(struct trapframe *tf, uint64_t nr)
+static inline __attribute__((always_inline)) void dispatch(struct trapframe *tf, uint64_t nr)
 {
 	long ret;
 
@@ -89,4 +71,45 @@ static void syscall_run(struct trapframe *tf, uint64_t nr)
 		ret = -ENOSYS;
 	}
 	tf->x[0] = (uint64_t)ret;
+}
+
+/* With a syscall tracepoint in use: raw_syscalls and syscalls events around the call (the
+ * result is x0 then, rt_sigreturn's restored one too). */
+static __attribute__((noinline)) void dispatch_traced(struct trapframe *tf, uint64_t nr)
+{
+	trace_sys_enter_slow(tf);
+	dispatch(tf, nr);
+	trace_sys_exit_slow(tf, (long)tf->x[0]);
+}
+
+static inline __attribute__((always_inline)) void syscall_run(struct trapframe *tf, uint64_t nr)
+{
+	/* one load and a branch while no syscall tracepoint is in use */
+	if (__builtin_expect(atomic_load_explicit(&trace_syscalls_on, memory_order_relaxed), 0))
+		dispatch_traced(tf, nr);
+	else
+		dispatch(tf, nr);
+}
+
+void syscall_dispatch(struct trapframe *tf)
+{
+	struct uthread *ut = current_uthread();
+	uint64_t nr = tf->x[8];
+
+	if (likely(!READ_ONCE(ut->ptrace))) {
+		syscall_run(tf, nr);
+		return;
+	}
+	/* traced: the entry stop may change the number or skip the call, then the exit stop */
+	signal_syscall_enter(tf);
+	if (ptrace_syscall_entry(tf, &nr))
+		syscall_run(tf, nr);
+	if (READ_ONCE(ut->ptrace))
+		ptrace_syscall_exit(tf, nr, (long)tf->x[0]);
+}
+
+
+bool trace_syscall_exists(unsigned int nr)
+{
+	return nr < NR_SYSCALLS && table[nr];
 }

@@ -9,6 +9,15 @@
  * (EINVAL), inherited children share the parent's program, a per-CPU recursion guard drops a
  * sample whose overflow happens while a program already runs on that CPU.
  *
+ * Tracepoint events take BPF_PROG_TYPE_TRACEPOINT programs only (perf_event_set_bpf_prog:
+ * EINVAL for another type, checked before EEXIST).  As Linux keeps them with the tracepoint
+ * (trace_event_call.prog_array), not with the event, such a program runs at every hit of its
+ * tracepoint, whatever task or CPU the event watches, before any event counts it
+ * (perf_trace_run_bpf_submit): ctx is a copy of the record whose first 8 bytes hold a pointer
+ * to the hook's registers, zeroed up to PERF_MAX_TRACE_SIZE (the verifier allows reads of
+ * [8, 2048)); when any program returns 0 the hit is dropped for every event.  Not done:
+ * Linux's EACCES for a program that reads past the event's fields (max_ctx_offset).
+ *
  * Locking: core.bpf_lock (irqsave) guards core.prog; the filter holds it while the program
  * runs, so detaching waits for a run in flight and the program is never freed under it.
  */
@@ -23,18 +32,115 @@
 #define BPF_GUARD_CPUS 64
 static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
 
+/* ---- programs on tracepoints ---- */
+
+#define TP_PROGS_MAX 64
+#define TP_CTX_MAX 2048 /* PERF_MAX_TRACE_SIZE */
+
+static struct {
+	const struct perf_event *e; /* NULL: a free slot */
+	uint64_t id;
+	struct bpf_prog *prog; /* the event's reference (core.prog) */
+} tp_progs[TP_PROGS_MAX];	 /* (tp_lock) */
+static struct spinlock tp_lock = SPINLOCK_INIT;
+static _Atomic int tp_nr_progs;	 /* slots in use */
+static uint64_t tp_ctx[BPF_GUARD_CPUS][TP_CTX_MAX / 8]; /* per CPU, under bpf_active */
+
+static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
+{
+	int err = -ENOMEM;
+
+	unsigned long f = spin_lock_irqsave(&tp_lock);
+
+	for (unsigned int i = 0; i < TP_PROGS_MAX; i++) {
+		if (tp_progs[i].e)
+			continue;
+		tp_progs[i].e = e;
+		tp_progs[i].id = e->attr.config;
+		tp_progs[i].prog = prog;
+		atomic_fetch_add(&tp_nr_progs, 1);
+		err = 0;
+		break;
+	}
+	spin_unlock_irqrestore(&tp_lock, f);
+	if (!err)
+		ksvc_trace_use(e->attr.config, 1); /* the hook fires for the program alone too */
+	return err;
+}
+
+/* After it, no run of the event's program is in flight or can start. */
+static void tp_detach(const struct perf_event *e)
+{
+	bool found = false;
+
+	unsigned long f = spin_lock_irqsave(&tp_lock);
+
+	for (unsigned int i = 0; i < TP_PROGS_MAX; i++) {
+		if (tp_progs[i].e != e)
+			continue;
+		tp_progs[i].e = NULL;
+		tp_progs[i].prog = NULL;
+		atomic_fetch_sub(&tp_nr_progs, 1);
+		found = true;
+	}
+	spin_unlock_irqrestore(&tp_lock, f);
+	if (found)
+		ksvc_trace_use(e->attr.config, -1);
+}
+
+void perf_tp_bpf_release(struct perf_event *e)
+{
+	tp_detach(e);
+}
+
+bool perf_tp_bpf_run(const struct perf_tp_hit *hit)
+{
+	uint64_t ret = 1;
+
+	if (!atomic_load_explicit(&tp_nr_progs, memory_order_relaxed))
+		return true;
+	unsigned long f = ksvc_irq_save();
+	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
+
+	if (++bpf_active[cpu] == 1) {
+		uint64_t *ctx = tp_ctx[cpu];
+		uint32_t n = MIN(hit->size, (uint32_t)TP_CTX_MAX);
+		bool copied = false;
+
+		spin_lock(&tp_lock);
+		for (unsigned int i = 0; i < TP_PROGS_MAX && ret; i++) {
+			if (!tp_progs[i].e || tp_progs[i].id != hit->id)
+				continue;
+			if (!copied) {
+				memcpy(ctx, hit->rec, n);
+				memset((uint8_t *)ctx + n, 0, TP_CTX_MAX - n);
+				ctx[0] = (uint64_t)(uintptr_t)hit->regs;
+				copied = true;
+			}
+			ret = bpf_prog_run(tp_progs[i].prog, ctx) != 0;
+		}
+		spin_unlock(&tp_lock);
+	}
+	bpf_active[cpu]--;
+	ksvc_irq_restore(f);
+	return ret != 0;
+}
+
 int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t cookie)
 {
 	struct perf_event_core *c = perf_core(e);
+	bool tp = e->attr.type == PERF_TYPE_TRACEPOINT;
 	int err = 0;
 
 	unsigned long f = spin_lock_irqsave(&c->bpf_lock);
 
-	if (c->prog)
-		err = -EEXIST;
-	else if (bpf_prog_type(prog) != BPF_PROG_TYPE_PERF_EVENT)
+	if (tp && bpf_prog_type(prog) != BPF_PROG_TYPE_TRACEPOINT)
 		err = -EINVAL;
-	else {
+	else if (c->prog)
+		err = -EEXIST;
+	else if (!tp && bpf_prog_type(prog) != BPF_PROG_TYPE_PERF_EVENT)
+		err = -EINVAL;
+	else if (!tp || (err = tp_attach(e, prog)) == 0) {
 		c->prog = prog; /* takes over the caller's reference */
 		c->bpf_cookie = cookie;
 	}
@@ -55,6 +161,8 @@ void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog)
 		c->bpf_cookie = 0;
 	}
 	spin_unlock_irqrestore(&c->bpf_lock, f);
+	if (old && e->attr.type == PERF_TYPE_TRACEPOINT)
+		tp_detach(e); /* before the put: a run may still hold the program */
 	if (old)
 		bpf_prog_put(old);
 }
@@ -63,6 +171,8 @@ void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
 {
 	struct perf_event_core *pc = perf_core(parent), *cc = perf_core(child);
 
+	if (parent->attr.type == PERF_TYPE_TRACEPOINT)
+		return; /* the tracepoint's program already runs for every task */
 	unsigned long f = spin_lock_irqsave(&pc->bpf_lock);
 
 	if (pc->prog) {

@@ -336,8 +336,10 @@ void perf_tick(void)
 		rotate(tc, now);
 }
 
-/* Software counters bumped by the kernel (page faults) on the running task and this CPU. */
-void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
+/* fn(ctx, arg) on the running task's context, then on this CPU's when it has events, each
+ * under its lock with interrupts masked: where software and tracepoint events happen. */
+static void each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg),
+			     const void *arg)
 {
 	struct perf_context *tc, *cc;
 	unsigned long f;
@@ -349,15 +351,51 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
 	cc = perf_cpu_ctx[ksvc_cpu_id()];
 	if (tc) {
 		spin_lock(&tc->sched.lock);
-		perf_sw_count_locked(tc, config, n, addr, in_kernel);
+		fn(tc, arg);
 		spin_unlock(&tc->sched.lock);
 	}
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		perf_sw_count_locked(cc, config, n, addr, in_kernel);
+		fn(cc, arg);
 		spin_unlock(&cc->sched.lock);
 	}
 	ksvc_irq_restore(f);
+}
+
+struct sw_hit {
+	uint32_t config;
+	uint64_t n, addr;
+	bool in_kernel;
+};
+
+static void sw_hit_locked(struct perf_context *ctx, const void *arg)
+{
+	const struct sw_hit *h = arg;
+
+	perf_sw_count_locked(ctx, h->config, h->n, h->addr, h->in_kernel);
+}
+
+/* Software counters bumped by the kernel (page faults) on the running task and this CPU. */
+void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
+{
+	struct sw_hit h = { config, n, addr, in_kernel };
+
+	each_current_ctx(sw_hit_locked, &h);
+}
+
+static void tp_hit_locked(struct perf_context *ctx, const void *arg)
+{
+	perf_tp_count_locked(ctx, arg);
+}
+
+/* A tracepoint fired on the running task and this CPU (the kernel's trace hooks). */
+void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *regs, bool user)
+{
+	struct perf_tp_hit hit = { id, rec, size, regs, user };
+
+	if (!perf_ready || !perf_tp_bpf_run(&hit))
+		return;
+	each_current_ctx(tp_hit_locked, &hit);
 }
 
 /* ---- fork: inheritance ---- */
@@ -619,6 +657,7 @@ int perf_init(void)
 			return -ENOMEM;
 	}
 	perf_pmu_register(perf_sw_pmu(), PERF_TYPE_SOFTWARE);
+	perf_pmu_register(perf_tp_pmu(), PERF_TYPE_TRACEPOINT);
 	perf_bp_init();
 	perf_bpf_init();
 	int err = pmuv3_probe(n, overflow, NULL);

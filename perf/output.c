@@ -96,6 +96,7 @@ int perf_mmap(void *priv, struct ksvc_mmap *m)
 		err = perf_ring_create((uint32_t)nr, wm, !m->write, &fresh);
 		if (err)
 			return err;
+		fresh->backward = e->attr.write_backward;
 	}
 	unsigned long f = spin_lock_irqsave(&c->child_lock);
 
@@ -290,8 +291,10 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |          \
 	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 
+/* defer_wake: wake the readers from pending_work instead of here (a tracepoint may fire
+ * inside the scheduler's wakeup path, under the very locks a wakeup takes). */
 static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
-			 uint64_t addr, const void *raw, uint32_t raw_size)
+			 uint64_t addr, const void *raw, uint32_t raw_size, bool defer_wake)
 {
 	uint64_t st = e->attr.sample_type;
 	struct perf_sample_data d;
@@ -377,8 +380,12 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		err = -ENOSPC;
 	}
 	spin_unlock_irqrestore(&perf_core(owner)->child_lock, f);
-	if (wake)
+	if (wake && defer_wake) {
+		atomic_store(&perf_core(e)->pending_wake, true);
+		ksvc_irq_work_queue(&perf_core(e)->pending_work);
+	} else if (wake) {
 		ring_wake(e);
+	}
 	return err;
 }
 
@@ -386,13 +393,13 @@ void perf_output_sample(struct perf_event *e, uint64_t period, const uint64_t *r
 {
 	/* the program check stays inline: the common case has none */
 	if (!READ_ONCE(perf_core(e)->prog) || perf_bpf_filter(e, period, regs, 0))
-		output_sample(e, period, regs, user, 0, NULL, 0);
+		output_sample(e, period, regs, user, 0, NULL, 0, false);
 }
 
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
 		     uint32_t size)
 {
-	return output_sample(e, 1, regs, user, 0, raw, size);
+	return output_sample(e, 1, regs, user, 0, raw, size, false);
 }
 
 long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
@@ -418,27 +425,46 @@ long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_
 	return 1 + walk_frames(ips + 1, max - 1, regs[29], true);
 }
 
+/* An overflow in process context: false to go on with the sample, true when the event is
+ * throttled.  __perf_event_account_interrupt: every overflow counts toward the tick's limit,
+ * but only a second one from the same occurrence (throttle) may throttle. */
+static bool process_overflow_throttled(struct perf_event *e, bool throttle)
+{
+	struct perf_event_core *c = perf_core(e);
+	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
+
+	if (c->throttled)
+		return true;
+	if (++c->interrupts >= max && throttle) {
+		c->throttled = true;
+		log_throttle(e, false);
+	}
+	return false;
+}
+
 /* A software event's period elapsed in process context (a page fault, a context switch):
  * the sample shows the task's user state; addr is the fault address for page faults. */
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 {
 	uint64_t regs[34];
 	struct perf_event_core *c = perf_core(e);
-	uint32_t max = (perf_limits.max_sample_rate + PERF_TICK_HZ - 1) / PERF_TICK_HZ;
 
-	if (c->throttled)
+	if (process_overflow_throttled(e, throttle))
 		return;
-	/* __perf_event_account_interrupt: every overflow counts toward the tick's limit, but
-	 * only a second one from the same occurrence may throttle */
-	if (++c->interrupts >= max && throttle) {
-		c->throttled = true;
-		log_throttle(e, false);
-	}
 	ksvc_user_regs(regs);
 	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
-		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0);
+		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0, false);
 	if (perf_overflow_notify(e, addr))
 		e->pmu->stop(e, 0); /* the REFRESH limit: no more counts until it is refreshed */
+}
+
+void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle)
+{
+	if (process_overflow_throttled(e, throttle))
+		return;
+	output_sample(e, e->hw.sample_period, hit->regs, hit->user, 0, hit->rec, hit->size, true);
+	if (perf_overflow_notify(e, 0))
+		e->pmu->stop(e, 0);
 }
 
 /* ---- side-band records ---- */
@@ -649,6 +675,8 @@ void perf_pending_work(struct ksvc_irq_work *w)
 	if (atomic_exchange(&c->pending_sigtrap, false) && c->ctx && c->ctx->task &&
 	    c->ctx->task == ksvc_task_current())
 		ksvc_send_sig_perf(c->pending_addr, e->attr.type, e->attr.sig_data);
+	if (atomic_exchange(&c->pending_wake, false))
+		ring_wake(e);
 	kill = atomic_exchange(&c->pending_kill, 0);
 	if (kill) {
 		unsigned long f = spin_lock_irqsave(&c->child_lock);

@@ -298,6 +298,7 @@ struct perf_ring {
 	uint64_t data_size;			/* [i] nr_pages * page size */
 	uint64_t watermark;			/* [i] bytes between wakeups */
 	bool overwrite;	       /* [i] mapped without PROT_WRITE: never checks data_tail */
+	bool backward;	       /* [i] attr.write_backward: head runs down from 0 */
 	uint64_t head;	       /* [r] next write position (free running) */
 	uint64_t lost;	       /* [r] records dropped since the last PERF_RECORD_LOST */
 	uint64_t wakeup;       /* [r] wakeup generation (watermark bytes and wakeup_events) */
@@ -708,6 +709,7 @@ struct perf_event_core {
 	_Atomic int pending_kill;	/* POLL_IN / POLL_HUP for the O_ASYNC owner, or 0 */
 	_Atomic bool pending_disable;	/* the REFRESH limit ran out: disable the event */
 	_Atomic bool pending_sigtrap;	/* attr.sigtrap: SIGTRAP to the task */
+	_Atomic bool pending_wake;	/* a tracepoint sample's reader wakeup */
 	uint64_t pending_addr;		/* [p] the sigtrap's si_addr */
 	struct ksvc_irq_work pending_work;
 	/* the task that opened it (Linux's event->owner), for prctl PR_TASK_PERF_EVENTS_* */
@@ -839,6 +841,24 @@ int perf_bp_modify(struct perf_event *e, const struct perf_event_attr *na);
 
 /* sw.c: the software PMU. */
 struct perf_pmu *perf_sw_pmu(void);
+/* tp.c: the tracepoint PMU.  A tracepoint hit: its id, record and the registers the hook
+ * gives (user registers for syscall events). */
+struct perf_tp_hit {
+	uint64_t id;
+	const void *rec;
+	uint32_t size;
+	const uint64_t *regs;
+	bool user;
+};
+struct perf_pmu *perf_tp_pmu(void);
+/* bpf_attach.c: run the BPF_PROG_TYPE_TRACEPOINT programs attached to hit's tracepoint:
+ * false when one returned 0 (the hit is dropped).  [any] */
+bool perf_tp_bpf_run(const struct perf_tp_hit *hit);
+/* bpf_attach.c: the tracepoint event is going away: take its program off its tracepoint. */
+void perf_tp_bpf_release(struct perf_event *e);
+void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit);
+/* output.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
+void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle);
 /* in_kernel: the occurrence happened in kernel mode (a switch, a migration), which events
  * with exclude_kernel do not count (Linux's perf_exclude_event on the scheduler's regs). */
 void perf_sw_count_locked(struct perf_context *ctx, uint32_t config, uint64_t n, uint64_t addr,

@@ -15,8 +15,12 @@
  * be woken (wakeup_events / watermark), which the caller defers: nothing here sleeps,
  * allocates (except create) or wakes.
  *
- * Does not: map pages into user space, poll/wait queues, AUX areas (aux_* stay 0), backward
- * rings (write_backward), or per-event accounting beyond returning -ENOSPC.
+ * Backward rings (attr.write_backward, __perf_output_begin's backward case): head runs down
+ * from 0, each record goes below the previous one, and data_head is published as that
+ * (negative) position, so a reader walks forward from data_head to the newest-first records.
+ *
+ * Does not: map pages into user space, poll/wait queues, AUX areas (aux_* stay 0), or
+ * per-event accounting beyond returning -ENOSPC.
  */
 #include <kern/assert.h>
 #include <kern/compiler.h>
@@ -235,20 +239,26 @@ int perf_ring_output_begin(struct perf_ring *r, struct perf_ring_handle *h, size
 		 */
 		uint64_t tail = __atomic_load_n(&r->user_page->data_tail, __ATOMIC_ACQUIRE);
 
-		if (circ_space(head, tail, r->data_size) < total) {
+		/* ring_buffer_has_space: backward, the free room is below head, above tail */
+		uint64_t space = r->backward ? circ_space(tail, head, r->data_size)
+					     : circ_space(head, tail, r->data_size);
+
+		if (space < total) {
 			r->lost++;
 			spin_unlock_irqrestore(&r->lock, h->irqflags);
 			return -ENOSPC;
 		}
 	}
-	r->head = head + total;
+	r->head = r->backward ? head - total : head + total;
 	/* watermark: wake readers each time another watermark's worth of bytes is written */
-	if (r->head - r->wakeup > r->watermark)
+	uint64_t written = r->backward ? -r->head : r->head;
+
+	if (written - r->wakeup > r->watermark)
 		r->wakeup += r->watermark;
 
 	h->out.base = r->data;
 	h->out.size = r->data_size;
-	h->out.off = head & (r->data_size - 1);
+	h->out.off = (r->backward ? r->head : head) & (r->data_size - 1);
 	h->out.left = total;
 	if (lost_size) {
 		perf_lost_write(&h->out, w->sid.stream_id, r->lost, w->sample_type,
@@ -300,5 +310,5 @@ uint64_t perf_ring_unread(struct perf_ring *r)
 	uint64_t tail = __atomic_load_n(&r->user_page->data_tail, __ATOMIC_ACQUIRE);
 	uint64_t head = __atomic_load_n(&r->user_page->data_head, __ATOMIC_ACQUIRE);
 
-	return head - tail;
+	return r->backward ? tail - head : head - tail;
 }

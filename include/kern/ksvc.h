@@ -205,6 +205,12 @@ const uint64_t *ksvc_irq_regs(bool *user);
 /* [any] The clock behind ksvc_clock_ns: its counter frequency, and a matching pair of
  * counter and ns readings (the perf_event_mmap_page time_* conversion). */
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
+/* ---- tracepoints (trace/trace.c) ---- */
+/* [any] Is id a tracepoint of this kernel (PERF_TYPE_TRACEPOINT config)? */
+bool ksvc_trace_event_valid(uint64_t id);
+/* [any] One more (delta 1) or one fewer (-1) active perf event on tracepoint id: the hooks
+ * fire while any is. */
+void ksvc_trace_use(uint64_t id, int delta);
 /* [proc] The current task's user registers (at the last entry from user space). */
 void ksvc_user_regs(uint64_t regs[34]);
 

@@ -87,6 +87,10 @@ void perf_task_exit(void);
  * (PERF_SAMPLE_ADDR), else 0. */
 void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel);
 
+/* [any] Tracepoint id fired on the current task and CPU: its record (size bytes, Linux's
+ * layout) and the registers to sample (user_pt_regs order; user: user-mode registers). */
+void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *regs, bool user);
+
 /* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
 
 /* One sysfs attribute file: name and contents without the newline ("config:0-15"). */

@@ -5,7 +5,9 @@
 # that perf report inside names burn first, and that the host's perf report reads the same way;
 # perf list shows the hardware, software and breakpoint events; perf stat -e mem:ADDR:x counts
 # the calls of a function with a hardware breakpoint; perf report names the kernel functions of
-# a syscall-heavy workload's samples (/proc/kallsyms).
+# a syscall-heavy workload's samples (/proc/kallsyms); perf list shows the tracepoints, perf
+# record -e sched:sched_switch -a + perf script decodes them (inside and on the host), perf trace
+# -s summarizes a program's syscalls.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-perf"
@@ -34,6 +36,9 @@ $P list > /out/list.txt 2>&1
 $P stat -x, -e mem:$burn:x -- hot 1 2> /out/bp.csv
 $P record -q -e cycles -c 20000 -o /out/k.data -- dd if=/dev/zero of=/dev/null bs=64 count=20000 2> /dev/null
 $P report -i /out/k.data --stdio --no-children --sort sym > /out/k.txt 2> /dev/null
+$P record -e sched:sched_switch -a -o /out/sw.data -- sleep 0.3 2> /out/sw.err
+$P script -i /out/sw.data > /out/sw.txt 2> /dev/null
+$P trace -s -- true > /out/trace.txt 2>&1
 echo DONE" > "$w/run.log" 2>&1
 grep -q '^perf version 6\.1' "$w/run.log" && ok "perf --version: $(grep '^perf version' "$w/run.log")" ||
 	{ bad "perf --version"; tail -20 "$w/run.log"; }
@@ -56,6 +61,16 @@ case "$htop" in *" burn"*) ok "the host's perf report of that file: burn first" 
 for e in 'cpu-cycles OR cycles' 'task-clock' 'mem:<addr>'; do
 	grep -q -- "$e" "$w/out/list.txt" && ok "perf list shows $e" || bad "perf list lacks $e"
 done
+# tracepoints (tracefs at /sys/kernel/tracing, PERF_TYPE_TRACEPOINT)
+grep -q 'sched:sched_switch *\[Tracepoint event\]' "$w/out/list.txt" && ok "perf list shows the tracepoints" ||
+	bad "perf list lacks sched:sched_switch [Tracepoint event]"
+grep -q 'sched:sched_switch: prev_comm=.*==> next_comm=' "$w/out/sw.txt" 2> /dev/null &&
+	ok "perf record -e sched:sched_switch -a, perf script inside: $(grep -c sched_switch "$w/out/sw.txt") switches" ||
+	{ bad "perf script of sched:sched_switch"; cat "$w/out/sw.err" 2> /dev/null; }
+perf script -i "$w/out/sw.data" 2> /dev/null | grep -q 'prev_comm=.*==> next_comm=' &&
+	ok "the host's perf script decodes those sched_switch records" || bad "host perf script of sched_switch"
+grep -Eq '^ +brk +[0-9]+ ' "$w/out/trace.txt" 2> /dev/null && ok "perf trace -s -- true: syscall summary" ||
+	{ bad "perf trace -s"; tail -5 "$w/out/trace.txt" 2> /dev/null; }
 v=$(awk -F, '$3 ~ /^mem:/ { print $1 }' "$w/out/bp.csv" 2> /dev/null)
 [ "$v" = 8 ] && ok "perf stat -e mem:<burn>:x counts burn's 8 calls" || { bad "breakpoint count '$v'"; cat "$w/out/bp.csv"; }
 # kernel samples of a syscall-heavy dd resolve through /proc/kallsyms to kernel functions

@@ -340,6 +340,18 @@ void ksvc_user_regs(uint64_t regs[34])
 	memcpy(regs, ksvc_fake.irq_regs, sizeof(ksvc_fake.irq_regs));
 }
 
+/* Tracepoints: ids 1..999 exist; uses are counted in ksvc_fake.trace_uses. */
+bool ksvc_trace_event_valid(uint64_t id)
+{
+	return id >= 1 && id < 1000;
+}
+
+void ksvc_trace_use(uint64_t id, int delta)
+{
+	(void)id;
+	ksvc_fake.trace_uses += delta;
+}
+
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)
 {
 	*freq_hz = 62500000;

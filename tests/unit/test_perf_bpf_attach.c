@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <bpf/bpf.h>
+#include "../fakes/ksvc_fake.h"
 #include "../../perf/perf_internal.h"
 
 /* ---- fake programs ---- */
@@ -98,6 +99,51 @@ static void test_attach_rules(void **state)
 	assert_int_equal(q.refs, 0);
 }
 
+/* Tracepoint events: TRACEPOINT programs only (EINVAL before EEXIST), kept with the
+ * tracepoint: they run at every hit of that id, see the record with the registers' address in
+ * its first word, and a 0 drops the hit; the tracepoint is on while a program is attached. */
+static void test_tracepoint(void **state)
+{
+	struct bpf_prog p = { .type = BPF_PROG_TYPE_TRACEPOINT, .refs = 1, .ret = 1 };
+	struct bpf_prog pe = { .type = BPF_PROG_TYPE_PERF_EVENT, .refs = 1 };
+	struct perf_event *e = ev(&ka), *child = ev(&kb);
+	uint64_t regs[34] = { 0 }, rec[3] = { 0xffff, 42, 43 };
+	struct perf_tp_hit hit = { 181, rec, sizeof(rec), regs, true };
+
+	(void)state;
+	e->attr.type = PERF_TYPE_TRACEPOINT;
+	e->attr.config = 181;
+	child->attr = e->attr;
+	ksvc_fake.trace_uses = 0;
+	assert_true(perf_tp_bpf_run(&hit)); /* nothing attached: kept */
+	assert_int_equal(perf_event_set_bpf(e, &pe, 0), -EINVAL);
+	assert_int_equal(perf_event_set_bpf(e, &p, 0), 0);
+	assert_int_equal(perf_event_set_bpf(e, &pe, 0), -EINVAL); /* the type before EEXIST */
+	assert_int_equal(ksvc_fake.trace_uses, 1);
+	perf_event_inherit_bpf(child, e);
+	assert_null(perf_core(child)->prog); /* the tracepoint's program covers children */
+	assert_true(perf_tp_bpf_run(&hit));
+	assert_int_equal(p.runs, 1);
+	uint64_t first;
+
+	memcpy(&first, &p.seen, 8);
+	assert_int_equal(first, (uintptr_t)regs);
+	assert_int_equal(((uint64_t *)&p.seen)[1], 42);
+	hit.id = 180; /* another tracepoint: not run */
+	assert_true(perf_tp_bpf_run(&hit));
+	assert_int_equal(p.runs, 1);
+	hit.id = 181;
+	p.ret = 0;
+	assert_false(perf_tp_bpf_run(&hit));
+	perf_tp_bpf_release(e); /* the event goes away */
+	assert_int_equal(ksvc_fake.trace_uses, 0);
+	assert_true(perf_tp_bpf_run(&hit));
+	assert_int_equal(p.runs, 2);
+	perf_event_clear_bpf(e, NULL);
+	assert_int_equal(ksvc_fake.trace_uses, 0);
+	assert_int_equal(p.refs, 0);
+}
+
 static void test_inherit(void **state)
 {
 	struct bpf_prog p = { .type = BPF_PROG_TYPE_PERF_EVENT, .refs = 1 };
@@ -167,6 +213,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attach_rules),
+		cmocka_unit_test(test_tracepoint),
 		cmocka_unit_test(test_inherit),
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_recursion_guard),

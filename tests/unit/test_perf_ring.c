@@ -201,6 +201,46 @@ static void check_fill(struct reader *rd, const struct perf_event_header *h, con
 		assert_int_equal(rec[i], rec[8]);
 }
 
+/* write_backward: records go down from 0; data_head is the newest record's (negative)
+ * position, and reading forward from it gives the records newest first, wrapping. */
+static void test_backward(void **state)
+{
+	struct perf_ring *r;
+	uint8_t rec[PG];
+	bool wake;
+
+	(void)state;
+	assert_int_equal(perf_ring_create(1, 0, true, &r), 0);
+	r->backward = true;
+	for (unsigned int i = 0; i < 3; i++) {
+		make_rec(rec, 64, (uint8_t)(0x10 + i));
+		assert_int_equal(perf_ring_write(r, rec, 64, &W_PLAIN, &wake), 0);
+		assert_int_equal(r->user_page->data_head, (uint64_t)-(int64_t)(64 * (i + 1)));
+	}
+	uint64_t head = r->user_page->data_head;
+	for (unsigned int i = 0; i < 3; i++) {
+		const uint8_t *p = r->data + ((head + 64 * i) & (PG - 1));
+
+		assert_int_equal(((const struct perf_event_header *)p)->size, 64);
+		assert_int_equal(p[8], 0x12 - i); /* newest first */
+	}
+	/* overwrite: it keeps going round; the newest record is always at data_head */
+	for (unsigned int i = 0; i < 100; i++) {
+		make_rec(rec, 40, (uint8_t)i);
+		assert_int_equal(perf_ring_write(r, rec, 40, &W_PLAIN, &wake), 0);
+		assert_int_equal(r->data[(r->user_page->data_head + 8) & (PG - 1)], (uint8_t)i);
+	}
+	perf_ring_put(r);
+	/* not overwrite: the room below head ends at data_tail */
+	assert_int_equal(perf_ring_create(1, 0, false, &r), 0);
+	r->backward = true;
+	make_rec(rec, PG / 2, 1);
+	assert_int_equal(perf_ring_write(r, rec, PG / 2, &W_PLAIN, &wake), 0);
+	assert_int_equal(perf_ring_write(r, rec, PG / 2, &W_PLAIN, &wake), -ENOSPC);
+	assert_int_equal(perf_ring_unread(r), PG / 2);
+	perf_ring_put(r);
+}
+
 static void test_write_and_wrap(void **state)
 {
 	struct perf_ring *r;
@@ -513,6 +553,7 @@ int main(void)
 	    cmocka_unit_test(test_mmap_sizes),
 	    cmocka_unit_test(test_user_page),
 	    cmocka_unit_test(test_time_conv),
+	    cmocka_unit_test(test_backward),
 	    cmocka_unit_test(test_write_and_wrap),
 	    cmocka_unit_test(test_bad_sizes_and_empty_ring),
 	    cmocka_unit_test(test_lost),

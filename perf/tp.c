@@ -1,0 +1,111 @@
+/*
+ * tp.c - the tracepoint PMU (PERF_TYPE_TRACEPOINT): config is a tracepoint's id (as tracefs's
+ * events/<system>/<event>/id shows it).  An event counts each hit of its tracepoint on the
+ * task or CPU it watches and, sampling, writes PERF_RECORD_SAMPLEs whose PERF_SAMPLE_RAW is
+ * the tracepoint's record.  The kernel's hooks hand each hit to perf_tp_event (ctx.c), which
+ * walks the running task's and the CPU's contexts as perf_sw_event does.  While an event is
+ * on a CPU it holds a use of its tracepoint (ksvc_trace_use), which is what turns the
+ * kernel's hook on.
+ *
+ * ABI: Linux 6.1 kernel/events/core.c perf_tp_event_init (ENOENT for other types, EOPNOTSUPP
+ * with a branch stack), kernel/trace/trace_event_perf.c perf_trace_init (EINVAL for an
+ * unknown id), perf_tp_event / perf_tp_event_match (exclude_kernel drops hits whose
+ * registers are kernel ones: every event but the syscalls:* ones, which carry the task's user
+ * registers; exclude_user is not looked at), one sample per elapsed period; freq mode starts
+ * at a period of 1.
+ * BPF_PROG_TYPE_TRACEPOINT programs (SET_BPF, BPF_LINK_CREATE) run per tracepoint hit before
+ * any event counts it (bpf_attach.c, perf_tp_bpf_run).
+ */
+#include <linux/perf_event.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include "perf_internal.h"
+
+static int tp_event_init(struct perf_event *e)
+{
+	if (e->attr.type != PERF_TYPE_TRACEPOINT)
+		return -ENOENT;
+	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;
+	if (!ksvc_trace_event_valid(e->attr.config))
+		return -EINVAL;
+	if (e->attr.freq && e->attr.sample_freq)
+		e->hw.sample_period = e->hw.last_period = 1;
+	e->destroy = perf_tp_bpf_release;
+	return 0;
+}
+
+static void tp_start(struct perf_event *e, int flags)
+{
+	(void)flags;
+	e->hw.state = 0;
+}
+
+static void tp_stop(struct perf_event *e, int flags)
+{
+	(void)flags;
+	e->hw.state = PERF_HES_STOPPED;
+}
+
+static int tp_add(struct perf_event *e, int flags)
+{
+	e->hw.state = PERF_HES_STOPPED;
+	ksvc_trace_use(e->attr.config, 1);
+	if (flags & PERF_EF_START)
+		tp_start(e, flags);
+	return 0;
+}
+
+static void tp_del(struct perf_event *e, int flags)
+{
+	tp_stop(e, flags);
+	ksvc_trace_use(e->attr.config, -1);
+}
+
+static void tp_read(struct perf_event *e)
+{
+	(void)e; /* the count is e->count itself */
+}
+
+static struct perf_pmu tp_pmu = {
+	.name = "tracepoint",
+	.caps = PERF_PMU_CAP_SOFTWARE | PERF_PMU_CAP_NO_NMI,
+	.event_init = tp_event_init,
+	.add = tp_add,
+	.del = tp_del,
+	.start = tp_start,
+	.stop = tp_stop,
+	.read = tp_read,
+};
+
+struct perf_pmu *perf_tp_pmu(void)
+{
+	return &tp_pmu;
+}
+
+void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit)
+{
+	spin_assert_held(&ctx->sched.lock);
+	struct list_node *it;
+
+	list_for_each(it, &ctx->events) {
+		struct perf_event *e = perf_event_of(list_entry(it, struct perf_event_core, event_entry));
+
+		if (e->attr.type != PERF_TYPE_TRACEPOINT || e->attr.config != hit->id ||
+		    e->state != PERF_EVENT_STATE_ACTIVE || (e->hw.state & PERF_HES_STOPPED))
+			continue;
+		if (e->attr.exclude_kernel && !hit->user)
+			continue; /* perf_tp_event_match: exclude_user is not looked at */
+		atomic_fetch_add(&e->count, 1);
+		if (e->attr.sample_period) {
+			bool more = false;
+
+			e->hw.period_left -= 1;
+			while (e->hw.period_left <= 0) {
+				e->hw.period_left += (int64_t)e->hw.sample_period;
+				perf_tp_sample(e, hit, more);
+				more = true;
+			}
+		}
+	}
+}
