@@ -88,6 +88,8 @@ static pte_t leaf_attrs(int type)
 {
 	if (type == MAP_DEVICE)
 		return PTE_ATTRIDX(MT_DEVICE_nGnRnE) | PTE_AF | PTE_PXN | PTE_UXN;
+	if (type == MAP_TEXT)
+		return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN | PTE_RDONLY;
 	return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN;
 }
 
@@ -160,6 +162,23 @@ int mmu_map_kernel(uint64_t va, uint64_t pa, uint64_t size, int type)
 	__asm__ volatile("tlbi vmalle1is\n dsb ish\n isb" ::: "memory");
 	spin_unlock_irqrestore(&kmap_lock, f);
 	return err;
+}
+
+void mmu_unmap_kernel(uint64_t va, uint64_t size)
+{
+	unsigned long f = spin_lock_irqsave(&kmap_lock);
+
+	for (uint64_t a = va & ~(PAGE_SIZE - 1); a < va + size; a += PAGE_SIZE) {
+		pte_t *pte = pt_walk(kernel_l0, a, false, NULL);
+
+		if (pte)
+			*pte = 0;
+	}
+	dsb_ishst();
+	for (uint64_t a = va & ~(PAGE_SIZE - 1); a < va + size; a += PAGE_SIZE)
+		__asm__ volatile("tlbi vaae1is, %0" ::"r"(a >> 12) : "memory");
+	__asm__ volatile("dsb ish\n isb" ::: "memory");
+	spin_unlock_irqrestore(&kmap_lock, f);
 }
 
 uint64_t ioremap(uint64_t pa, uint64_t size)

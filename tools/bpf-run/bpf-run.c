@@ -14,6 +14,13 @@
  * the instructions of one run (the counting interpreter); --repeat N runs the fast interpreter N
  * more times (what benchmarks measure), --time adds `ns_per_run=<ns>` for those runs.
  * Programs get bpf_check_structure (jump/call targets, opcodes, helper ids) only: no verifier.
+ *
+ *   --jit, --jit-llsc   run the program's JIT code (bpf/jit.c) instead of the fast interpreter,
+ *                       and take r0 from it (insns still counts the interpreter's run, whose r0
+ *                       must agree).  Only on an aarch64 host (or under qemu-aarch64).  --jit
+ *                       uses LSE atomics when the CPU has them (AT_HWCAP), --jit-llsc never.
+ *                       A program the JIT refuses is interpreted and named on stderr; a
+ *                       directory run ends with "jit: N compiled, M interpreted".
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,6 +32,39 @@
 
 #include "../../bpf/bpf_internal.h"
 #include "bpf-run.h"
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
+
+static int jit_mode; /* 0 interpreter, 1 JIT (LSE when present), 2 JIT with LL/SC atomics */
+static int jit_compiled, jit_interpreted;
+
+/* r0 from the JIT code of p, or 0 with *ok false when the JIT refuses the program. */
+static uint64_t run_jit(const struct bpf_insn *insns, int len, uint64_t r1, uint64_t r2, void *top,
+			long repeat, bool *ok)
+{
+	struct bpf_jit_opts o = { .frame_size = BPF_STACK_SIZE };
+	struct bpf_jit_image img;
+	uint64_t r0;
+	int err;
+
+#if defined(__aarch64__) && defined(HWCAP_ATOMICS)
+	o.lse = jit_mode == 1 && (getauxval(AT_HWCAP) & HWCAP_ATOMICS);
+#endif
+	err = bpf_jit_compile(insns, (uint32_t)len, &o, &img);
+	*ok = !err;
+	if (err) {
+		jit_interpreted++;
+		fprintf(stderr, "bpf-run: JIT refused the program (%d): interpreted\n", err);
+		return 0;
+	}
+	jit_compiled++;
+	r0 = img.fn(r1, r2, top);
+	for (long i = 0; i < repeat; i++)
+		img.fn(r1, r2, top);
+	bpf_jit_free(&img);
+	return r0;
+}
 
 struct program {
 	struct bpf_insn *insns;
@@ -227,6 +267,7 @@ static int run(struct program *p, long repeat, struct run_result *res, char *err
 	void *top = stack + BPF_MAX_FRAMES * BPF_STACK_SIZE;
 	uint64_t r1 = p->has_mem ? (uint64_t)(uintptr_t)p->mem : 0;
 	struct timespec t0, t1;
+	uint8_t *orig = NULL;
 	int rc;
 
 	rc = bpf_check_structure(p->insns, (uint32_t)p->len, false, &log);
@@ -239,13 +280,38 @@ static int run(struct program *p, long repeat, struct run_result *res, char *err
 	fd = calloc((size_t)p->len, sizeof(*fd));
 	bpf_interp_decode(p->insns, (uint32_t)p->len, cd, BPF_STACK_SIZE, true);
 	bpf_interp_decode(p->insns, (uint32_t)p->len, fd, BPF_STACK_SIZE, false);
+	if (jit_mode && p->has_mem && p->memlen) {
+		orig = malloc(p->memlen);
+		memcpy(orig, p->mem, p->memlen);
+	}
 	res->r0 = bpf_interp_run(cd, r1, p->memlen, top, &res->insns);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (long i = 0; i < repeat; i++)
-		bpf_interp_run(fd, r1, p->memlen, top, NULL);
+	if (jit_mode) {
+		bool ok;
+		uint64_t r0;
+
+#if !defined(__aarch64__)
+		snprintf(err, errlen, "--jit runs aarch64 code: use an aarch64 build (qemu-aarch64)");
+		free(orig);
+		free(cd);
+		free(fd);
+		free(stack);
+		return -1;
+#endif
+		/* the interpreter's run left memory changed: run the JIT on a fresh copy */
+		if (orig)
+			memcpy(p->mem, orig, p->memlen);
+		r0 = run_jit(p->insns, p->len, r1, p->memlen, top, repeat, &ok);
+		if (ok)
+			res->r0 = r0;
+	} else {
+		for (long i = 0; i < repeat; i++)
+			bpf_interp_run(fd, r1, p->memlen, top, NULL);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->ns = repeat ? (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
 				      (t1.tv_nsec - t0.tv_nsec)) / (uint64_t)repeat : 0;
+	free(orig);
 	free(cd);
 	free(fd);
 	free(stack);
@@ -301,13 +367,15 @@ static int run_dir(const char *dir)
 		free(list[i]);
 	}
 	free(list);
+	if (jit_mode)
+		printf("jit: %d compiled, %d interpreted\n", jit_compiled, jit_interpreted);
 	printf("%d passed, %d failed\n", pass, failed);
 	return failed ? 1 : 0;
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: bpf-run [--repeat N] [--mem FILE] [--time] PROGRAM|DIR\n"
+	fprintf(stderr, "usage: bpf-run [--jit|--jit-llsc] [--repeat N] [--mem FILE] [--time] PROGRAM|DIR\n"
 			"       bpf-run --dump FILE.data\n");
 	return 2;
 }
@@ -330,6 +398,10 @@ int main(int argc, char **argv)
 			memfile = argv[++i];
 		else if (!strcmp(argv[i], "--time"))
 			timing = 1;
+		else if (!strcmp(argv[i], "--jit"))
+			jit_mode = 1;
+		else if (!strcmp(argv[i], "--jit-llsc"))
+			jit_mode = 2;
 		else if (!strcmp(argv[i], "--dump"))
 			dump = 1;
 		else
