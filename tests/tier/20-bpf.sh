@@ -91,6 +91,12 @@ if [ -x "$A64" ] && command -v qemu-aarch64 >/dev/null 2>&1; then
 	done
 fi
 
+# 3c. the JIT's differential fuzzer, bounded (make fuzz runs it long); a fixed seed here
+out=$(BUILD="$BUILD" JIT_FUZZ_N=3000 JIT_FUZZ_SEED=${JIT_FUZZ_SEED:-14} sh tests/fuzz/fuzz-jit.sh)
+printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) '
+pass=$((pass + $(printf '%s\n' "$out" | grep -c '^PASS ')))
+fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
+
 # 4. bpf-run itself
 tmp=$(mktemp -d)
 # r0 = *(u32 *)(r1 + 0) + r2 ; exit  -- with --mem of 4 bytes 01 00 00 00
