@@ -532,11 +532,24 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data)
 	ksvc_fake.sig_perf_data = data;
 }
 
-/* JIT text: an anonymous mapping written, then made read+execute (runs only on an aarch64
- * host, e.g. bpf-run under qemu-aarch64). */
+/*
+ * JIT text: an anonymous mapping written, then made read+execute.  The code is aarch64: on any
+ * other host the fake refuses (NULL) unless a test asks for it, so that programs loaded by the
+ * host tests stay interpreted.
+ */
+#if defined(__aarch64__)
+bool ksvc_fake_text_ok = true;
+#else
+bool ksvc_fake_text_ok = false;
+#endif
+
 void *ksvc_text_alloc(const void *code, size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p;
+
+	if (!ksvc_fake_text_ok)
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;

@@ -48,3 +48,5 @@ void ksvc_fake_irq_work_run(void);
 
 /* What ksvc_cpu_has_lse_atomics answers (default false). */
 extern bool ksvc_fake_lse;
+/* ksvc_text_alloc works (default: only on an aarch64 host, where the JIT's code can run). */
+extern bool ksvc_fake_text_ok;
