@@ -94,7 +94,9 @@ static pte_t leaf_attrs(int type)
 		return PTE_ATTRIDX(MT_DEVICE_nGnRnE) | PTE_AF | PTE_PXN | PTE_UXN;
 	if (type == MAP_TEXT)
 		return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN | PTE_RDONLY;
-	return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN;
+	/* the linear map is data: kernel code runs from KIMAGE_VA, JIT code from MAP_TEXT pages,
+	 * so no page is writable and executable at EL1 through any of its addresses */
+	return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN | PTE_PXN;
 }
 
 /*
