@@ -71,6 +71,36 @@ int bpf_interp_op(const struct bpf_insn *in);
 uint64_t bpf_interp_run(const struct bpf_dinsn *prog, uint64_t r1, uint64_t r2, void *stack_top,
 			uint64_t *count);
 
+/* ---- JIT (jit.c) ---- */
+
+/* JIT-compiled code: called as fn(r1, r2, r10); returns r0. */
+typedef uint64_t (*bpf_jit_fn)(uint64_t r1, uint64_t r2, void *stack_top);
+
+struct bpf_jit_opts {
+	uint32_t frame_size; /* what a bpf-to-bpf call reserves for its caller (as the interpreter) */
+	bool lse; /* emit LSE atomics (ID_AA64ISAR0_EL1.Atomic), else LDAXR/STLXR loops */
+	bool verified; /* the verifier ran: registers need no zeroing at entry */
+};
+
+struct bpf_jit_image {
+	bpf_jit_fn fn; /* NULL: not compiled, interpret */
+	void *text; /* from ksvc_text_alloc */
+	uint32_t len; /* bytes */
+};
+
+/* bpf_jit_enable (/proc/sys/net/core/bpf_jit_enable): 0 interprets new loads. */
+extern _Atomic int bpf_jit_enable;
+/*
+ * Translate len structurally valid slots to A64 words (ksvc_alloc'd, *nwords of them): 0 or
+ * -EINVAL (something the JIT does not cover: callx, an unknown helper), -E2BIG, -ENOMEM.
+ */
+int bpf_jit_emit(const struct bpf_insn *insns, uint32_t len, const struct bpf_jit_opts *o,
+		 uint32_t **code, uint32_t *nwords);
+/* bpf_jit_emit, then install the code as executable memory.  0 or -errno (img zeroed). */
+int bpf_jit_compile(const struct bpf_insn *insns, uint32_t len, const struct bpf_jit_opts *o,
+		    struct bpf_jit_image *img);
+void bpf_jit_free(struct bpf_jit_image *img);
+
 /* Helper functions take r1..r5 and return r0. */
 typedef uint64_t (*bpf_helper_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 
@@ -217,6 +247,7 @@ struct bpf_prog {
 	struct bpf_insn *insns; /* (c) after fixups (map pointers in lddw) */
 	struct bpf_insn *orig; /* (c) as loaded, for bpf_prog_info.xlated */
 	struct bpf_dinsn *dinsns; /* (c) decoded for the fast interpreter */
+	struct bpf_jit_image jit; /* (c) JIT-compiled code, or fn NULL */
 };
 
 /* prog.c */

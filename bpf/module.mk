@@ -3,7 +3,7 @@
 BPF_SRCS := bpf/interp.c bpf/log.c bpf/verify_cfg.c bpf/verify.c bpf/verify_alu.c bpf/verify_jmp.c \
 	bpf/verify_mem.c bpf/verify_prec.c \
 	bpf/helpers.c bpf/map.c bpf/map_array.c bpf/map_hash.c bpf/map_misc.c bpf/map_ringbuf.c \
-	bpf/prog.c bpf/sha1.c bpf/syscall.c
+	bpf/prog.c bpf/sha1.c bpf/syscall.c bpf/jit.c
 PSRCS += $(BPF_SRCS)
 
 # ---- bpf-run: the verifier-free interpreter path, for conformance vectors and benchmarks ----
@@ -19,6 +19,15 @@ $(BPF_RUN): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h
 
 TEST_EXTRA_BINS += $(BPF_RUN)
 BENCH_BINS += $(BPF_RUN)
+
+# bpf-run as a static aarch64 Linux program: with --jit it runs the JIT's code, which the
+# tests run under qemu-aarch64 (Debian's qemu-user) with and without LSE atomics.
+BPF_RUN_A64 := $(BUILD)/host/bpf-run-a64
+$(BPF_RUN_A64): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(CROSS)gcc -static $(BPF_RUN_CFLAGS) -Wno-stringop-truncation -o $@ $(BPF_RUN_SRCS)
+
+TEST_EXTRA_BINS += $(BPF_RUN_A64)
 
 # ---- BPF C programs (tests/bpf/*.bpf.c) compiled by clang -target bpf ----
 # bench_*: raw bytecode of their "bench" section for bpf-run; perf_*: ELF objects the host
@@ -49,7 +58,8 @@ BENCH_BINS += $(BPF_BENCH_BINS)
 
 # ---- host unit tests ----
 BPF_TEST_SRCS := $(BPF_SRCS) tests/bpf/bpf_elf.c
-UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1
+UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit
+UNIT_SRCS_bpf_jit := $(BPF_SRCS)
 UNIT_SRCS_bpf_sha1 := bpf/sha1.c
 UNIT_SRCS_bpf_interp := $(BPF_SRCS)
 UNIT_SRCS_bpf_verify := $(BPF_TEST_SRCS)

@@ -13,7 +13,8 @@
  * The tag is Linux's: the first 8 bytes of the SHA-1 of the instructions as loaded, with the
  * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
  * offsets there differ from load to load (bpf_prog_calc_tag).
- * Not here: BTF, func/line info, attach types, JIT, tail calls.
+ * With bpf_jit_enable (the default) a verified program also gets JIT code (jit.c), which
+ * bpf_prog_run prefers.  Not here: BTF, func/line info, attach types, tail calls.
  */
 #include <stdint.h>
 
@@ -37,6 +38,7 @@ static void prog_free(struct bpf_prog *prog)
 	ksvc_free(prog->insns);
 	ksvc_free(prog->orig);
 	ksvc_free(prog->dinsns);
+	bpf_jit_free(&prog->jit);
 	ksvc_free(prog);
 }
 
@@ -73,6 +75,8 @@ uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
 {
 	uint64_t stack[BPF_STACK_SIZE / 8] __attribute__((aligned(16)));
 
+	if (prog->jit.fn)
+		return prog->jit.fn((uintptr_t)ctx, 0, stack + BPF_STACK_SIZE / 8);
 	return bpf_interp_run(prog->dinsns, (uintptr_t)ctx, 0, stack + BPF_STACK_SIZE / 8, NULL);
 }
 
@@ -348,6 +352,14 @@ int bpf_prog_load(const union bpf_attr *attr)
 
 	/* commit */
 	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false);
+	if (atomic_load(&bpf_jit_enable)) {
+		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,
+					   .lse = ksvc_cpu_has_lse_atomics(),
+					   .verified = true };
+
+		/* a program the JIT does not cover (or no memory for it) is interpreted */
+		(void)bpf_jit_compile(prog->insns, prog->len, &jo, &prog->jit);
+	}
 	prog_tag(prog);
 	prog->load_time = ksvc_clock_ns();
 	prog->uid = ksvc_current_uid();

@@ -219,6 +219,8 @@ static int prog_info(struct bpf_prog *prog, const union bpf_attr *attr, union bp
 	{
 		uint32_t want_insns = info.xlated_prog_len, want_maps = info.nr_map_ids;
 		uint64_t uinsns = info.xlated_prog_insns, umaps = info.map_ids;
+		uint32_t want_jited = info.jited_prog_len;
+		uint64_t ujited = info.jited_prog_insns;
 
 		memset(&info, 0, sizeof(info));
 		info.type = prog->type;
@@ -236,6 +238,13 @@ static int prog_info(struct bpf_prog *prog, const union bpf_attr *attr, union bp
 		if (uinsns && want_insns &&
 		    ksvc_copy_to_user(UPTR(uinsns), prog->orig,
 				      want_insns < prog->len * 8 ? want_insns : prog->len * 8))
+			return -EFAULT;
+		/* the JIT's code as it runs (Linux: bpf_prog_get_info_by_fd, bpf_dump_raw_ok) */
+		info.jited_prog_len = prog->jit.len;
+		info.jited_prog_insns = ujited;
+		if (prog->jit.len && ujited && want_jited &&
+		    ksvc_copy_to_user(UPTR(ujited), prog->jit.text,
+				      want_jited < prog->jit.len ? want_jited : prog->jit.len))
 			return -EFAULT;
 		for (uint32_t i = 0; umaps && i < want_maps && i < prog->nr_maps; i++)
 			if (ksvc_copy_to_user((uint32_t *)UPTR(umaps) + i, &prog->maps[i]->id, 4))

@@ -35,6 +35,7 @@
 #include <kern/time.h>
 #include <kern/vm.h>
 #include <linux/stat.h>
+#include <bpf/jit.h>
 #include <perf/perf.h>
 #include "fs_internal.h"
 
@@ -720,18 +721,18 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
-/* proc_dointvec's parse of one value: blanks, [-]digits, blanks; EINVAL otherwise. */
-static long sysctl_store(struct inode *ino, const char *buf, size_t n)
+/* proc_dointvec's parse of one value: blanks, [-]digits, blanks; 1 when there is only blank,
+ * -EINVAL for anything else. */
+static int sysctl_parse(const char *buf, size_t n, long *out)
 {
 	size_t i = 0;
 	bool neg = false;
 	long v = 0;
-	int err;
 
 	while (i < n && is_blank(buf[i]))
 		i++;
 	if (i == n)
-		return (long)n; /* nothing but blanks: accepted, nothing changes */
+		return 1;
 	if (buf[i] == '-') {
 		neg = true;
 		i++;
@@ -745,16 +746,48 @@ static long sysctl_store(struct inode *ino, const char *buf, size_t n)
 	}
 	if (i < n && !is_blank(buf[i]) && buf[i] != 0)
 		return -EINVAL;
-	err = perf_sysctl_set(sysctl_names[ino->parg], neg ? -v : v);
+	*out = neg ? -v : v;
+	return 0;
+}
+
+static long sysctl_store(struct inode *ino, const char *buf, size_t n)
+{
+	long v;
+	int err = sysctl_parse(buf, n, &v);
+
+	if (err)
+		return err < 0 ? err : (long)n; /* nothing but blanks: accepted, nothing changes */
+	err = perf_sysctl_set(sysctl_names[ino->parg], v);
 	return err ? err : (long)n;
 }
+
+/* /proc/sys/net/core/bpf_jit_enable */
+static int jit_sysctl_show(struct inode *ino, struct pbuf *b)
+{
+	pb_printf(b, "%d\n", bpf_jit_enable_get());
+	return 0;
+}
+
+static long jit_sysctl_store(struct inode *ino, const char *buf, size_t n)
+{
+	long v;
+	int err = sysctl_parse(buf, n, &v);
+
+	if (err)
+		return err < 0 ? err : (long)n;
+	err = bpf_jit_enable_set(v);
+	return err ? err : (long)n;
+}
+
+static const struct pseudo_ops jit_sysctl_ops = { .show = jit_sysctl_show,
+						  .store = jit_sysctl_store };
 
 static const struct pseudo_ops sysctl_rw_ops = { .show = sysctl_show, .store = sysctl_store };
 static const struct pseudo_ops sysctl_ro_ops = { .show = sysctl_show };
 
 void procfs_init(struct inode *procdir)
 {
-	struct inode *sys, *kern;
+	struct inode *sys, *kern, *net, *core;
 
 	fs_mutex_lock(&vfs_lock);
 	proc_root = procdir;
@@ -777,5 +810,9 @@ void procfs_init(struct inode *procdir)
 					   (i < 3 || i == 5) ? &sysctl_rw_ops : &sysctl_ro_ops, i);
 		pseudo_text_locked(kern, "kptr_restrict", "0\n");
 	}
+	net = sys ? pseudo_mkdir_locked(sys, "net", 0555, NULL, 0) : NULL;
+	core = net ? pseudo_mkdir_locked(net, "core", 0555, NULL, 0) : NULL;
+	if (core)
+		pseudo_file_locked(core, "bpf_jit_enable", 0644, &jit_sysctl_ops, 0);
 	fs_mutex_unlock(&vfs_lock);
 }

@@ -36,6 +36,10 @@ static void *table_alloc(void)
 void mmu_use_page_allocator(void)
 {
 	use_allocator = true;
+	/* The JIT area's tables, once: mapping and unmapping code there then allocates nothing,
+	 * so memory use returns to where it was when programs go. */
+	for (uint64_t va = JIT_BASE; va < JIT_BASE + JIT_SIZE; va += 1ull << 21)
+		pt_walk(kernel_l0, va, true, table_alloc);
 }
 
 static inline uint64_t table_pa(const void *va)
@@ -88,7 +92,11 @@ static pte_t leaf_attrs(int type)
 {
 	if (type == MAP_DEVICE)
 		return PTE_ATTRIDX(MT_DEVICE_nGnRnE) | PTE_AF | PTE_PXN | PTE_UXN;
-	return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN;
+	if (type == MAP_TEXT)
+		return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN | PTE_RDONLY;
+	/* the linear map is data: kernel code runs from KIMAGE_VA, JIT code from MAP_TEXT pages,
+	 * so no page is writable and executable at EL1 through any of its addresses */
+	return PTE_ATTRIDX(MT_NORMAL) | PTE_SH_INNER | PTE_AF | PTE_UXN | PTE_PXN;
 }
 
 /*
@@ -160,6 +168,23 @@ int mmu_map_kernel(uint64_t va, uint64_t pa, uint64_t size, int type)
 	__asm__ volatile("tlbi vmalle1is\n dsb ish\n isb" ::: "memory");
 	spin_unlock_irqrestore(&kmap_lock, f);
 	return err;
+}
+
+void mmu_unmap_kernel(uint64_t va, uint64_t size)
+{
+	unsigned long f = spin_lock_irqsave(&kmap_lock);
+
+	for (uint64_t a = va & ~(PAGE_SIZE - 1); a < va + size; a += PAGE_SIZE) {
+		pte_t *pte = pt_walk(kernel_l0, a, false, NULL);
+
+		if (pte)
+			*pte = 0;
+	}
+	dsb_ishst();
+	for (uint64_t a = va & ~(PAGE_SIZE - 1); a < va + size; a += PAGE_SIZE)
+		__asm__ volatile("tlbi vaae1is, %0" ::"r"(a >> 12) : "memory");
+	__asm__ volatile("dsb ish\n isb" ::: "memory");
+	spin_unlock_irqrestore(&kmap_lock, f);
 }
 
 uint64_t ioremap(uint64_t pa, uint64_t size)

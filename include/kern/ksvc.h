@@ -32,6 +32,17 @@ uint64_t ksvc_virt_to_phys(const void *p);
 
 #define KSVC_PAGE_SIZE 4096u
 
+/*
+ * [sleep] Executable memory for JIT code: copy len bytes of code into fresh pages mapped
+ * read+execute only (never writable and executable at once), with the data and instruction
+ * cache maintenance instruction fetch needs on every CPU.  The code's address, or NULL.
+ */
+void *ksvc_text_alloc(const void *code, size_t len);
+/* [sleep] Unmap and free what ksvc_text_alloc returned (len as given to it). */
+void ksvc_text_free(void *text, size_t len);
+/* [any] The CPUs implement the LSE atomics (ID_AA64ISAR0_EL1.Atomic >= 2: LDADD, CAS, SWP). */
+bool ksvc_cpu_has_lse_atomics(void);
+
 /* ---- user memory ---- */
 
 /* [proc] Copy from/to the current task's user memory: 0, or -EFAULT (bad or kernel address). */

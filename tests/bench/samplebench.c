@@ -16,6 +16,15 @@
  *                        (f1..f5, built with frame pointers, also in leaves; the unwind ends
  *                        there: callchain nr 7, PERF_CONTEXT_USER + 6 user addresses)
  *   cpuclock_ip_tid_time PERF_TYPE_SOFTWARE/CPU_CLOCK, sample_period PERIOD ns, IP|TID|TIME
+ *   bpf_{count,stack,drop}_{interp,jit}   cycles IP|TID|TIME with an eBPF program attached
+ *                        (PERF_EVENT_IOC_SET_BPF), loaded with net.core.bpf_jit_enable 0
+ *                        (interp) or 1 (jit); n/a where the sysctl cannot be set so:
+ *                        count: bpf_get_current_pid_tgid, HASH lookup keyed by it, atomic add
+ *                          (update on first sight), return 1;
+ *                        stack: bpf_get_stackid(ctx, STACK_TRACE, BPF_F_USER_STACK), then the
+ *                          same HASH count keyed by the stack id, return 1;
+ *                        drop: count returning 0 (no sample is written: per overflow, counted
+ *                          as the event's count / PERIOD)
  *
  * Method.  A fixed user-only busy loop (subs/b.ne, no syscalls, no memory) is timed with
  * CLOCK_MONOTONIC alone and with the sampling event enabled (enabled with an ioctl before the
@@ -30,6 +39,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <stdint.h>
@@ -260,6 +271,13 @@ static uint64_t sampled_run(struct ring *rg, uint64_t sample_type, struct counts
 	uint64_t t = run_loop();
 	ioctl(rg->fd, PERF_EVENT_IOC_DISABLE, 0);
 	ring_drain(rg, sample_type, c);
+	if (!c->samples) {
+		/* a program dropped every sample: count overflows instead */
+		uint64_t v = 0;
+
+		if (read(rg->fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			c->samples = v / period;
+	}
 	return t;
 }
 
@@ -278,7 +296,8 @@ static void measure_alone(void)
 	       (unsigned long long)t_alone, iters, (double)t_alone / (double)iters);
 }
 
-static void one_case(const char *name, uint32_t type, uint64_t config, uint64_t sample_type)
+static void one_case(const char *name, uint32_t type, uint64_t config, uint64_t sample_type,
+		     int prog_fd)
 {
 	struct ring rg;
 	struct counts c, best_c;
@@ -289,6 +308,12 @@ static void one_case(const char *name, uint32_t type, uint64_t config, uint64_t 
 	if (ring_open(&rg, type, config, sample_type) != 0) {
 		fprintf(stderr, "samplebench: %s: perf_event_open/mmap: %s\n", name, strerror(errno));
 		printf("%s: n/a\n", name);
+		return;
+	}
+	if (prog_fd >= 0 && ioctl(rg.fd, PERF_EVENT_IOC_SET_BPF, prog_fd) != 0) {
+		fprintf(stderr, "samplebench: %s: PERF_EVENT_IOC_SET_BPF: %s\n", name, strerror(errno));
+		printf("%s: n/a\n", name);
+		ring_close(&rg);
 		return;
 	}
 	memset(&best_c, 0, sizeof(best_c));
@@ -333,6 +358,127 @@ static void one_case(const char *name, uint32_t type, uint64_t config, uint64_t 
 	       (unsigned long long)lost,
 	       best_c.samples ? (double)best_c.chain_nr / (double)best_c.samples : 0.0);
 	fflush(stdout);
+}
+
+/* ---- eBPF programs for the bpf_* cases ---- */
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(SYS_bpf, cmd, a, sizeof(*a));
+}
+
+static int map_create(uint32_t type, uint32_t key, uint32_t value, uint32_t entries)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = type;
+	a.key_size = key;
+	a.value_size = value;
+	a.max_entries = entries;
+	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define CALL(id) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
+
+/* count (stack: keyed by get_stackid first), returning ret */
+static int prog_load(int hash_fd, int stack_fd, int ret)
+{
+	struct bpf_insn p[32];
+	union bpf_attr a;
+	int n = 0;
+
+	if (stack_fd >= 0) {
+		/* r0 = get_stackid(ctx, stackmap, BPF_F_USER_STACK) */
+		p[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, stack_fd);
+		p[n++] = INSN(0, 0, 0, 0, 0);
+		p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, BPF_F_USER_STACK);
+		p[n++] = CALL(BPF_FUNC_get_stackid);
+	} else {
+		p[n++] = CALL(BPF_FUNC_get_current_pid_tgid);
+	}
+	p[n++] = INSN(BPF_STX | BPF_DW | BPF_MEM, 10, 0, -8, 0); /* key */
+	p[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, hash_fd);
+	p[n++] = INSN(0, 0, 0, 0, 0);
+	p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0);
+	p[n++] = INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -8);
+	p[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	p[n++] = INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0);
+	p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1);
+	p[n++] = INSN(BPF_STX | BPF_DW | BPF_ATOMIC, 0, 1, 0, BPF_ADD);
+	p[n++] = INSN(BPF_JMP | BPF_JA, 0, 0, 9, 0);
+	/* first sight: update(key, 1, BPF_ANY) */
+	p[n++] = INSN(BPF_ST | BPF_DW | BPF_MEM, 10, 0, -16, 1);
+	p[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, hash_fd);
+	p[n++] = INSN(0, 0, 0, 0, 0);
+	p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0);
+	p[n++] = INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -8);
+	p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0);
+	p[n++] = INSN(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -16);
+	p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, BPF_ANY);
+	p[n++] = CALL(BPF_FUNC_map_update_elem);
+	p[n++] = INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, ret);
+	p[n++] = INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.insns = (uintptr_t)p;
+	a.insn_cnt = (uint32_t)n;
+	a.license = (uintptr_t)"GPL";
+	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+/* net.core.bpf_jit_enable: set it (0 when it took), or read it with v < 0 (its value, -1) */
+static int jit_sysctl(int v)
+{
+	const char *path = "/proc/sys/net/core/bpf_jit_enable";
+	char c[4] = "";
+	int fd = open(path, v < 0 ? O_RDONLY : O_WRONLY), r;
+
+	if (fd < 0)
+		return -1;
+	if (v < 0) {
+		r = read(fd, c, 1) == 1 ? c[0] - '0' : -1;
+	} else {
+		c[0] = (char)('0' + v);
+		r = write(fd, c, 1) == 1 ? 0 : -1;
+	}
+	close(fd);
+	return r;
+}
+
+static void bpf_cases(uint64_t sample_type)
+{
+	static const char *const kind[] = { "count", "stack", "drop" };
+	int old = jit_sysctl(-1);
+
+	printf("# bpf_jit_enable = %d\n", old);
+	for (int k = 0; k < 3; k++) {
+		for (int jit = 0; jit < 2; jit++) {
+			char name[64];
+			int hash = map_create(BPF_MAP_TYPE_HASH, 8, 8, 1024);
+			int stack = k == 1 ? map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 127 * 8, 1024) : -1;
+			int prog = -1;
+
+			snprintf(name, sizeof(name), "bpf_%s_%s", kind[k], jit ? "jit" : "interp");
+			if (hash >= 0 && (k != 1 || stack >= 0) && (old < 0 || jit_sysctl(jit) == 0))
+				prog = prog_load(hash, stack, k == 2 ? 0 : 1);
+			if (prog < 0) {
+				fprintf(stderr, "samplebench: %s: %s\n", name, strerror(errno));
+				printf("%s: n/a\n", name);
+			} else {
+				one_case(name, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, sample_type,
+					 prog);
+				close(prog);
+			}
+			if (hash >= 0)
+				close(hash);
+			if (stack >= 0)
+				close(stack);
+		}
+	}
+	if (old >= 0)
+		jit_sysctl(old);
 }
 
 static void show_sysctl(const char *name)
@@ -387,10 +533,11 @@ int main(int argc, char **argv)
 
 	measure_alone();
 	const uint64_t itt = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	one_case("cycles_ip_tid_time", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, itt);
+	one_case("cycles_ip_tid_time", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, itt, -1);
 	one_case("cycles_callchain", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
-		 itt | PERF_SAMPLE_CALLCHAIN);
-	one_case("cpuclock_ip_tid_time", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, itt);
+		 itt | PERF_SAMPLE_CALLCHAIN, -1);
+	one_case("cpuclock_ip_tid_time", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, itt, -1);
+	bpf_cases(itt);
 	show_sysctl("perf_event_max_sample_rate");
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <kern/assert.h>
 #include <kern/spinlock.h>
@@ -541,4 +542,47 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data)
 	ksvc_fake.sig_perf_addr = addr;
 	ksvc_fake.sig_perf_type = type;
 	ksvc_fake.sig_perf_data = data;
+}
+
+/*
+ * JIT text: an anonymous mapping written, then made read+execute.  The code is aarch64: on any
+ * other host the fake refuses (NULL) unless a test asks for it, so that programs loaded by the
+ * host tests stay interpreted.
+ */
+#if defined(__aarch64__)
+bool ksvc_fake_text_ok = true;
+#else
+bool ksvc_fake_text_ok = false;
+#endif
+
+void *ksvc_text_alloc(const void *code, size_t len)
+{
+	void *p;
+
+	if (!ksvc_fake_text_ok)
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memcpy(p, code, len);
+	if (mprotect(p, len, PROT_READ | PROT_EXEC)) {
+		munmap(p, len);
+		return NULL;
+	}
+	__builtin___clear_cache((char *)p, (char *)p + len);
+	return p;
+}
+
+void ksvc_text_free(void *text, size_t len)
+{
+	if (text)
+		munmap(text, len);
+}
+
+bool ksvc_fake_lse;
+
+bool ksvc_cpu_has_lse_atomics(void)
+{
+	return ksvc_fake_lse;
 }

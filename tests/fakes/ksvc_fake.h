@@ -46,3 +46,8 @@ void ksvc_fake_close_all(void);
 struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);
 /* Run the queued ksvc_irq_work (as the kernel's self-IPI would once interrupts are on). */
 void ksvc_fake_irq_work_run(void);
+
+/* What ksvc_cpu_has_lse_atomics answers (default false). */
+extern bool ksvc_fake_lse;
+/* ksvc_text_alloc works (default: only on an aarch64 host, where the JIT's code can run). */
+extern bool ksvc_fake_text_ok;

@@ -43,6 +43,27 @@ if [ -d "$CONF" ]; then
 		fi
 	done < "$CONF/ASSEMBLED.tsv"
 	[ "$asm_bad" -eq 0 ] && ok "asm: $asm_n programs assemble exactly as ASSEMBLED.tsv"
+
+	# 2b. the same vectors through the arm64 JIT (bpf/jit.c), as aarch64 code under qemu-user:
+	# -cpu max with LSE atomics and with LDAXR/STLXR loops, and cortex-a72 (no LSE at all)
+	A64="$BUILD/host/bpf-run-a64"
+	if [ -x "$A64" ] && command -v qemu-aarch64 >/dev/null 2>&1; then
+		for mode in "max --jit" "max --jit-llsc" "cortex-a72 --jit"; do
+			set -- $mode
+			jout=$(qemu-aarch64 -cpu "$1" "$A64" "$2" "$CONF" 2>&1)
+			jp=$(printf '%s\n' "$jout" | grep -c '^PASS ')
+			jf=$(printf '%s\n' "$jout" | grep '^FAIL ')
+			ji=$(printf '%s\n' "$jout" | sed -n 's/^jit: [0-9]* compiled, \([0-9]*\) interpreted$/\1/p')
+			if [ -z "$jf" ] && [ "$jp" -eq "$p" ] && [ "$ji" = 0 ]; then
+				ok "jit ($1 $2): $jp vectors, all JIT-compiled"
+			else
+				bad "jit ($1 $2): $jp passed of $p, interpreted: ${ji:-?}"
+				printf '%s\n' "$jf" | head -20
+			fi
+		done
+	else
+		echo "SKIP jit conformance: $A64 or qemu-aarch64 (Debian's qemu-user) missing"
+	fi
 else
 	echo "SKIP conformance vectors and asm check: $CONF not found (they come from shared/bpf-conformance beside the repository, or set BPF_CONFORMANCE=DIR)"
 fi
@@ -59,6 +80,22 @@ check_bench sum 0x7f4a8
 check_bench fnv 0x1b4664f63f722675
 check_bench classify 0x1b8041e226342097
 check_bench alu 0x62163750cc7f09fd
+
+# 3b. the benchmark programs through the JIT give the same r0
+A64="$BUILD/host/bpf-run-a64"
+if [ -x "$A64" ] && command -v qemu-aarch64 >/dev/null 2>&1; then
+	for nv in sum:0x7f4a8 fnv:0x1b4664f63f722675 classify:0x1b8041e226342097 alu:0x62163750cc7f09fd; do
+		name=${nv%%:*} want=${nv#*:}
+		got=$(qemu-aarch64 "$A64" --jit "$BUILD/bpf/bench_$name.bin" 2>&1 | sed -n 's/^r0=\(0x[0-9a-f]*\) .*/\1/p')
+		if [ "$got" = "$want" ]; then ok "jit bench_$name r0=$got"; else bad "jit bench_$name: r0=$got want $want"; fi
+	done
+fi
+
+# 3c. the JIT's differential fuzzer, bounded (make fuzz runs it long); a fixed seed here
+out=$(BUILD="$BUILD" JIT_FUZZ_N=3000 JIT_FUZZ_SEED=${JIT_FUZZ_SEED:-14} sh tests/fuzz/fuzz-jit.sh)
+printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) '
+pass=$((pass + $(printf '%s\n' "$out" | grep -c '^PASS ')))
+fail=$((fail + $(printf '%s\n' "$out" | grep -c '^FAIL ')))
 
 # 4. bpf-run itself
 tmp=$(mktemp -d)

@@ -16,10 +16,14 @@ int uart_getc(void);
 /* mmu.c: kernel page tables (TTBR1). */
 #define MAP_NORMAL 0
 #define MAP_DEVICE 1
+#define MAP_TEXT 2 /* normal memory, read-only, executable at EL1 (JIT code) */
 /* Map [pa, pa + size) at va in the kernel half; tables come from the early pool until
  * mmu_use_page_allocator() is called.  0 or -ENOMEM. */
 int mmu_map_kernel(uint64_t va, uint64_t pa, uint64_t size, int type);
 void mmu_use_page_allocator(void);
+/* Remove the page mappings of [va, va + size) (made with MAP_TEXT or MAP_DEVICE) and invalidate
+ * their TLB entries on every CPU. */
+void mmu_unmap_kernel(uint64_t va, uint64_t size);
 /* Map device registers; returns the virtual address (page offset kept), 0 on failure. */
 uint64_t ioremap(uint64_t pa, uint64_t size);
 

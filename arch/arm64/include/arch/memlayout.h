@@ -20,6 +20,8 @@
 #define VA_BITS 48
 #define USER_VA_END (MUL(1) << VA_BITS)
 #define PAGE_OFFSET MUL(0xffff000000000000)
+#define JIT_BASE MUL(0xffff600000000000) /* JIT code, read+execute: 64 MiB, tables made at boot */
+#define JIT_SIZE (MUL(64) << 20)
 #define IOMAP_BASE MUL(0xffff700000000000)
 #define IOMAP_END MUL(0xffff7fffffffffff)
 #define KIMAGE_VA MUL(0xffff800000000000)
