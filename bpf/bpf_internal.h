@@ -90,6 +90,22 @@ enum bpf_arg {
 	ARG_CONST_STR, /* read-only map value holding a NUL-terminated string (unused) */
 	ARG_ALLOC_SIZE, /* a known constant: the size of the memory the helper returns */
 	ARG_RINGBUF_RELEASE, /* an alloc_mem at offset 0: its reference ends here */
+	ARG_FUNC, /* PTR_TO_FUNC: a callback subprogram (lddw BPF_PSEUDO_FUNC) */
+	ARG_STACK_OR_NULL, /* a stack pointer or NULL: the callback's context */
+	ARG_CONST_SIZE_NZ, /* a known non-zero constant (strtol's buffer length is ARG_SIZE) */
+	ARG_CONST_STR_RO, /* read-only (frozen BPF_F_RDONLY_PROG) array value, NUL within (fmt) */
+	ARG_MEM_RO_OR_NULL, /* readable memory or NULL with the next argument its size */
+	ARG_PTR_TO_LONG, /* 8 writable bytes (strtol's result) */
+	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
+	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
+};
+
+/* The callback a helper runs, and with what registers (Linux's set_*_callback_state). */
+enum bpf_cb {
+	CB_NONE = 0,
+	CB_LOOP, /* bpf_loop: r1 index, r2 ctx */
+	CB_MAP_ELEM, /* for_each_map_elem: r1 map, r2 key, r3 value, r4 ctx */
+	CB_FIND_VMA, /* find_vma: r1 task, r2 vma, r3 ctx */
 };
 
 enum bpf_ret {
@@ -106,7 +122,15 @@ struct bpf_helper {
 	uint8_t ret; /* enum bpf_ret */
 	bool gpl_only;
 	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
+	uint8_t cb; /* enum bpf_cb */
+	uint8_t cb_arg; /* the callback's argument index (0-based) */
 };
+
+/*
+ * Run the callback that lddw BPF_PSEUDO_FUNC loaded (fn) with r1..r4 on a stack of its own
+ * (interp.c): its r0.  [any] from the helpers of a running program only.
+ */
+uint64_t bpf_callback_run(uint64_t fn, uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4);
 
 /* Index table by enum bpf_func_id; NULL name = not provided. */
 extern const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID];

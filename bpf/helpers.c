@@ -442,6 +442,59 @@ static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint6
 	return bpf_ringbuf_query(P(map), flags);
 }
 
+/* ---- callbacks ---- */
+
+#define BPF_MAX_LOOPS (8 * 1024 * 1024)
+#define BPF_MAX_KEY 512 /* MAX_BPF_STACK: the largest hash key */
+
+/* bpf_loop: the callback with (index, ctx) until it returns 1; the runs it made. */
+static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
+{
+	uint32_t n = (uint32_t)nr, i;
+
+	if (flags)
+		return (uint64_t)-EINVAL;
+	if (n > BPF_MAX_LOOPS)
+		return (uint64_t)-E2BIG;
+	for (i = 0; i < n; i++)
+		if (bpf_callback_run(fn, i, ctx, 0, 0))
+			return i + 1;
+	return n;
+}
+
+/*
+ * bpf_for_each_map_elem: the callback with (map, key, value, ctx) for each element in key
+ * order until it returns 1; the elements visited.  Keys come from get_next_key (IRQ-safe);
+ * at most max_entries visits, so deleting from the callback cannot loop forever.
+ */
+static uint64_t h_for_each(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+	uint8_t key[2][BPF_MAX_KEY];
+	uint64_t n = 0;
+	int cur = 0;
+	void *v;
+
+	if (flags)
+		return (uint64_t)-EINVAL;
+	if (m->key_size > BPF_MAX_KEY)
+		return 0;
+	if (m->ops->get_next_key(m, NULL, key[cur]))
+		return 0;
+	while (n < m->max_entries) {
+		v = m->ops->lookup(m, key[cur]);
+		if (v) {
+			n++;
+			if (bpf_callback_run(fn, map, (uintptr_t)key[cur], (uintptr_t)v, ctx))
+				break;
+		}
+		if (m->ops->get_next_key(m, key[cur], key[!cur]))
+			break;
+		cur = !cur;
+	}
+	return n;
+}
+
 /* ---- the table ---- */
 
 #define H(id, f, r, gpl, perf, ...)                                                                \
@@ -486,6 +539,12 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	  ARG_ANY),
 	H(probe_read_kernel_str, h_read_kernel_str, RET_INTEGER, true, false, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
+	[BPF_FUNC_loop] = { .name = "bpf_loop", .fn = h_loop, .ret = RET_INTEGER, .cb = CB_LOOP,
+			    .args = { ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL, ARG_ANY } },
+	[BPF_FUNC_for_each_map_elem] = { .name = "bpf_for_each_map_elem", .fn = h_for_each,
+					 .ret = RET_INTEGER, .cb = CB_MAP_ELEM,
+					 .args = { ARG_CONST_MAP, ARG_FUNC, ARG_STACK_OR_NULL,
+						   ARG_ANY } },
 };
 
 const struct bpf_helper *bpf_helper_get(int32_t id)
