@@ -98,6 +98,7 @@ enum bpf_arg {
 	ARG_PTR_TO_LONG, /* 8 writable bytes (strtol's result) */
 	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
 	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
+	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
 };
 
 /* The callback a helper runs, and with what registers (Linux's set_*_callback_state). */
@@ -113,6 +114,7 @@ enum bpf_ret {
 	RET_VOID,
 	RET_MAP_VALUE_OR_NULL,
 	RET_RINGBUF_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes, a new reference */
+	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
 };
 
 struct bpf_helper {
@@ -123,7 +125,7 @@ struct bpf_helper {
 	bool gpl_only;
 	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
 	uint8_t cb; /* enum bpf_cb */
-	uint8_t cb_arg; /* the callback's argument index (0-based) */
+	bool might_sleep; /* sleepable programs only (Linux's fn->might_sleep) */
 };
 
 /*

@@ -454,8 +454,9 @@ static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, u
 
 	if (flags)
 		return (uint64_t)-EINVAL;
+	/* Linux inlines bpf_loop when flags is a known 0: its -E2BIG is then a 32-bit move */
 	if (n > BPF_MAX_LOOPS)
-		return (uint64_t)-E2BIG;
+		return (uint32_t)-E2BIG;
 	for (i = 0; i < n; i++)
 		if (bpf_callback_run(fn, i, ctx, 0, 0))
 			return i + 1;
@@ -493,6 +494,239 @@ static uint64_t h_for_each(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t fla
 		cur = !cur;
 	}
 	return n;
+}
+
+/* ---- time, ids, the task ---- */
+
+#define HZ 250 /* Debian's arm64 CONFIG_HZ */
+#define INITIAL_JIFFIES ((uint64_t)(uint32_t)(-300 * HZ))
+#define CGROUP_ROOT_ID 1 /* every task is in the root of the (v2) hierarchy here */
+
+static uint64_t h_ktime_tai(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ksvc_clock_tai_ns();
+}
+
+static uint64_t h_jiffies64(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return INITIAL_JIFFIES + ksvc_clock_ns() / (1000000000 / HZ);
+}
+
+static uint64_t h_zero(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return 0; /* get_numa_node_id: one node */
+}
+
+static uint64_t h_cgroup_id(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return CGROUP_ROOT_ID;
+}
+
+/* The root is its own ancestor at level 0; there is none deeper. */
+static uint64_t h_ancestor_cgroup_id(uint64_t level, uint64_t a2, uint64_t a3, uint64_t a4,
+				     uint64_t a5)
+{
+	return (int32_t)level == 0 ? CGROUP_ROOT_ID : 0;
+}
+
+static uint64_t h_current_task(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uintptr_t)ksvc_task_current(); /* opaque: nothing here dereferences it */
+}
+
+/* The initial pid namespace as stat(2) of /proc/self/ns/pid shows it on Linux (nsfs 0:4). */
+#define PIDNS_INIT_DEV 4
+#define PIDNS_INIT_INO 0xEFFFFFFCu
+
+static uint64_t h_ns_pid_tgid(uint64_t dev, uint64_t ino, uint64_t buf, uint64_t size, uint64_t a5)
+{
+	struct bpf_pidns_info *info = P(buf);
+	long err = -EINVAL;
+
+	if (size != sizeof(*info) || (uint32_t)dev != dev)
+		goto clear;
+	err = -ENOENT;
+	if (dev != PIDNS_INIT_DEV || ino != PIDNS_INIT_INO)
+		goto clear;
+	info->pid = (uint32_t)ksvc_current_tid();
+	info->tgid = (uint32_t)ksvc_current_tgid();
+	return 0;
+clear:
+	memset(P(buf), 0, size);
+	return (uint64_t)err;
+}
+
+/* ---- legacy probe reads: the user or kernel half by address (arm64 TASK_SIZE, 48 bits) ---- */
+
+#define USER_TOP (1ull << 48)
+
+static uint64_t h_read_compat(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)probe_read(P(dst), size, P(src), src < USER_TOP);
+}
+
+static uint64_t h_read_str_compat(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4,
+				  uint64_t a5)
+{
+	return (uint64_t)probe_read_str(P(dst), size, P(src), src < USER_TOP);
+}
+
+/* copy_from_user may sleep: only sleepable programs reach it (the verifier checks). */
+static uint64_t h_copy_from_user(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4,
+				 uint64_t a5)
+{
+	if (!ksvc_copy_from_user(P(dst), P(src), size))
+		return 0;
+	memset(P(dst), 0, size);
+	return (uint64_t)-EFAULT;
+}
+
+/* ---- strings ---- */
+
+/* bpf_strncmp(s1, s1_sz, s2): arm64's strncmp, the difference of the first unequal bytes. */
+static uint64_t h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5)
+{
+	const unsigned char *a = P(s1), *b = P(s2);
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (a[i] != b[i])
+			return (uint64_t)(int64_t)((int)a[i] - (int)b[i]);
+		if (!a[i])
+			break;
+	}
+	return 0;
+}
+
+#define BPF_STRTOX_BASE_MASK 0x1fu
+
+static bool k_isspace(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0; /* Linux's _ctype: NBSP too */
+}
+
+static int digit_of(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 16;
+}
+
+/*
+ * Linux's __bpf_strtoull: spaces, one '-', then at most 63 characters parsed as
+ * _parse_integer does (base 0: 0x -> 16 when a hex digit follows, 0 -> 8, else 10).  The
+ * characters consumed, -EINVAL (no digits, bad base or flags) or -ERANGE (overflow).
+ */
+static long strtoull_common(const char *buf, uint64_t len, uint64_t flags, uint64_t *res,
+			    bool *neg)
+{
+	unsigned int base = flags & BPF_STRTOX_BASE_MASK;
+	uint64_t i = 0, start, v = 0;
+	bool over = false;
+	char s[64];
+	uint64_t n, k = 0;
+
+	if (!len || (base != 0 && base != 8 && base != 10 && base != 16) ||
+	    (flags & ~(uint64_t)BPF_STRTOX_BASE_MASK))
+		return -EINVAL;
+	while (i < len && k_isspace((unsigned char)buf[i]))
+		i++;
+	*neg = i < len && buf[i] == '-';
+	if (*neg)
+		i++;
+	if (i == len)
+		return -EINVAL;
+	n = MIN(len - i, sizeof(s) - 1);
+	memcpy(s, buf + i, n);
+	s[n] = 0;
+	if (!base) {
+		base = 10;
+		if (s[0] == '0')
+			base = (s[1] | 0x20) == 'x' && digit_of((unsigned char)s[2]) < 16 ? 16 : 8;
+	}
+	if (base == 16 && s[0] == '0' && (s[1] | 0x20) == 'x')
+		k = 2;
+	start = k;
+	for (; s[k]; k++) {
+		unsigned int d = (unsigned int)digit_of((unsigned char)s[k]);
+
+		if (d >= base)
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			over = true;
+		v = v * base + d;
+	}
+	if (over)
+		return -ERANGE;
+	if (k == start)
+		return -EINVAL;
+	*res = v;
+	return (long)(i + k);
+}
+
+static uint64_t h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5)
+{
+	uint64_t v;
+	bool neg;
+	long n = strtoull_common(P(buf), len, flags, &v, &neg);
+
+	if (n < 0)
+		return (uint64_t)n;
+	if (neg ? (int64_t)-v > 0 : (int64_t)v < 0)
+		return (uint64_t)-ERANGE;
+	*(int64_t *)P(res) = neg ? (int64_t)-v : (int64_t)v;
+	return (uint64_t)n;
+}
+
+static uint64_t h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5)
+{
+	uint64_t v;
+	bool neg;
+	long n = strtoull_common(P(buf), len, flags, &v, &neg);
+
+	if (n < 0)
+		return (uint64_t)n;
+	if (neg)
+		return (uint64_t)-EINVAL;
+	*(uint64_t *)P(res) = v;
+	return (uint64_t)n;
+}
+
+/* ---- perf: counters and branch records ---- */
+
+/* bpf_perf_event_read: the counter of the event at index, or a negative errno. */
+static uint64_t h_perf_read(uint64_t map, uint64_t flags, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	struct bpf_perf_event_value v;
+	struct bpf_map *m = P(map);
+	uint64_t index = flags & BPF_F_INDEX_MASK;
+	void *ev;
+	int err;
+
+	if (flags & ~BPF_F_INDEX_MASK)
+		return (uint64_t)-EINVAL;
+	if (index == BPF_F_CURRENT_CPU)
+		index = ksvc_cpu_id();
+	if (index >= m->max_entries)
+		return (uint64_t)-E2BIG;
+	ev = bpf_perf_array_event(m, (uint32_t)index);
+	if (!ev || !ops)
+		return (uint64_t)-ENOENT;
+	err = ops->event_read(ev, &v);
+	return err ? (uint64_t)(int64_t)err : v.counter;
+}
+
+/* No branch records on arm64 in Linux 6.1 (x86 LBR only): -ENOENT, the buffer untouched. */
+static uint64_t h_enoent(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)-ENOENT;
+}
+
+/* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
+static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)-EINVAL;
 }
 
 /* ---- the table ---- */
@@ -545,6 +779,63 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 					 .ret = RET_INTEGER, .cb = CB_MAP_ELEM,
 					 .args = { ARG_CONST_MAP, ARG_FUNC, ARG_STACK_OR_NULL,
 						   ARG_ANY } },
+	H(probe_read, h_read_compat, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	H(probe_read_str, h_read_str_compat, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	  ARG_ANY),
+	H(ktime_get_boot_ns, h_ktime, RET_INTEGER, false, false, 0), /* no suspend: = monotonic */
+	H(ktime_get_tai_ns, h_ktime_tai, RET_INTEGER, false, false, 0),
+	H(jiffies64, h_jiffies64, RET_INTEGER, false, false, 0),
+	H(get_numa_node_id, h_zero, RET_INTEGER, false, false, 0),
+	H(get_current_cgroup_id, h_cgroup_id, RET_INTEGER, false, false, 0),
+	H(get_current_ancestor_cgroup_id, h_ancestor_cgroup_id, RET_INTEGER, false, false, ARG_ANY),
+	/* a BPF_MAP_TYPE_CGROUP_ARRAY only, which is not built here: every call is refused */
+	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_ANY),
+	H(get_current_task, h_current_task, RET_INTEGER, true, false, 0),
+	H(get_current_task_btf, h_einval, RET_BTF_ID, true, false, 0),
+	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, false, ARG_ANY, ARG_ANY,
+	  ARG_MEM_UNINIT, ARG_SIZE_NZ),
+	H(strncmp, h_strncmp, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
+	H(strtol, h_strtol, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY, ARG_PTR_TO_LONG),
+	H(strtoul, h_strtoul, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY,
+	  ARG_PTR_TO_LONG),
+	H(perf_event_read, h_perf_read, RET_INTEGER, true, false, ARG_CONST_MAP, ARG_ANY),
+	H(read_branch_records, h_enoent, RET_INTEGER, true, true, ARG_CTX, ARG_MEM_RO_OR_NULL,
+	  ARG_SIZE, ARG_ANY),
+	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event) */
+	H(get_func_ip, h_einval, RET_INTEGER, true, false, ARG_CTX),
+	/* snprintf_btf needs the kernel's BTF, which this kernel has not: -EINVAL */
+	H(snprintf_btf, h_einval, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
+	  ARG_SIZE_NZ, ARG_ANY),
+	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .fn = h_copy_from_user,
+				      .ret = RET_INTEGER, .might_sleep = true,
+				      .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY } },
+	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .fn = h_einval,
+					   .ret = RET_INTEGER, .might_sleep = true, .gpl_only = true,
+					   .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY,
+						     ARG_BTF_ONLY, ARG_ANY } },
+	/* a task (PTR_TO_BTF_ID) argument: refused without kernel BTF */
+	H(get_task_stack, h_einval, RET_INTEGER, false, false, ARG_BTF_ONLY, ARG_MEM_UNINIT,
+	  ARG_SIZE, ARG_ANY),
+	H(task_pt_regs, h_einval, RET_BTF_ID, true, false, ARG_BTF_ONLY),
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .fn = h_einval, .ret = RET_INTEGER,
+				.cb = CB_FIND_VMA,
+				.args = { ARG_BTF_ONLY, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
+					  ARG_ANY } },
+	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, false, ARG_PERCPU_BTF, ARG_ANY),
+	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, false, ARG_PERCPU_BTF),
+	/* BPF_MAP_TYPE_TASK_STORAGE needs BTF to be created, on Linux too */
+	H(task_storage_get, h_einval, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	  ARG_BTF_ONLY, ARG_ANY, ARG_ANY),
+	H(task_storage_delete, h_einval, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_BTF_ONLY),
+	/* bpf_spin_lock, bpf_timer and kptrs live in map values that BTF describes */
+	H(spin_lock, h_einval, RET_VOID, false, false, ARG_MAP_VALUE_BTF),
+	H(spin_unlock, h_einval, RET_VOID, false, false, ARG_MAP_VALUE_BTF),
+	H(timer_init, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_CONST_MAP, ARG_ANY),
+	H(timer_set_callback, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_FUNC),
+	H(timer_start, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_ANY, ARG_ANY),
+	H(timer_cancel, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF),
+	H(kptr_xchg, h_einval, RET_INTEGER, false, false, ARG_MAP_VALUE_BTF, ARG_ANY),
 };
 
 const struct bpf_helper *bpf_helper_get(int32_t id)

@@ -366,6 +366,11 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_FUNC_ringbuf_reserve:
 	case BPF_FUNC_ringbuf_query:
 		return map->type == BPF_MAP_TYPE_RINGBUF;
+	case BPF_FUNC_current_task_under_cgroup:
+		return map->type == BPF_MAP_TYPE_CGROUP_ARRAY;
+	case BPF_FUNC_task_storage_get:
+	case BPF_FUNC_task_storage_delete:
+		return map->type == BPF_MAP_TYPE_TASK_STORAGE;
 	default:
 		return true;
 	}

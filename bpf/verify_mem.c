@@ -504,6 +504,8 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		return verr(env, -EINVAL, "unknown func %s#%d\n", h->name, in->imm);
 	if (h->gpl_only && !env->prog->gpl)
 		return verr(env, -EINVAL, "cannot call GPL-restricted function from non-GPL compatible program\n");
+	if (h->might_sleep && !(env->prog->prog_flags & BPF_F_SLEEPABLE))
+		return verr(env, -EINVAL, "helper call might sleep in a non-sleepable prog\n");
 	for (uint32_t i = 0; i < 5 && h->args[i]; i++) {
 		uint32_t regno = BPF_REG_1 + i;
 		struct reg *r = &f->regs[regno];
@@ -574,6 +576,23 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (err)
 				return err;
 			break;
+		case ARG_MAP_VALUE_BTF: {
+			/* Linux's process_spin_lock / process_timer_func / process_kptr_func */
+			const char *what = in->imm == BPF_FUNC_kptr_xchg ? "bpf_kptr_xchg" :
+					   in->imm == BPF_FUNC_spin_lock || in->imm == BPF_FUNC_spin_unlock ?
+					   "bpf_spin_lock" : "bpf_timer";
+
+			if (r->type != PTR_TO_MAP_VALUE)
+				return verr(env, -EACCES, "R%u type=%s expected=map_value\n", regno,
+					    reg_type_name(r->type));
+			if (var_off(r))
+				return verr(env, -EINVAL, "R%u doesn't have constant offset. %s has to be "
+							  "at the constant offset\n", regno,
+					    in->imm == BPF_FUNC_kptr_xchg ? "kptr" : what);
+			/* no map here has BTF */
+			return verr(env, -EINVAL, "map '%s' has to have BTF in order to use %s\n",
+				    r->map->name, what);
+		}
 		case ARG_PERCPU_BTF:
 		case ARG_BTF_ONLY:
 			/* only a BTF-typed pointer fits: no register can hold one without BTF */
@@ -607,6 +626,12 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			break;
 		}
 	}
+	if (in->imm == BPF_FUNC_get_func_ip && env->prog->type != BPF_PROG_TYPE_KPROBE &&
+	    env->prog->type != BPF_PROG_TYPE_TRACING)
+		return verr(env, -BPF_ENOTSUPP, "func %s#%d not supported for program type %u\n",
+			    h->name, in->imm, env->prog->type);
+	if (h->ret == RET_BTF_ID) /* its ret_btf_id names a type of kernel BTF, which is absent */
+		return verr(env, -EINVAL, "invalid return type 8 of func %s#%d\n", h->name, in->imm);
 	if (h->cb) {
 		err = callback_frame(env, h, cb_subprog, map, &cb_frame);
 		if (err)

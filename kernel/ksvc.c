@@ -6,6 +6,7 @@
 #include <arch/arch.h>
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
+#include <kern/clock.h>
 #include <kern/errno.h>
 #include <kern/irq.h>
 #include <kern/ksvc.h>
@@ -118,6 +119,11 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 uint64_t ksvc_clock_ns(void)
 {
 	return time_ns();
+}
+
+uint64_t ksvc_clock_tai_ns(void)
+{
+	return clock_realtime_ns();
 }
 
 unsigned int ksvc_cpu_id(void)

@@ -56,6 +56,8 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user);
 
 /* [any] Monotonic nanoseconds since boot. */
 uint64_t ksvc_clock_ns(void);
+/* [any] CLOCK_TAI in ns: CLOCK_REALTIME, the TAI offset being 0 as Linux's until adjtimex sets it. */
+uint64_t ksvc_clock_tai_ns(void);
 /* [any] The CPU we run on (stable only while preemption or interrupts are off). */
 unsigned int ksvc_cpu_id(void);
 /* [any] Number of possible CPUs; CPU ids are 0 .. n-1. */

@@ -136,6 +136,11 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 	return ksvc_read_nofault(out, (const void *)(uintptr_t)addr, 2 * sizeof(uint64_t), user);
 }
 
+uint64_t ksvc_clock_tai_ns(void)
+{
+	return 1700000000ull * 1000000000ull + ksvc_fake.clock_ns;
+}
+
 uint64_t ksvc_clock_ns(void)
 {
 	uint64_t t = ksvc_fake.clock_ns;

@@ -100,3 +100,6 @@ t_bpf_loops_SRCS := tests/user/t_bpf_loops.c $(BUILD)/user/bpf/loops.bpf.lo
 t_bpf_loops_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_loops_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bin/t_bpf_loops: tests/user/tap.h
+UPROGS += t_bpf_probe
+t_bpf_probe_SRCS := tests/user/t_bpf_probe.c
+$(BUILD)/user/bin/t_bpf_probe: tests/user/tap.h
