@@ -545,9 +545,8 @@ static uint64_t h_ns_pid_tgid(uint64_t dev, uint64_t ino, uint64_t buf, uint64_t
 
 	if (size != sizeof(*info) || (uint32_t)dev != dev)
 		goto clear;
-	err = -ENOENT;
 	if (dev != PIDNS_INIT_DEV || ino != PIDNS_INIT_INO)
-		goto clear;
+		goto clear; /* not our namespace: -EINVAL too, as Linux */
 	info->pid = (uint32_t)ksvc_current_tid();
 	info->tgid = (uint32_t)ksvc_current_tgid();
 	return 0;

@@ -565,7 +565,7 @@ static int64_t check_exit(struct venv *env)
 		if (r0->umax > 1) {
 			if (reg_is_const(r0))
 				return verr(env, -EINVAL, "At callback return the register R0 has value "
-							  "(%#llx; 0x0) should have been in (0x0; 0x1)\n",
+							  "(0x%llx; 0x0) should have been in (0x0; 0x1)\n",
 					    (unsigned long long)r0->umin);
 			return verr(env, -EINVAL, "At callback return the register R0 has unknown "
 						  "scalar value should have been in (0x0; 0x1)\n");

@@ -519,7 +519,8 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				return verr(env, -EACCES, "R%u type=%s expected=map_ptr\n", regno,
 					    reg_type_name(r->type));
 			map = r->map;
-			if (!bpf_map_func_ok(map, in->imm))
+			/* for_each_map_elem: the callback's setup judges the map first (ENOTSUPP) */
+			if (h->cb != CB_MAP_ELEM && !bpf_map_func_ok(map, in->imm))
 				return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n",
 					    map->type, h->name, in->imm);
 			break;
@@ -585,12 +586,13 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (r->type != PTR_TO_MAP_VALUE)
 				return verr(env, -EACCES, "R%u type=%s expected=map_value\n", regno,
 					    reg_type_name(r->type));
+			/* check_func_arg turns process_spin_lock's (timer's, kptr's) EINVAL into EACCES */
 			if (var_off(r))
-				return verr(env, -EINVAL, "R%u doesn't have constant offset. %s has to be "
+				return verr(env, -EACCES, "R%u doesn't have constant offset. %s has to be "
 							  "at the constant offset\n", regno,
 					    in->imm == BPF_FUNC_kptr_xchg ? "kptr" : what);
 			/* no map here has BTF */
-			return verr(env, -EINVAL, "map '%s' has to have BTF in order to use %s\n",
+			return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
 				    r->map->name, what);
 		}
 		case ARG_PERCPU_BTF:
