@@ -82,6 +82,7 @@ enum bpf_arg {
 	ARG_CONST_MAP, /* CONST_PTR_TO_MAP */
 	ARG_MAP_KEY, /* pointer to key_size readable bytes of the map in the map argument */
 	ARG_MAP_VALUE, /* pointer to value_size readable bytes */
+	ARG_MAP_VALUE_UNINIT, /* pointer to value_size writable bytes (pop, peek) */
 	ARG_MEM, /* pointer to readable memory whose size is the next argument */
 	ARG_MEM_UNINIT, /* pointer to writable memory whose size is the next argument */
 	ARG_SIZE, /* constant-bounded size of the previous memory argument, may be 0 */
@@ -140,6 +141,15 @@ const struct bpf_helper *bpf_helper_get(int32_t id);
 
 /* trace_printk buffer (helpers.c) */
 void bpf_trace_reset(void);
+/* [any] One bpf_trace_printk line of the current task with msg (helpers.c). */
+void bpf_trace_line(const char *msg);
+
+/* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
+ * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */
+int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args);
+uint64_t bpf_h_snprintf(uint64_t str, uint64_t size, uint64_t fmt, uint64_t data, uint64_t len);
+uint64_t bpf_h_trace_vprintk(uint64_t fmt, uint64_t fmt_size, uint64_t data, uint64_t len,
+			     uint64_t a5);
 
 /* ---- maps ---- */
 
@@ -152,6 +162,8 @@ struct bpf_map_ops {
 	void (*free)(struct bpf_map *map);
 	/* [any] Program-side lookup: this CPU's value, or NULL. */
 	void *(*lookup)(struct bpf_map *map, const void *key);
+	/* [any] Per-CPU maps: cpu's value (cpu < ksvc_nr_cpus()), or NULL. */
+	void *(*lookup_cpu)(struct bpf_map *map, const void *key, uint32_t cpu);
 	/* [any] value is value_size bytes (per-CPU maps: this CPU only). */
 	int (*update)(struct bpf_map *map, const void *key, const void *value, uint64_t flags);
 	int (*delete)(struct bpf_map *map, const void *key);
@@ -212,7 +224,13 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
-	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops;
+	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
+	bpf_qstack_ops;
+
+/* map_queue.c: QUEUE and STACK maps.  [any] push: 0, -EINVAL (flags), -E2BIG (full);
+ * pop (remove) or peek: 0 or -ENOENT with value zeroed. */
+long bpf_qstack_push(struct bpf_map *map, const void *value, uint64_t flags);
+long bpf_qstack_pop(struct bpf_map *map, void *value, bool remove);
 
 /* STACK_TRACE maps: insert a call chain, returning its id or -errno (get_stackid). */
 long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);

@@ -14,6 +14,7 @@
  * Not here: tail calls, the other ~200 Linux helpers (the verifier rejects their ids).
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <kern/compiler.h>
@@ -39,6 +40,11 @@ const struct bpf_perf_ops *bpf_perf(void)
 
 /* ---- maps ---- */
 
+/*
+ * Linux 6.1 calls map_update/delete/push/pop/peek_elem straight into the map's ops (64-bit
+ * JIT fixup), whose int result fills only the low 32 bits of r0: the same here.
+ */
+
 static uint64_t h_map_lookup(uint64_t map, uint64_t key, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct bpf_map *m = P(map);
@@ -50,14 +56,40 @@ static uint64_t h_map_update(uint64_t map, uint64_t key, uint64_t val, uint64_t 
 {
 	struct bpf_map *m = P(map);
 
-	return (uint64_t)(int64_t)m->ops->update(m, P(key), P(val), flags);
+	return (uint32_t)m->ops->update(m, P(key), P(val), flags);
 }
 
 static uint64_t h_map_delete(uint64_t map, uint64_t key, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct bpf_map *m = P(map);
 
-	return (uint64_t)(int64_t)m->ops->delete(m, P(key));
+	return (uint32_t)m->ops->delete(m, P(key));
+}
+
+/* bpf_map_lookup_percpu_elem: another CPU's value of a per-CPU map, NULL past the last CPU. */
+static uint64_t h_map_lookup_cpu(uint64_t map, uint64_t key, uint64_t cpu, uint64_t a4,
+				 uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+
+	if ((uint32_t)cpu >= ksvc_nr_cpus() || !m->ops->lookup_cpu)
+		return 0;
+	return (uintptr_t)m->ops->lookup_cpu(m, P(key), (uint32_t)cpu);
+}
+
+static uint64_t h_map_push(uint64_t map, uint64_t val, uint64_t flags, uint64_t a4, uint64_t a5)
+{
+	return (uint32_t)bpf_qstack_push(P(map), P(val), flags);
+}
+
+static uint64_t h_map_pop(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint32_t)bpf_qstack_pop(P(map), P(val), true);
+}
+
+static uint64_t h_map_peek(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint32_t)bpf_qstack_pop(P(map), P(val), false);
 }
 
 /* ---- task and time ---- */
@@ -253,15 +285,23 @@ static uint64_t h_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uin
 {
 	const char *f = P(fmt);
 	uint64_t args[3] = { a1, a2, a3 };
-	char msg[256], line[320], comm[16];
+	char msg[256];
 	long n;
-	int ln;
 
 	if (!fmt_size || f[fmt_size - 1])
 		return (uint64_t)-EINVAL;
 	n = trace_format(msg, sizeof(msg), f, args);
 	if (n < 0)
 		return (uint64_t)n;
+	bpf_trace_line(msg);
+	return (uint64_t)n;
+}
+
+void bpf_trace_line(const char *msg)
+{
+	char line[600], comm[16];
+	int ln;
+
 	ksvc_current_comm(comm);
 	comm[15] = 0;
 	ln = bpf_fmt(line, sizeof(line), "%16s-%-7d [%03u] bpf_trace_printk: %s", comm,
@@ -270,7 +310,6 @@ static uint64_t h_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uin
 		ln = (int)sizeof(line) - 1;
 	trace_put(line, (size_t)ln);
 	ksvc_printk("bpf_trace_printk: %s", msg);
-	return (uint64_t)n;
 }
 
 /* ---- perf: through struct bpf_perf_ops ---- */
@@ -691,6 +730,66 @@ static uint64_t h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t r
 	return (uint64_t)n;
 }
 
+/* ---- signals ---- */
+
+/*
+ * The signal goes out from irq_work, as Linux defers it when interrupts are off, which they are
+ * whenever a perf_event program runs on arm64 Linux (PMU interrupt, and software events too:
+ * t_bpf_helpers sees -EBUSY there): one pending per CPU (-EBUSY while it is), to the task that
+ * was running if it still is when the work runs (else dropped).
+ */
+#define SIG_CPUS 64
+
+static struct sig_work {
+	struct ksvc_irq_work w;
+	_Atomic int busy;
+	int tid, sig;
+	bool thread;
+} sig_works[SIG_CPUS];
+
+static void sig_work_fn(struct ksvc_irq_work *w)
+{
+	struct sig_work *s = (struct sig_work *)w;
+
+	if (ksvc_current_tid() == s->tid)
+		ksvc_signal_current(s->sig, s->thread);
+	atomic_store(&s->busy, 0);
+}
+
+static long send_signal(uint32_t sig, bool thread)
+{
+	unsigned int cpu = ksvc_cpu_id();
+	struct sig_work *s;
+	long err = ksvc_signal_current(0, thread); /* -EPERM: a kernel thread, exiting, init */
+
+	if (err)
+		return err;
+	if (sig > 64)
+		return -EINVAL;
+	if (cpu >= SIG_CPUS)
+		return ksvc_signal_current((int)sig, thread);
+	s = &sig_works[cpu];
+	if (atomic_exchange(&s->busy, 1))
+		return -EBUSY;
+	s->w.fn = sig_work_fn;
+	s->tid = ksvc_current_tid();
+	s->sig = (int)sig;
+	s->thread = thread;
+	ksvc_irq_work_queue(&s->w);
+	return 0;
+}
+
+static uint64_t h_send_signal(uint64_t sig, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)send_signal((uint32_t)sig, false);
+}
+
+static uint64_t h_send_signal_thread(uint64_t sig, uint64_t a2, uint64_t a3, uint64_t a4,
+				     uint64_t a5)
+{
+	return (uint64_t)send_signal((uint32_t)sig, true);
+}
+
 /* ---- perf: counters and branch records ---- */
 
 /* bpf_perf_event_read: the counter of the event at index, or a negative errno. */
@@ -835,6 +934,18 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(timer_start, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_ANY, ARG_ANY),
 	H(timer_cancel, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF),
 	H(kptr_xchg, h_einval, RET_INTEGER, false, false, ARG_MAP_VALUE_BTF, ARG_ANY),
+	/* the format is checked at load too (verify_mem.c) */
+	H(snprintf, bpf_h_snprintf, RET_INTEGER, false, false, ARG_MEM_RO_OR_NULL, ARG_SIZE,
+	  ARG_CONST_STR_RO, ARG_MEM_RO_OR_NULL, ARG_SIZE),
+	H(map_lookup_percpu_elem, h_map_lookup_cpu, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	  ARG_MAP_KEY, ARG_ANY),
+	H(map_push_elem, h_map_push, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE, ARG_ANY),
+	H(map_pop_elem, h_map_pop, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
+	H(map_peek_elem, h_map_peek, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
+	H(send_signal, h_send_signal, RET_INTEGER, false, false, ARG_ANY),
+	H(send_signal_thread, h_send_signal_thread, RET_INTEGER, false, false, ARG_ANY),
+	H(trace_vprintk, bpf_h_trace_vprintk, RET_INTEGER, true, false, ARG_MEM, ARG_SIZE_NZ,
+	  ARG_MEM_RO_OR_NULL, ARG_SIZE),
 };
 
 const struct bpf_helper *bpf_helper_get(int32_t id)

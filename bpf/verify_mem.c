@@ -490,7 +490,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 {
 	struct frame *cb_frame = NULL;
 	uint32_t cb_subprog = 0;
-	const char *str;
+	const char *str = "";
 	const struct bpf_helper *h = bpf_helper_get(in->imm);
 	struct frame *f = cur_frame(env);
 	struct bpf_map *map = NULL;
@@ -518,14 +518,11 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (r->type != CONST_PTR_TO_MAP)
 				return verr(env, -EACCES, "R%u type=%s expected=map_ptr\n", regno,
 					    reg_type_name(r->type));
-			map = r->map;
-			/* for_each_map_elem: the callback's setup judges the map first (ENOTSUPP) */
-			if (h->cb != CB_MAP_ELEM && !bpf_map_func_ok(map, in->imm))
-				return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n",
-					    map->type, h->name, in->imm);
+			map = r->map; /* its type is checked after the arguments, as Linux does */
 			break;
 		case ARG_MAP_KEY:
 		case ARG_MAP_VALUE:
+		case ARG_MAP_VALUE_UNINIT:
 			if (!map)
 				return verr(env, -EACCES, "invalid map_ptr to access map->%s\n",
 					    h->args[i] == ARG_MAP_KEY ? "key" : "value");
@@ -533,9 +530,10 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			    r->type != PTR_TO_MAP_KEY)
 				return verr(env, -EACCES, "R%u type=%s expected=fp, map_value\n",
 					    regno, reg_type_name(r->type));
-			err = helper_mem(env, regno,
-					 h->args[i] == ARG_MAP_KEY ? map->key_size : map->value_size,
-					 false);
+			size = h->args[i] == ARG_MAP_KEY ? map->key_size : map->value_size;
+			if (!size) /* a keyless map (queue, stack, ringbuf) given to a keyed helper */
+				return verr(env, -EACCES, "invalid zero-sized read\n");
+			err = helper_mem(env, regno, size, h->args[i] == ARG_MAP_VALUE_UNINIT);
 			if (err)
 				return err;
 			break;
@@ -628,6 +626,16 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			break;
 		}
 	}
+	if (in->imm == BPF_FUNC_snprintf) {
+		/* Linux's check_bpf_snprintf_call: the constant format against data_len / 8 args */
+		const struct reg *len = &f->regs[BPF_REG_5];
+
+		if (len->umin % 8)
+			return -EINVAL;
+		err = bpf_bprintf_check(str, UINT32_MAX, (uint32_t)(len->umin / 8));
+		if (err)
+			return verr(env, err, "Invalid format string\n");
+	}
 	if (in->imm == BPF_FUNC_get_func_ip && env->prog->type != BPF_PROG_TYPE_KPROBE &&
 	    env->prog->type != BPF_PROG_TYPE_TRACING)
 		return verr(env, -BPF_ENOTSUPP, "func %s#%d not supported for program type %u\n",
@@ -638,6 +646,12 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		err = callback_frame(env, h, cb_subprog, map, &cb_frame);
 		if (err)
 			return err;
+	}
+	/* Linux's check_map_func_compatibility, after the arguments and the callback's setup */
+	if (map && !bpf_map_func_ok(map, in->imm)) {
+		frame_free(cb_frame);
+		return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n", map->type,
+			    h->name, in->imm);
 	}
 	if (release && !release_ref(env->cur, release))
 		return verr(env, -EINVAL, "release of unacquired reference\n"); /* not reached */

@@ -397,6 +397,24 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data)
 	signal_send_thread(ut, SIGTRAP, &info);
 }
 
+int ksvc_signal_current(int sig, bool thread)
+{
+	struct uthread *ut = current_uthread();
+	struct ksiginfo info;
+
+	if (!ut || proc_exiting() || ksvc_current_tgid() == 1)
+		return -EPERM;
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	if (!sig)
+		return 0;
+	/* Linux's SEND_SIG_PRIV: SI_KERNEL from pid 0, uid 0 */
+	memset(&info, 0, sizeof(info));
+	info.signo = sig;
+	info.code = SI_KERNEL;
+	return thread ? signal_send_thread(ut, sig, &info) : signal_send_proc(ut->task.proc, sig, &info);
+}
+
 /* ---- one-shot timers over ktimer ---- */
 
 struct ksvc_timer {

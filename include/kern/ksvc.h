@@ -195,6 +195,12 @@ void ksvc_irq_work_sync(struct ksvc_irq_work *w);
  * si_perf_data data, si_perf_type type, si_perf_flags TRAP_PERF_FLAG_ASYNC when it is blocked.
  * Nothing for a kernel thread or an exiting task.  Same locking rule as ksvc_kill_fasync. */
 void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data);
+/*
+ * [any] bpf_send_signal(_thread): sig (0 checks only) to the current process (thread: the
+ * current thread) as the kernel sends it (SI_KERNEL): 0, -EINVAL (not a signal number) or
+ * -EPERM (a kernel thread, an exiting task, or init).  Same locking rule as above.
+ */
+int ksvc_signal_current(int sig, bool thread);
 
 /* ---- the interrupted context (for samples) ---- */
 

@@ -5,7 +5,9 @@
  * (match, wrong inode, wrong size, a dev over 32 bits), ktime_get_ns/boot_ns/tai_ns and
  * jiffies64 against the clocks, probe_read/probe_read_str (a user address, a fault),
  * read_branch_records and get_branch_snapshot (no branch records on arm64),
- * perf_event_read (a counter, an empty slot, an index past the end, bad flags).
+ * perf_event_read (a counter, an empty slot, an index past the end, bad flags), snprintf
+ * (conversions, flags, widths, truncation, %pI4), trace_vprintk, send_signal(_thread), QUEUE and
+ * STACK maps (push, pop, peek from programs; the syscall's peek, push and pop).
  * Then loads Linux refuses, with its errno and log line: copy_from_user in a non-sleepable
  * program, get_func_ip in a perf_event program, bpf_spin_lock and bpf_timer in a map without
  * BTF (EACCES), bpf_loop given a scalar for its callback, strncmp with a string that is not
@@ -21,7 +23,9 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -32,10 +36,11 @@
 
 extern const char _binary_helpers_bpf_o_start[], _binary_helpers_bpf_o_end[];
 
+/* libbpf's messages only with T_BPF_DEBUG set */
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level, (void)fmt, (void)ap;
-	return 0;
+	(void)level;
+	return getenv("T_BPF_DEBUG") ? vfprintf(stdout, fmt, ap) : 0;
 }
 
 
@@ -142,6 +147,53 @@ static void refused(const char *what, const struct bpf_insn *p, size_t n, int er
 		tap_fail(what, "got %d, log: %.300s", got, logbuf);
 }
 
+/* bpf_snprintf(fp-40 (32 bytes), 32, fmt from a frozen read-only map, fp-16, data_len). */
+static int fmt_load(const char *fmt, int data_len)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, ro, .map_flags = BPF_F_RDONLY_PROG);
+	int m = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fmt", 4, 32, 1, &ro), err;
+	char val[32] = { 0 };
+	uint32_t zero = 0;
+
+	strncpy(val, fmt, sizeof(val) - 1);
+	bpf_map_update_elem(m, &zero, val, 0);
+	bpf_map_freeze(m);
+	struct bpf_insn p[] = { STDW(10, -8, 0), STDW(10, -16, 0), STDW(10, -24, 0), STDW(10, -32, 0),
+				STDW(10, -40, 0), MOVX(1, 10), ADD(1, -40), MOV(2, 32), LDVAL(3, m),
+				MOVX(4, 10), ADD(4, -16), MOV(5, data_len), CALL(BPF_FUNC_snprintf), MOV(0, 0),
+				EXIT };
+	err = load(p, sizeof(p) / sizeof(p[0]), 0);
+	close(m);
+	return err;
+}
+
+static void fmt_refusals(void)
+{
+	static const struct {
+		const char *fmt;
+		int len, err;
+		const char *what;
+	} f[] = {
+		{ "%d", 8, 0, "snprintf \"%d\" with one argument loads" },
+		{ "%d %d", 8, -EINVAL, "snprintf \"%d %d\" with one argument: EINVAL" },
+		{ "%%d", 0, 0, "snprintf \"%%d\" with no argument loads" },
+		{ "%q", 8, -EINVAL, "snprintf \"%q\": EINVAL" },
+		{ "%sx", 8, -EINVAL, "snprintf \"%sx\" (a letter after %s): EINVAL" },
+		{ "%hd", 8, -EINVAL, "snprintf \"%hd\": EINVAL" },
+		{ "%pI5", 8, -EINVAL, "snprintf \"%pI5\": EINVAL" },
+		{ "\x01", 0, -EINVAL, "snprintf with a control character: EINVAL" },
+		{ "%lld %lx", 16, 0, "snprintf \"%lld %lx\" loads" },
+		{ "%d", 4, -EINVAL, "snprintf data_len 4: EINVAL" },
+	};
+
+	for (unsigned int i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		int got = fmt_load(f[i].fmt, f[i].len);
+
+		CHECK(got == f[i].err && (!got || f[i].len % 8 || strstr(logbuf, "Invalid format string")),
+		      f[i].what, "got %d, log: %.300s", got, logbuf);
+	}
+}
+
 static void refusals(void)
 {
 	int arr = bpf_map_create(BPF_MAP_TYPE_ARRAY, "vals", 4, 16, 1, NULL);
@@ -156,6 +208,17 @@ static void refusals(void)
 					MOV(0, 0), EXIT };
 		refused("copy_from_user in a non-sleepable program: EINVAL", p, 7, EINVAL,
 			"helper call might sleep in a non-sleepable prog");
+	}
+	{
+		int q = bpf_map_create(BPF_MAP_TYPE_QUEUE, "q", 0, 8, 4, NULL);
+		struct bpf_insn p[] = { LDMAP(1, q), MOVX(2, 10), ADD(2, -8), CALL(BPF_FUNC_map_lookup_elem),
+					MOV(0, 0), EXIT };
+		refused("map_lookup_elem of a queue (no key): EACCES", p, 7, EACCES, "invalid zero-sized read");
+		struct bpf_insn p2[] = { LDMAP(1, arr), MOVX(2, 10), ADD(2, -16), CALL(BPF_FUNC_map_pop_elem),
+					 MOV(0, 0), EXIT };
+		refused("map_pop_elem of an array: EINVAL", p2, 7, EINVAL,
+			"cannot pass map_type 2 into func bpf_map_pop_elem#88");
+		close(q);
 	}
 	{
 		struct bpf_insn p[] = { CALL(BPF_FUNC_get_func_ip), MOV(0, 0), EXIT };
@@ -200,13 +263,29 @@ static void refusals(void)
 	}
 	close(arr);
 	close(str);
+	fmt_refusals();
 }
 
 static char user_str[16] = "hello";
+static volatile int usr1_count, usr1_code, usr1_pid, usr2_count;
+
+static void on_usr2(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	usr2_count++;
+}
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	usr1_count++;
+	usr1_code = si->si_code;
+	usr1_pid = si->si_pid;
+}
 
 int main(void)
 {
-	uint64_t res[64] = { 0 }, t0[4], t1[4];
+	uint64_t res[80] = { 0 }, t0[4], t1[4];
 	struct bpf_object *obj;
 	struct stat st;
 	cpu_set_t set;
@@ -234,9 +313,19 @@ int main(void)
 	}
 	if (!bss || bpf_map__set_initial_value(bss, &b, sizeof(b)))
 		tap_fail(".bss initial value", "errno %d", errno);
+	struct bpf_program *prog;
+	static char plog[16][65536];
+	int np = 0;
+	bpf_object__for_each_program(prog, obj)
+		if (np < 16)
+			bpf_program__set_log_buf(prog, plog[np++], sizeof(plog[0]));
 	err = bpf_object__load(obj);
-	if (!CHECK(!err, "bpf_object__load: the helper programs verify", "err %d", err))
+	if (!CHECK(!err, "bpf_object__load: the helper programs verify", "err %d", err)) {
+		for (int i = 0; i < np; i++) /* the verifier's last words on each */
+			if (plog[i][0])
+				printf("# log %d: ...%s\n", i, plog[i] + (strlen(plog[i]) > 600 ? strlen(plog[i]) - 600 : 0));
 		return tap_done();
+	}
 	resfd = bpf_object__find_map_fd_by_name(obj, "res");
 	ctrs = bpf_object__find_map_fd_by_name(obj, "counters");
 	cfd = faults_perf_open(PERF_COUNT_SW_PAGE_FAULTS, 0);
@@ -275,6 +364,158 @@ int main(void)
 	uint64_t j = 4294967296ull - 75000 + t0[0] / 4000000;
 	CHECK(res[35] + 250 >= j && res[35] <= j + 250, "jiffies64 = INITIAL_JIFFIES + uptime at HZ 250",
 	      "%llu, expected about %llu", (unsigned long long)res[35], (unsigned long long)j);
+	struct bpf_program *fp = bpf_object__find_program_by_name(obj, "formats");
+	err = fp ? run_on_faults(fp, 4) : -ENOENT;
+	CHECK(!err, "formats runs on page faults", "err %d", err);
+	static const char *const outs_want[6] = {
+		"-42 7 ff FF|   42|42   |00042|+42| 42",
+		"-1 1099511627776 18446744073709551615 ok%",
+		"abc|abc|  abc|abc  |",
+		"1000-20",
+		"10.0.2.15 010.000.002.015",
+		"ffffffff -1",
+	};
+	int outfd = bpf_object__find_map_fd_by_name(obj, "outs");
+	for (uint32_t k = 0; k < 6; k++) {
+		char o[64] = { 0 };
+		uint64_t r = 0;
+		size_t want_ret = k == 3 ? strlen("1000-2000-3000") + 1 : strlen(outs_want[k]) + 1;
+
+		bpf_map_lookup_elem(outfd, &k, o);
+		bpf_map_lookup_elem(resfd, &(uint32_t){ 52 + k }, &r);
+		snprintf(what, sizeof(what), "snprintf: \"%s\", returns %zu", outs_want[k], want_ret);
+		CHECK(!strcmp(o, outs_want[k]) && r == want_ret, what, "got \"%.64s\" and %llu", o,
+		      (unsigned long long)r);
+	}
+	bpf_map_lookup_elem(resfd, &(uint32_t){ 60 }, &res[60]);
+	bpf_map_lookup_elem(resfd, &(uint32_t){ 61 }, &res[61]);
+	CHECK(res[60] == 5, "snprintf(NULL, 0, \"abc%%\"): 5, the length it needs", "got %llu",
+	      (unsigned long long)res[60]);
+	CHECK(res[61] == 22, "trace_vprintk with 4 arguments: 22 characters", "got %llu",
+	      (unsigned long long)res[61]);
+	/* QUEUE and STACK maps from the program, then from the syscall */
+	err = run_on_faults(bpf_object__find_program_by_name(obj, "queues"), 4);
+	CHECK(!err, "queues runs on page faults", "err %d", err);
+	{
+		static const struct {
+			int k;
+			uint64_t v;
+			const char *what;
+		} q[] = {
+			/* 32-bit: Linux calls the map's op directly, an int */
+			{ 68, (uint32_t)-E2BIG, "push to a full queue: -E2BIG (32-bit)" },
+			{ 69, 0, "push BPF_EXIST to a full queue: 0 (drops the oldest)" },
+			{ 70, (uint32_t)-EINVAL, "push BPF_NOEXIST: -EINVAL (32-bit)" },
+			{ 71, 2, "peek of a queue: the oldest (2)" },
+			{ 72, 2, "pop of a queue: the oldest (2)" },
+			{ 73, 4, "pops in FIFO order: 3 then 4" },
+			{ 74, (uint32_t)-ENOENT, "pop of an empty queue: -ENOENT (32-bit)" },
+			{ 75, 0, "pop of an empty queue: value zeroed" },
+			{ 76, 2, "pop of a stack: the newest (2)" },
+			{ 77, 1, "peek of a stack after a pop: 1" },
+		};
+		for (unsigned int i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+			uint32_t k = (uint32_t)q[i].k;
+			uint64_t v = 0;
+
+			bpf_map_lookup_elem(resfd, &k, &v);
+			CHECK(v == q[i].v, q[i].what, "got %#llx want %#llx", (unsigned long long)v,
+			      (unsigned long long)q[i].v);
+		}
+		int fifo = bpf_object__find_map_fd_by_name(obj, "fifo");
+		uint64_t v = 0, w = 8;
+
+		CHECK(!bpf_map_lookup_elem(fifo, NULL, &v) && v == 7,
+		      "syscall LOOKUP_ELEM of a queue peeks (7)", "v %llu errno %d", (unsigned long long)v, errno);
+		CHECK(!bpf_map_update_elem(fifo, NULL, &w, 0), "syscall UPDATE_ELEM of a queue pushes",
+		      "errno %d", errno);
+		CHECK(!bpf_map_lookup_and_delete_elem(fifo, NULL, &v) && v == 7,
+		      "syscall LOOKUP_AND_DELETE_ELEM of a queue pops (7)", "v %llu errno %d",
+		      (unsigned long long)v, errno);
+		CHECK(!bpf_map_lookup_and_delete_elem(fifo, NULL, &v) && v == 8,
+		      "then 8", "v %llu errno %d", (unsigned long long)v, errno);
+		CHECK(bpf_map_lookup_and_delete_elem(fifo, NULL, &v) && errno == ENOENT,
+		      "then ENOENT", "errno %d", errno);
+		CHECK(bpf_map_delete_elem(fifo, NULL) && errno == EINVAL, "syscall DELETE_ELEM of a queue: EINVAL",
+		      "errno %d", errno);
+		CHECK(bpf_map_create(BPF_MAP_TYPE_QUEUE, "q", 4, 8, 4, NULL) < 0 && errno == EINVAL,
+		      "a queue with a key: EINVAL", "errno %d", errno);
+		CHECK(bpf_map_create(BPF_MAP_TYPE_STACK, "s", 0, 8, 0, NULL) < 0 && errno == EINVAL,
+		      "a stack of 0 entries: EINVAL", "errno %d", errno);
+	}
+	/* map_lookup_percpu_elem: CPU i's value is i + 10 */
+	{
+		int ncpu = libbpf_num_possible_cpus(), pfd = bpf_object__find_map_fd_by_name(obj, "pcpu");
+		uint64_t vals[64] = { 0 }, r78 = 0, r79 = 0;
+
+		for (int c = 0; c < ncpu && c < 64; c++)
+			vals[c] = (uint64_t)c + 10;
+		bpf_map_update_elem(pfd, &zero, vals, 0);
+		err = run_on_faults(bpf_object__find_program_by_name(obj, "percpu"), 4);
+		bpf_map_lookup_elem(resfd, &(uint32_t){ 78 }, &r78);
+		bpf_map_lookup_elem(resfd, &(uint32_t){ 79 }, &r79);
+		CHECK(!err && r78 == 10, "map_lookup_percpu_elem of CPU 0: its value", "err %d got %llu", err,
+		      (unsigned long long)r78);
+		CHECK(r79 == 11 * 1000 + 1, "map_lookup_percpu_elem of CPU 1: its value; of CPU 100000: NULL",
+		      "got %llu", (unsigned long long)r79);
+	}
+	/* bpf_send_signal: SIGUSR1 to this process, from the kernel (SI_KERNEL) */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_usr1;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	err = run_on_faults(bpf_object__find_program_by_name(obj, "signals"), 4);
+	for (int i = 0; i < 100 && !usr1_code; i++)
+		usleep(1000);
+	for (uint32_t k = 58; k < 64; k++)
+		bpf_map_lookup_elem(resfd, &k, &res[k]);
+	CHECK(usr1_count == 1 && usr1_code == SI_KERNEL && usr1_pid == 0,
+	      "send_signal(SIGUSR1): one SIGUSR1, si_code SI_KERNEL, si_pid 0", "count %d code %d pid %d",
+	      usr1_count, usr1_code, usr1_pid);
+	CHECK(res[58] == 0, "send_signal(SIGUSR1) returns 0", "%#llx", (unsigned long long)res[58]);
+	CHECK(res[59] == (uint64_t)-EINVAL, "send_signal(100): -EINVAL", "%#llx",
+	      (unsigned long long)res[59]);
+	CHECK((res[63] & 0xff) == (uint8_t)-EBUSY, "send_signal_thread(0) with a signal pending: -EBUSY",
+	      "%#llx",
+	      (unsigned long long)res[63]);
+	CHECK((res[63] >> 8 & 0xff) == (uint8_t)-EINVAL, "send_signal_thread(65): -EINVAL", "%#llx",
+	      (unsigned long long)res[63]);
+	/* the same from a cycles overflow (the PMU interrupt) */
+	sa.sa_sigaction = on_usr2;
+	sigaction(SIGUSR2, &sa, NULL);
+	{
+		struct perf_event_attr a;
+		struct bpf_link *l;
+		int hfd;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_CPU_CYCLES;
+		a.sample_period = 200000;
+		a.disabled = 1;
+		a.exclude_kernel = 1;
+		hfd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		l = hfd >= 0 ? bpf_program__attach_perf_event(
+				       bpf_object__find_program_by_name(obj, "signals_hw"), hfd) : NULL;
+		CHECK(l, "signals_hw on a cycles event", "errno %d", errno);
+		ioctl(hfd, PERF_EVENT_IOC_ENABLE, 0);
+		for (volatile long i = 0; i < 20000000 && !usr2_count; i++)
+			;
+		ioctl(hfd, PERF_EVENT_IOC_DISABLE, 0);
+		if (l)
+			bpf_link__destroy(l);
+		if (hfd >= 0)
+			close(hfd);
+	}
+	for (uint32_t k = 64; k < 67; k++)
+		bpf_map_lookup_elem(resfd, &k, &res[k]);
+	CHECK(usr2_count == 1 && res[65] == 0,
+	      "send_signal(SIGUSR2) from the PMU interrupt: 0, one SIGUSR2", "count %d ret %#llx",
+	      usr2_count, (unsigned long long)res[65]);
+	CHECK(res[66] == (uint64_t)-EBUSY, "a second send_signal in the same run: -EBUSY",
+	      "%#llx", (unsigned long long)res[66]);
 	close(cfd);
 	bpf_object__close(obj);
 	refusals();

@@ -52,9 +52,7 @@ static const int linux61[] = {
 
 /* helpers Linux has that are not built here yet */
 static const int not_yet[] = {
-	BPF_FUNC_tail_call, BPF_FUNC_probe_write_user, BPF_FUNC_map_push_elem, BPF_FUNC_map_pop_elem,
-	BPF_FUNC_map_peek_elem, BPF_FUNC_send_signal, BPF_FUNC_send_signal_thread,
-	BPF_FUNC_snprintf, BPF_FUNC_trace_vprintk, BPF_FUNC_map_lookup_percpu_elem,
+	BPF_FUNC_tail_call, BPF_FUNC_probe_write_user,
 	BPF_FUNC_dynptr_from_mem, BPF_FUNC_ringbuf_reserve_dynptr, BPF_FUNC_ringbuf_submit_dynptr,
 	BPF_FUNC_ringbuf_discard_dynptr, BPF_FUNC_dynptr_read, BPF_FUNC_dynptr_write,
 	BPF_FUNC_dynptr_data, BPF_FUNC_user_ringbuf_drain,

@@ -10,7 +10,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 64);
+	__uint(max_entries, 80);
 	__type(key, __u32);
 	__type(value, __u64);
 } res SEC(".maps");
@@ -132,5 +132,160 @@ int counter(struct bpf_perf_event_data *ctx)
 	put(49, bpf_perf_event_read(&counters, 1));
 	put(50, bpf_perf_event_read(&counters, 9));
 	put(51, bpf_perf_event_read(&counters, 1ull << 32));
+	return 1;
+}
+
+struct out {
+	char s[64];
+};
+
+const char abc_fmt[] = "abc%%";
+const char vfmt[] = "t_bpf_helpers %d %d %d %d\n";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 8);
+	__type(key, __u32);
+	__type(value, struct out);
+} outs SEC(".maps");
+
+/* bpf_snprintf into outs[k] (zeroed first, as Linux wants initialized memory); its return in res[52 + k] */
+#define SNPRINTF(k, size, fmt, args...)                                                            \
+	({                                                                                         \
+		__u32 _k = (k);                                                                    \
+		struct out *_o = bpf_map_lookup_elem(&outs, &_k);                                  \
+		if (_o) {                                                                          \
+			__builtin_memset(_o->s, 0, sizeof(_o->s));                                 \
+			put(52 + _k, BPF_SNPRINTF(_o->s, size, fmt, args));                        \
+		}                                                                                  \
+	})
+
+SEC("perf_event")
+int formats(struct bpf_perf_event_data *ctx)
+{
+	char abc[4] = "abc";
+	__u32 ip = 0x0f02000a; /* 10.0.2.15 in memory order */
+
+	SNPRINTF(0, 64, "%d %u %x %X|%5d|%-5d|%05d|%+d|% d", -42, 7, 255, 255, 42, 42, 42, 42, 42);
+	SNPRINTF(1, 64, "%ld %lld %lu %c%c%%", -1L, 1LL << 40, ~0UL, 'o', 'k');
+	SNPRINTF(2, 64, "%s|%pks|%5s|%-5s|", abc, abc, abc, abc);
+	SNPRINTF(3, 8, "%d-%d-%d", 1000, 2000, 3000); /* truncated to 7 characters */
+	SNPRINTF(4, 64, "%pI4 %pi4", &ip, &ip);
+	SNPRINTF(5, 64, "%x %d", 0xffffffffffULL, 0x1ffffffffLL); /* int conversions: low 32 bits */
+	put(60, bpf_snprintf(0, 0, abc_fmt, 0, 0));
+	{
+		__u64 v[4] = { 1, 2, 3, 4 };
+
+		put(61, bpf_trace_vprintk(vfmt, sizeof(vfmt), v, sizeof(v)));
+	}
+	return 1;
+}
+
+/* bpf_send_signal(SIGUSR1) on the first run only (res[62] counts the sends), then the errors */
+SEC("perf_event")
+int signals(struct bpf_perf_event_data *ctx)
+{
+	__u32 k = 62;
+	__u64 *sent = bpf_map_lookup_elem(&res, &k);
+
+	if (!sent || *sent)
+		return 1;
+	*sent = 1;
+	put(58, bpf_send_signal(10));
+	put(59, bpf_send_signal(100));
+	put(63, (bpf_send_signal_thread(0) & 0xff) | (bpf_send_signal_thread(65) & 0xff) << 8);
+	return 1;
+}
+
+/* From the PMU interrupt: deferred to irq_work, a second send while one is pending: -EBUSY */
+SEC("perf_event")
+int signals_hw(struct bpf_perf_event_data *ctx)
+{
+	__u32 k = 64;
+	__u64 *sent = bpf_map_lookup_elem(&res, &k);
+
+	if (!sent || *sent)
+		return 1;
+	*sent = 1;
+	put(65, bpf_send_signal(12));
+	put(66, bpf_send_signal(12));
+	return 1;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 3);
+	__type(value, __u64);
+} fifo SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK);
+	__uint(max_entries, 3);
+	__type(value, __u64);
+} lifo SEC(".maps");
+
+/* res[67..79]: queue and stack operations, once (res[67] marks the run) */
+SEC("perf_event")
+int queues(struct bpf_perf_event_data *ctx)
+{
+	__u32 k = 67;
+	__u64 *done = bpf_map_lookup_elem(&res, &k), v;
+
+	if (!done || *done)
+		return 1;
+	*done = 1;
+	/* no loops: Linux 6.1 finds one pushing &v an infinite loop (v's slot becomes misc) */
+	v = 1;
+	bpf_map_push_elem(&fifo, &v, 0);
+	v = 2;
+	bpf_map_push_elem(&fifo, &v, 0);
+	v = 3;
+	bpf_map_push_elem(&fifo, &v, 0);
+	v = 4;
+	put(68, bpf_map_push_elem(&fifo, &v, 0)); /* full: -E2BIG */
+	put(69, bpf_map_push_elem(&fifo, &v, BPF_EXIST)); /* drops 1 */
+	put(70, bpf_map_push_elem(&fifo, &v, BPF_NOEXIST)); /* -EINVAL */
+	v = 0;
+	bpf_map_peek_elem(&fifo, &v);
+	put(71, v); /* 2 */
+	bpf_map_pop_elem(&fifo, &v);
+	put(72, v); /* 2 */
+	bpf_map_pop_elem(&fifo, &v);
+	bpf_map_pop_elem(&fifo, &v);
+	put(73, v); /* 4 */
+	v = 9;
+	put(74, bpf_map_pop_elem(&fifo, &v)); /* -ENOENT */
+	put(75, v); /* zeroed */
+	v = 1;
+	bpf_map_push_elem(&lifo, &v, 0);
+	v = 2;
+	bpf_map_push_elem(&lifo, &v, 0);
+	bpf_map_pop_elem(&lifo, &v);
+	put(76, v); /* 2 */
+	bpf_map_peek_elem(&lifo, &v);
+	put(77, v); /* 1 */
+	v = 7;
+	bpf_map_push_elem(&fifo, &v, 0); /* for the syscall side to pop */
+	return 1;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} pcpu SEC(".maps");
+
+/* bpf_map_lookup_percpu_elem of CPUs 0, 1 and 100000 (none) */
+SEC("perf_event")
+int percpu(struct bpf_perf_event_data *ctx)
+{
+	__u32 k = 0;
+	__u64 *p0 = bpf_map_lookup_percpu_elem(&pcpu, &k, 0);
+	__u64 *p1 = bpf_map_lookup_percpu_elem(&pcpu, &k, 1);
+	__u64 *px = bpf_map_lookup_percpu_elem(&pcpu, &k, 100000);
+
+	put(78, p0 ? *p0 : 99);
+	put(79, (p1 ? *p1 : 99) * 1000 + !px);
 	return 1;
 }
