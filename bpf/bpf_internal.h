@@ -144,6 +144,11 @@ void bpf_trace_reset(void);
 /* [any] One bpf_trace_printk line of the current task with msg (helpers.c). */
 void bpf_trace_line(const char *msg);
 
+/* helpers_str.c */
+uint64_t bpf_h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5);
+uint64_t bpf_h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
+uint64_t bpf_h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
+
 /* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
  * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */
 int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args);

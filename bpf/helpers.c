@@ -8,10 +8,17 @@
  * probe_read_{user,kernel}{,_str}, and the perf ones that reach perf through the registered
  * struct bpf_perf_ops (perf_event_output, perf_event_read_value, get_stackid, get_stack,
  * perf_prog_read_value) or the context (get_attach_cookie), and the ringbuf ones (output,
- * query, reserve, submit, discard: map_ringbuf.c).  Return values follow Linux 6.1.
+ * query, reserve, submit, discard: map_ringbuf.c).  Issue 19 added Linux 6.1's other
+ * perf_event helpers: callbacks (loop, for_each_map_elem), strings (strncmp, strtol, strtoul;
+ * snprintf and trace_vprintk in bprintf.c), the legacy probe reads, clocks and ids, signals,
+ * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
+ * the BTF-bound ones (spin_lock, timers, kptr, task storage, ...) whose arguments the verifier
+ * refuses without BTF as Linux does.  Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
- * bpf_ringbuf_reserve's bounce buffer (ksvc_alloc, [any]).
- * Not here: tail calls, the other ~200 Linux helpers (the verifier rejects their ids).
+ * bpf_ringbuf_reserve's bounce buffer (ksvc_alloc, [any]); copy_from_user, which may sleep,
+ * only in sleepable programs.
+ * Not here: tail calls, dynptrs, user_ringbuf_drain, the helpers of other program types
+ * (the verifier rejects their ids).
  */
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -609,6 +616,17 @@ static uint64_t h_read_str_compat(uint64_t dst, uint64_t size, uint64_t src, uin
 	return (uint64_t)probe_read_str(P(dst), size, P(src), src < USER_TOP);
 }
 
+/* bpf_probe_write_user: not from an interrupt (-EPERM, Linux's in_interrupt()). */
+static uint64_t h_probe_write_user(uint64_t dst, uint64_t src, uint64_t size, uint64_t a4,
+				   uint64_t a5)
+{
+	bool user;
+
+	if (ksvc_irq_regs(&user) || ksvc_current_tgid() <= 0)
+		return (uint64_t)-EPERM;
+	return (uint64_t)(int64_t)ksvc_write_user_nofault(P(dst), P(src), size);
+}
+
 /* copy_from_user may sleep: only sleepable programs reach it (the verifier checks). */
 static uint64_t h_copy_from_user(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4,
 				 uint64_t a5)
@@ -617,117 +635,6 @@ static uint64_t h_copy_from_user(uint64_t dst, uint64_t size, uint64_t src, uint
 		return 0;
 	memset(P(dst), 0, size);
 	return (uint64_t)-EFAULT;
-}
-
-/* ---- strings ---- */
-
-/* bpf_strncmp(s1, s1_sz, s2): arm64's strncmp, the difference of the first unequal bytes. */
-static uint64_t h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5)
-{
-	const unsigned char *a = P(s1), *b = P(s2);
-
-	for (uint64_t i = 0; i < n; i++) {
-		if (a[i] != b[i])
-			return (uint64_t)(int64_t)((int)a[i] - (int)b[i]);
-		if (!a[i])
-			break;
-	}
-	return 0;
-}
-
-#define BPF_STRTOX_BASE_MASK 0x1fu
-
-static bool k_isspace(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0; /* Linux's _ctype: NBSP too */
-}
-
-static int digit_of(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : 16;
-}
-
-/*
- * Linux's __bpf_strtoull: spaces, one '-', then at most 63 characters parsed as
- * _parse_integer does (base 0: 0x -> 16 when a hex digit follows, 0 -> 8, else 10).  The
- * characters consumed, -EINVAL (no digits, bad base or flags) or -ERANGE (overflow).
- */
-static long strtoull_common(const char *buf, uint64_t len, uint64_t flags, uint64_t *res,
-			    bool *neg)
-{
-	unsigned int base = flags & BPF_STRTOX_BASE_MASK;
-	uint64_t i = 0, start, v = 0;
-	bool over = false;
-	char s[64];
-	uint64_t n, k = 0;
-
-	if (!len || (base != 0 && base != 8 && base != 10 && base != 16) ||
-	    (flags & ~(uint64_t)BPF_STRTOX_BASE_MASK))
-		return -EINVAL;
-	while (i < len && k_isspace((unsigned char)buf[i]))
-		i++;
-	*neg = i < len && buf[i] == '-';
-	if (*neg)
-		i++;
-	if (i == len)
-		return -EINVAL;
-	n = MIN(len - i, sizeof(s) - 1);
-	memcpy(s, buf + i, n);
-	s[n] = 0;
-	if (!base) {
-		base = 10;
-		if (s[0] == '0')
-			base = (s[1] | 0x20) == 'x' && digit_of((unsigned char)s[2]) < 16 ? 16 : 8;
-	}
-	if (base == 16 && s[0] == '0' && (s[1] | 0x20) == 'x')
-		k = 2;
-	start = k;
-	for (; s[k]; k++) {
-		unsigned int d = (unsigned int)digit_of((unsigned char)s[k]);
-
-		if (d >= base)
-			break;
-		if (v > (UINT64_MAX - d) / base)
-			over = true;
-		v = v * base + d;
-	}
-	if (over)
-		return -ERANGE;
-	if (k == start)
-		return -EINVAL;
-	*res = v;
-	return (long)(i + k);
-}
-
-static uint64_t h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5)
-{
-	uint64_t v;
-	bool neg;
-	long n = strtoull_common(P(buf), len, flags, &v, &neg);
-
-	if (n < 0)
-		return (uint64_t)n;
-	if (neg ? (int64_t)-v > 0 : (int64_t)v < 0)
-		return (uint64_t)-ERANGE;
-	*(int64_t *)P(res) = neg ? (int64_t)-v : (int64_t)v;
-	return (uint64_t)n;
-}
-
-static uint64_t h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5)
-{
-	uint64_t v;
-	bool neg;
-	long n = strtoull_common(P(buf), len, flags, &v, &neg);
-
-	if (n < 0)
-		return (uint64_t)n;
-	if (neg)
-		return (uint64_t)-EINVAL;
-	*(uint64_t *)P(res) = v;
-	return (uint64_t)n;
 }
 
 /* ---- signals ---- */
@@ -892,9 +799,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(get_current_task_btf, h_einval, RET_BTF_ID, true, false, 0),
 	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, false, ARG_ANY, ARG_ANY,
 	  ARG_MEM_UNINIT, ARG_SIZE_NZ),
-	H(strncmp, h_strncmp, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
-	H(strtol, h_strtol, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY, ARG_PTR_TO_LONG),
-	H(strtoul, h_strtoul, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY,
+	H(strncmp, bpf_h_strncmp, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
+	H(strtol, bpf_h_strtol, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY, ARG_PTR_TO_LONG),
+	H(strtoul, bpf_h_strtoul, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY,
 	  ARG_PTR_TO_LONG),
 	H(perf_event_read, h_perf_read, RET_INTEGER, true, false, ARG_CONST_MAP, ARG_ANY),
 	H(read_branch_records, h_enoent, RET_INTEGER, true, true, ARG_CTX, ARG_MEM_RO_OR_NULL,
@@ -937,6 +844,8 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	/* the format is checked at load too (verify_mem.c) */
 	H(snprintf, bpf_h_snprintf, RET_INTEGER, false, false, ARG_MEM_RO_OR_NULL, ARG_SIZE,
 	  ARG_CONST_STR_RO, ARG_MEM_RO_OR_NULL, ARG_SIZE),
+	H(probe_write_user, h_probe_write_user, RET_INTEGER, true, false, ARG_ANY, ARG_MEM,
+	  ARG_SIZE_NZ),
 	H(map_lookup_percpu_elem, h_map_lookup_cpu, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
 	  ARG_MAP_KEY, ARG_ANY),
 	H(map_push_elem, h_map_push, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE, ARG_ANY),

@@ -98,6 +98,17 @@ int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user)
 	return left ? -EFAULT : 0;
 }
 
+int ksvc_write_user_nofault(void *udst, const void *src, size_t n)
+{
+	if (!user_range_ok(udst, n))
+		return -EFAULT;
+	current_task()->preempt_count++; /* as above: the fault takes the fixup */
+	size_t left = arch_copy_user(udst, src, n);
+
+	current_task()->preempt_count--;
+	return left ? -EFAULT : 0;
+}
+
 int arch_read_pair(uint64_t dst[2], const void *src); /* uaccess.S */
 
 int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)

@@ -48,6 +48,9 @@ long ksvc_strncpy_from_user(char *dst, const void *usrc, size_t n);
  * kernel memory (mapped kernel addresses only).
  */
 int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user);
+/* [any] Write n bytes to user memory without faulting pages in (bpf_probe_write_user): 0 or
+ * -EFAULT (outside user space, not mapped, not writable or not yet written: copy-on-write). */
+int ksvc_write_user_nofault(void *udst, const void *src, size_t n);
 /* [any] ksvc_read_nofault of the two u64 at addr (a frame record {fp, lr}), one load pair
  * when addr is 16-aligned: the frame-pointer unwinder's step.  0 or -EFAULT. */
 int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user);

@@ -136,6 +136,14 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 	return ksvc_read_nofault(out, (const void *)(uintptr_t)addr, 2 * sizeof(uint64_t), user);
 }
 
+int ksvc_write_user_nofault(void *udst, const void *src, size_t n)
+{
+	if (!udst || (uintptr_t)udst < 4096)
+		return -EFAULT;
+	memcpy(udst, src, n);
+	return 0;
+}
+
 int ksvc_signal_current(int sig, bool thread)
 {
 	(void)thread;

@@ -7,7 +7,8 @@
  * read_branch_records and get_branch_snapshot (no branch records on arm64),
  * perf_event_read (a counter, an empty slot, an index past the end, bad flags), snprintf
  * (conversions, flags, widths, truncation, %pI4), trace_vprintk, send_signal(_thread), QUEUE and
- * STACK maps (push, pop, peek from programs; the syscall's peek, push and pop).
+ * STACK maps (push, pop, peek from programs; the syscall's peek, push and pop),
+ * map_lookup_percpu_elem, probe_write_user (a user buffer, a bad address, from an interrupt).
  * Then loads Linux refuses, with its errno and log line: copy_from_user in a non-sleepable
  * program, get_func_ip in a perf_event program, bpf_spin_lock and bpf_timer in a map without
  * BTF (EACCES), bpf_loop given a scalar for its callback, strncmp with a string that is not
@@ -285,7 +286,7 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 
 int main(void)
 {
-	uint64_t res[80] = { 0 }, t0[4], t1[4];
+	uint64_t res[96] = { 0 }, t0[4], t1[4];
 	struct bpf_object *obj;
 	struct stat st;
 	cpu_set_t set;
@@ -443,6 +444,15 @@ int main(void)
 		CHECK(bpf_map_create(BPF_MAP_TYPE_STACK, "s", 0, 8, 0, NULL) < 0 && errno == EINVAL,
 		      "a stack of 0 entries: EINVAL", "errno %d", errno);
 	}
+	/* probe_write_user into this process */
+	err = run_on_faults(bpf_object__find_program_by_name(obj, "writes"), 4);
+	bpf_map_lookup_elem(resfd, &(uint32_t){ 80 }, &res[80]);
+	bpf_map_lookup_elem(resfd, &(uint32_t){ 81 }, &res[81]);
+	CHECK(!err && res[80] == 0 && !strcmp(user_str + 8, "WRITTEN"),
+	      "probe_write_user into this process: 0, the bytes written", "err %d ret %#llx got \"%.8s\"",
+	      err, (unsigned long long)res[80], user_str + 8);
+	CHECK(res[81] == (uint64_t)-EFAULT, "probe_write_user to address 8: -EFAULT", "%#llx",
+	      (unsigned long long)res[81]);
 	/* map_lookup_percpu_elem: CPU i's value is i + 10 */
 	{
 		int ncpu = libbpf_num_possible_cpus(), pfd = bpf_object__find_map_fd_by_name(obj, "pcpu");
@@ -514,6 +524,9 @@ int main(void)
 	CHECK(usr2_count == 1 && res[65] == 0,
 	      "send_signal(SIGUSR2) from the PMU interrupt: 0, one SIGUSR2", "count %d ret %#llx",
 	      usr2_count, (unsigned long long)res[65]);
+	bpf_map_lookup_elem(resfd, &(uint32_t){ 82 }, &res[82]);
+	CHECK(res[82] == (uint64_t)-EPERM, "probe_write_user from the PMU interrupt: -EPERM", "%#llx",
+	      (unsigned long long)res[82]);
 	CHECK(res[66] == (uint64_t)-EBUSY, "a second send_signal in the same run: -EBUSY",
 	      "%#llx", (unsigned long long)res[66]);
 	close(cfd);

@@ -10,7 +10,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 80);
+	__uint(max_entries, 96);
 	__type(key, __u32);
 	__type(value, __u64);
 } res SEC(".maps");
@@ -209,6 +209,7 @@ int signals_hw(struct bpf_perf_event_data *ctx)
 	*sent = 1;
 	put(65, bpf_send_signal(12));
 	put(66, bpf_send_signal(12));
+	put(82, bpf_probe_write_user((void *)(user_str_addr + 8), &k, 4)); /* in an interrupt */
 	return 1;
 }
 
@@ -287,5 +288,16 @@ int percpu(struct bpf_perf_event_data *ctx)
 
 	put(78, p0 ? *p0 : 99);
 	put(79, (p1 ? *p1 : 99) * 1000 + !px);
+	return 1;
+}
+
+/* bpf_probe_write_user: "WRITTEN" to user_str + 8, then to address 8 */
+SEC("perf_event")
+int writes(struct bpf_perf_event_data *ctx)
+{
+	char w[8] = "WRITTEN";
+
+	put(80, bpf_probe_write_user((void *)(user_str_addr + 8), w, sizeof(w)));
+	put(81, bpf_probe_write_user((void *)8, w, sizeof(w)));
 	return 1;
 }
