@@ -491,7 +491,7 @@ static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint6
 /* ---- callbacks ---- */
 
 #define BPF_MAX_LOOPS (8 * 1024 * 1024)
-#define BPF_MAX_KEY 512 /* MAX_BPF_STACK: the largest hash key */
+#define FOR_EACH_KEY_ON_STACK 64
 
 /* bpf_loop: the callback with (index, ctx) until it returns 1; the runs it made. */
 static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
@@ -517,17 +517,23 @@ static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, u
 static uint64_t h_for_each(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
 {
 	struct bpf_map *m = P(map);
-	uint8_t key[2][BPF_MAX_KEY];
+	uint8_t small[2][FOR_EACH_KEY_ON_STACK], *key[2] = { small[0], small[1] }, *big = NULL;
 	uint64_t n = 0;
 	int cur = 0;
 	void *v;
 
 	if (flags)
 		return (uint64_t)-EINVAL;
-	if (m->key_size > BPF_MAX_KEY)
-		return 0;
+	if (m->key_size > FOR_EACH_KEY_ON_STACK) {
+		/* rare large keys: off the kernel stack, which nested callbacks share */
+		big = ksvc_alloc(2 * (size_t)m->key_size);
+		if (!big)
+			return 0;
+		key[0] = big;
+		key[1] = big + m->key_size;
+	}
 	if (m->ops->get_next_key(m, NULL, key[cur]))
-		return 0;
+		goto out;
 	while (n < m->max_entries) {
 		v = m->ops->lookup(m, key[cur]);
 		if (v) {
@@ -539,6 +545,8 @@ static uint64_t h_for_each(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t fla
 			break;
 		cur = !cur;
 	}
+out:
+	ksvc_free(big);
 	return n;
 }
 

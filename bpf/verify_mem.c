@@ -424,6 +424,8 @@ static int const_str(struct venv *env, uint32_t regno, const struct reg *r, cons
 	return 0;
 }
 
+#define MAX_CALLBACK_NEST 4 /* ~1.3 KiB of kernel stack each */
+
 static bool map_has_for_each(const struct bpf_map *m)
 {
 	switch (m->type) {
@@ -454,6 +456,11 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 	if (st->curframe + 1 >= BPF_MAX_FRAMES)
 		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
 			    st->curframe + 2);
+	/* each nested callback runs on the kernel stack (interp.c): bounded here, not in Linux */
+	for (uint32_t fi = 0, n = 0; fi <= st->curframe; fi++)
+		if (st->frames[fi]->callback && ++n >= MAX_CALLBACK_NEST)
+			return verr(env, -E2BIG, "callbacks nested %u deep: more than the kernel stack "
+						 "here allows\n", n + 1);
 	if (h->cb == CB_MAP_ELEM && !map_has_for_each(map))
 		return verr(env, -BPF_ENOTSUPP, "callback function not allowed for map\n");
 	callee = frame_new();

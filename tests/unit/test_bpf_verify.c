@@ -742,7 +742,7 @@ static uint64_t load_run(const struct bpf_insn *in, uint32_t n)
 {
 	static char log[16384];
 	struct bpf_perf_event_data_kern ctx;
-	struct bpf_insn insns[32];
+	struct bpf_insn insns[64];
 	struct bpf_prog *prog;
 	uint64_t r0;
 	long fd;
@@ -797,6 +797,33 @@ static void test_callbacks_run(void **state)
 		MOV(0, 0), EXIT,
 	};
 	(void)state;
+	/* callbacks nested 4 deep load and run; 5 deep: E2BIG (the kernel stack bounds them) */
+	for (int depth = 4; depth <= 5; depth++) {
+		static char log[4096];
+		struct bpf_insn p[64];
+		uint32_t n = 0;
+		long fd;
+
+		for (int l = 0; l < depth; l++) { /* level l calls level l + 1, 8 slots each */
+			struct bpf_insn lvl[] = { MOV(1, 2), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0),
+						  CALL(BPF_FUNC_loop), MOV(0, 0), EXIT };
+
+			memcpy(&p[n], lvl, sizeof(lvl));
+			n += ARRAY_LEN(lvl);
+		}
+		p[n++] = (struct bpf_insn)MOV(0, 0);
+		p[n++] = (struct bpf_insn)EXIT;
+		fd = load(p, n, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, sizeof(log), 1);
+		if (depth == 4) {
+			if (fd < 0)
+				fail_msg("4 deep: %ld\n%s", fd, log);
+			assert_int_equal(load_run(p, n), 0);
+			ksvc_fake_close((int)fd);
+		} else {
+			assert_int_equal(fd, -E2BIG);
+			assert_non_null(strstr(log, "callbacks nested 5 deep"));
+		}
+	}
 	assert_int_equal(load_run(loop_sum, ARRAY_LEN(loop_sum)), 45 * 1000 + 10);
 	assert_int_equal(load_run(loop_stop, ARRAY_LEN(loop_stop)), 5);
 	for (uint32_t k = 1; k <= 3; k++) {
