@@ -112,6 +112,7 @@ enum bpf_arg {
 	ARG_CONST_MAP, /* CONST_PTR_TO_MAP */
 	ARG_MAP_KEY, /* pointer to key_size readable bytes of the map in the map argument */
 	ARG_MAP_VALUE, /* pointer to value_size readable bytes */
+	ARG_MAP_VALUE_UNINIT, /* pointer to value_size writable bytes (pop, peek) */
 	ARG_MEM, /* pointer to readable memory whose size is the next argument */
 	ARG_MEM_UNINIT, /* pointer to writable memory whose size is the next argument */
 	ARG_SIZE, /* constant-bounded size of the previous memory argument, may be 0 */
@@ -120,6 +121,23 @@ enum bpf_arg {
 	ARG_CONST_STR, /* read-only map value holding a NUL-terminated string (unused) */
 	ARG_ALLOC_SIZE, /* a known constant: the size of the memory the helper returns */
 	ARG_RINGBUF_RELEASE, /* an alloc_mem at offset 0: its reference ends here */
+	ARG_FUNC, /* PTR_TO_FUNC: a callback subprogram (lddw BPF_PSEUDO_FUNC) */
+	ARG_STACK_OR_NULL, /* a stack pointer or NULL: the callback's context */
+	ARG_CONST_SIZE_NZ, /* a known non-zero constant (strtol's buffer length is ARG_SIZE) */
+	ARG_CONST_STR_RO, /* read-only (frozen BPF_F_RDONLY_PROG) array value, NUL within (fmt) */
+	ARG_MEM_RO_OR_NULL, /* readable memory or NULL with the next argument its size */
+	ARG_PTR_TO_LONG, /* 8 writable bytes (strtol's result) */
+	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
+	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
+	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
+};
+
+/* The callback a helper runs, and with what registers (Linux's set_*_callback_state). */
+enum bpf_cb {
+	CB_NONE = 0,
+	CB_LOOP, /* bpf_loop: r1 index, r2 ctx */
+	CB_MAP_ELEM, /* for_each_map_elem: r1 map, r2 key, r3 value, r4 ctx */
+	CB_FIND_VMA, /* find_vma: r1 task, r2 vma, r3 ctx */
 };
 
 enum bpf_ret {
@@ -127,6 +145,7 @@ enum bpf_ret {
 	RET_VOID,
 	RET_MAP_VALUE_OR_NULL,
 	RET_RINGBUF_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes, a new reference */
+	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
 };
 
 struct bpf_helper {
@@ -136,7 +155,15 @@ struct bpf_helper {
 	uint8_t ret; /* enum bpf_ret */
 	bool gpl_only;
 	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
+	uint8_t cb; /* enum bpf_cb */
+	bool might_sleep; /* sleepable programs only (Linux's fn->might_sleep) */
 };
+
+/*
+ * Run the callback that lddw BPF_PSEUDO_FUNC loaded (fn) with r1..r4 on a stack of its own
+ * (interp.c): its r0.  [any] from the helpers of a running program only.
+ */
+uint64_t bpf_callback_run(uint64_t fn, uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4);
 
 /* Index table by enum bpf_func_id; NULL name = not provided. */
 extern const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID];
@@ -144,6 +171,20 @@ const struct bpf_helper *bpf_helper_get(int32_t id);
 
 /* trace_printk buffer (helpers.c) */
 void bpf_trace_reset(void);
+/* [any] One bpf_trace_printk line of the current task with msg (helpers.c). */
+void bpf_trace_line(const char *msg);
+
+/* helpers_str.c */
+uint64_t bpf_h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5);
+uint64_t bpf_h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
+uint64_t bpf_h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
+
+/* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
+ * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */
+int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args);
+uint64_t bpf_h_snprintf(uint64_t str, uint64_t size, uint64_t fmt, uint64_t data, uint64_t len);
+uint64_t bpf_h_trace_vprintk(uint64_t fmt, uint64_t fmt_size, uint64_t data, uint64_t len,
+			     uint64_t a5);
 
 /* ---- maps ---- */
 
@@ -156,6 +197,8 @@ struct bpf_map_ops {
 	void (*free)(struct bpf_map *map);
 	/* [any] Program-side lookup: this CPU's value, or NULL. */
 	void *(*lookup)(struct bpf_map *map, const void *key);
+	/* [any] Per-CPU maps: cpu's value (cpu < ksvc_nr_cpus()), or NULL. */
+	void *(*lookup_cpu)(struct bpf_map *map, const void *key, uint32_t cpu);
 	/* [any] value is value_size bytes (per-CPU maps: this CPU only). */
 	int (*update)(struct bpf_map *map, const void *key, const void *value, uint64_t flags);
 	int (*delete)(struct bpf_map *map, const void *key);
@@ -216,7 +259,13 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
-	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops;
+	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
+	bpf_qstack_ops;
+
+/* map_queue.c: QUEUE and STACK maps.  [any] push: 0, -EINVAL (flags), -E2BIG (full);
+ * pop (remove) or peek: 0 or -ENOENT with value zeroed. */
+long bpf_qstack_push(struct bpf_map *map, const void *value, uint64_t flags);
+long bpf_qstack_pop(struct bpf_map *map, void *value, bool remove);
 
 /* STACK_TRACE maps: insert a call chain, returning its id or -errno (get_stackid). */
 long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags);

@@ -8,12 +8,20 @@
  * probe_read_{user,kernel}{,_str}, and the perf ones that reach perf through the registered
  * struct bpf_perf_ops (perf_event_output, perf_event_read_value, get_stackid, get_stack,
  * perf_prog_read_value) or the context (get_attach_cookie), and the ringbuf ones (output,
- * query, reserve, submit, discard: map_ringbuf.c).  Return values follow Linux 6.1.
+ * query, reserve, submit, discard: map_ringbuf.c).  Issue 19 added Linux 6.1's other
+ * perf_event helpers: callbacks (loop, for_each_map_elem), strings (strncmp, strtol, strtoul;
+ * snprintf and trace_vprintk in bprintf.c), the legacy probe reads, clocks and ids, signals,
+ * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
+ * the BTF-bound ones (spin_lock, timers, kptr, task storage, ...) whose arguments the verifier
+ * refuses without BTF as Linux does.  Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
- * bpf_ringbuf_reserve's bounce buffer (ksvc_alloc, [any]).
- * Not here: tail calls, the other ~200 Linux helpers (the verifier rejects their ids).
+ * bpf_ringbuf_reserve's bounce buffer (ksvc_alloc, [any]); copy_from_user, which may sleep,
+ * only in sleepable programs.
+ * Not here: tail calls, dynptrs, user_ringbuf_drain, the helpers of other program types
+ * (the verifier rejects their ids).
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <kern/compiler.h>
@@ -39,6 +47,11 @@ const struct bpf_perf_ops *bpf_perf(void)
 
 /* ---- maps ---- */
 
+/*
+ * Linux 6.1 calls map_update/delete/push/pop/peek_elem straight into the map's ops (64-bit
+ * JIT fixup), whose int result fills only the low 32 bits of r0: the same here.
+ */
+
 static uint64_t h_map_lookup(uint64_t map, uint64_t key, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct bpf_map *m = P(map);
@@ -50,14 +63,40 @@ static uint64_t h_map_update(uint64_t map, uint64_t key, uint64_t val, uint64_t 
 {
 	struct bpf_map *m = P(map);
 
-	return (uint64_t)(int64_t)m->ops->update(m, P(key), P(val), flags);
+	return (uint32_t)m->ops->update(m, P(key), P(val), flags);
 }
 
 static uint64_t h_map_delete(uint64_t map, uint64_t key, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct bpf_map *m = P(map);
 
-	return (uint64_t)(int64_t)m->ops->delete(m, P(key));
+	return (uint32_t)m->ops->delete(m, P(key));
+}
+
+/* bpf_map_lookup_percpu_elem: another CPU's value of a per-CPU map, NULL past the last CPU. */
+static uint64_t h_map_lookup_cpu(uint64_t map, uint64_t key, uint64_t cpu, uint64_t a4,
+				 uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+
+	if ((uint32_t)cpu >= ksvc_nr_cpus() || !m->ops->lookup_cpu)
+		return 0;
+	return (uintptr_t)m->ops->lookup_cpu(m, P(key), (uint32_t)cpu);
+}
+
+static uint64_t h_map_push(uint64_t map, uint64_t val, uint64_t flags, uint64_t a4, uint64_t a5)
+{
+	return (uint32_t)bpf_qstack_push(P(map), P(val), flags);
+}
+
+static uint64_t h_map_pop(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint32_t)bpf_qstack_pop(P(map), P(val), true);
+}
+
+static uint64_t h_map_peek(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint32_t)bpf_qstack_pop(P(map), P(val), false);
 }
 
 /* ---- task and time ---- */
@@ -253,15 +292,23 @@ static uint64_t h_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uin
 {
 	const char *f = P(fmt);
 	uint64_t args[3] = { a1, a2, a3 };
-	char msg[256], line[320], comm[16];
+	char msg[256];
 	long n;
-	int ln;
 
 	if (!fmt_size || f[fmt_size - 1])
 		return (uint64_t)-EINVAL;
 	n = trace_format(msg, sizeof(msg), f, args);
 	if (n < 0)
 		return (uint64_t)n;
+	bpf_trace_line(msg);
+	return (uint64_t)n;
+}
+
+void bpf_trace_line(const char *msg)
+{
+	char line[600], comm[16];
+	int ln;
+
 	ksvc_current_comm(comm);
 	comm[15] = 0;
 	ln = bpf_fmt(line, sizeof(line), "%16s-%-7d [%03u] bpf_trace_printk: %s", comm,
@@ -270,7 +317,6 @@ static uint64_t h_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uin
 		ln = (int)sizeof(line) - 1;
 	trace_put(line, (size_t)ln);
 	ksvc_printk("bpf_trace_printk: %s", msg);
-	return (uint64_t)n;
 }
 
 /* ---- perf: through struct bpf_perf_ops ---- */
@@ -442,6 +488,260 @@ static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint6
 	return bpf_ringbuf_query(P(map), flags);
 }
 
+/* ---- callbacks ---- */
+
+#define BPF_MAX_LOOPS (8 * 1024 * 1024)
+#define FOR_EACH_KEY_ON_STACK 64
+
+/* bpf_loop: the callback with (index, ctx) until it returns 1; the runs it made. */
+static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
+{
+	uint32_t n = (uint32_t)nr, i;
+
+	if (flags)
+		return (uint64_t)-EINVAL;
+	/* Linux inlines bpf_loop when flags is a known 0: its -E2BIG is then a 32-bit move */
+	if (n > BPF_MAX_LOOPS)
+		return (uint32_t)-E2BIG;
+	for (i = 0; i < n; i++)
+		if (bpf_callback_run(fn, i, ctx, 0, 0))
+			return i + 1;
+	return n;
+}
+
+/*
+ * bpf_for_each_map_elem: the callback with (map, key, value, ctx) for each element in key
+ * order until it returns 1; the elements visited.  Keys come from get_next_key (IRQ-safe);
+ * at most max_entries visits, so deleting from the callback cannot loop forever.
+ */
+static uint64_t h_for_each(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
+{
+	struct bpf_map *m = P(map);
+	uint8_t small[2][FOR_EACH_KEY_ON_STACK], *key[2] = { small[0], small[1] }, *big = NULL;
+	uint64_t n = 0;
+	int cur = 0;
+	void *v;
+
+	if (flags)
+		return (uint64_t)-EINVAL;
+	if (m->key_size > FOR_EACH_KEY_ON_STACK) {
+		/* rare large keys: off the kernel stack, which nested callbacks share */
+		big = ksvc_alloc(2 * (size_t)m->key_size);
+		if (!big)
+			return 0;
+		key[0] = big;
+		key[1] = big + m->key_size;
+	}
+	if (m->ops->get_next_key(m, NULL, key[cur]))
+		goto out;
+	while (n < m->max_entries) {
+		v = m->ops->lookup(m, key[cur]);
+		if (v) {
+			n++;
+			if (bpf_callback_run(fn, map, (uintptr_t)key[cur], (uintptr_t)v, ctx))
+				break;
+		}
+		if (m->ops->get_next_key(m, key[cur], key[!cur]))
+			break;
+		cur = !cur;
+	}
+out:
+	ksvc_free(big);
+	return n;
+}
+
+/* ---- time, ids, the task ---- */
+
+#define HZ 250 /* Debian's arm64 CONFIG_HZ */
+#define INITIAL_JIFFIES ((uint64_t)(uint32_t)(-300 * HZ))
+#define CGROUP_ROOT_ID 1 /* every task is in the root of the (v2) hierarchy here */
+
+static uint64_t h_ktime_tai(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ksvc_clock_tai_ns();
+}
+
+static uint64_t h_jiffies64(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return INITIAL_JIFFIES + ksvc_clock_ns() / (1000000000 / HZ);
+}
+
+static uint64_t h_zero(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return 0; /* get_numa_node_id: one node */
+}
+
+static uint64_t h_cgroup_id(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return CGROUP_ROOT_ID;
+}
+
+/* The root is its own ancestor at level 0; there is none deeper. */
+static uint64_t h_ancestor_cgroup_id(uint64_t level, uint64_t a2, uint64_t a3, uint64_t a4,
+				     uint64_t a5)
+{
+	return (int32_t)level == 0 ? CGROUP_ROOT_ID : 0;
+}
+
+static uint64_t h_current_task(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uintptr_t)ksvc_task_current(); /* opaque: nothing here dereferences it */
+}
+
+/* The initial pid namespace as stat(2) of /proc/self/ns/pid shows it on Linux (nsfs 0:4). */
+#define PIDNS_INIT_DEV 4
+#define PIDNS_INIT_INO 0xEFFFFFFCu
+
+static uint64_t h_ns_pid_tgid(uint64_t dev, uint64_t ino, uint64_t buf, uint64_t size, uint64_t a5)
+{
+	struct bpf_pidns_info *info = P(buf);
+	long err = -EINVAL;
+
+	if (size != sizeof(*info) || (uint32_t)dev != dev)
+		goto clear;
+	if (dev != PIDNS_INIT_DEV || ino != PIDNS_INIT_INO)
+		goto clear; /* not our namespace: -EINVAL too, as Linux */
+	info->pid = (uint32_t)ksvc_current_tid();
+	info->tgid = (uint32_t)ksvc_current_tgid();
+	return 0;
+clear:
+	memset(P(buf), 0, size);
+	return (uint64_t)err;
+}
+
+/* ---- legacy probe reads: the user or kernel half by address (arm64 TASK_SIZE, 48 bits) ---- */
+
+#define USER_TOP (1ull << 48)
+
+static uint64_t h_read_compat(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)probe_read(P(dst), size, P(src), src < USER_TOP);
+}
+
+static uint64_t h_read_str_compat(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4,
+				  uint64_t a5)
+{
+	return (uint64_t)probe_read_str(P(dst), size, P(src), src < USER_TOP);
+}
+
+/* bpf_probe_write_user: not from an interrupt (-EPERM, Linux's in_interrupt()). */
+static uint64_t h_probe_write_user(uint64_t dst, uint64_t src, uint64_t size, uint64_t a4,
+				   uint64_t a5)
+{
+	bool user;
+
+	if (ksvc_irq_regs(&user) || ksvc_current_tgid() <= 0)
+		return (uint64_t)-EPERM;
+	return (uint64_t)(int64_t)ksvc_write_user_nofault(P(dst), P(src), size);
+}
+
+/* copy_from_user may sleep: only sleepable programs reach it (the verifier checks). */
+static uint64_t h_copy_from_user(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4,
+				 uint64_t a5)
+{
+	if (!ksvc_copy_from_user(P(dst), P(src), size))
+		return 0;
+	memset(P(dst), 0, size);
+	return (uint64_t)-EFAULT;
+}
+
+/* ---- signals ---- */
+
+/*
+ * The signal goes out from irq_work, as Linux defers it when interrupts are off, which they are
+ * whenever a perf_event program runs on arm64 Linux (PMU interrupt, and software events too:
+ * t_bpf_helpers sees -EBUSY there): one pending per CPU (-EBUSY while it is), to the task that
+ * was running if it still is when the work runs (else dropped).
+ */
+#define SIG_CPUS 64
+
+static struct sig_work {
+	struct ksvc_irq_work w;
+	_Atomic int busy;
+	int tid, sig;
+	bool thread;
+} sig_works[SIG_CPUS];
+
+static void sig_work_fn(struct ksvc_irq_work *w)
+{
+	struct sig_work *s = (struct sig_work *)w;
+
+	if (ksvc_current_tid() == s->tid)
+		ksvc_signal_current(s->sig, s->thread);
+	atomic_store(&s->busy, 0);
+}
+
+static long send_signal(uint32_t sig, bool thread)
+{
+	unsigned int cpu = ksvc_cpu_id();
+	struct sig_work *s;
+	long err = ksvc_signal_current(0, thread); /* -EPERM: a kernel thread, exiting, init */
+
+	if (err)
+		return err;
+	if (sig > 64)
+		return -EINVAL;
+	if (cpu >= SIG_CPUS)
+		return ksvc_signal_current((int)sig, thread);
+	s = &sig_works[cpu];
+	if (atomic_exchange(&s->busy, 1))
+		return -EBUSY;
+	s->w.fn = sig_work_fn;
+	s->tid = ksvc_current_tid();
+	s->sig = (int)sig;
+	s->thread = thread;
+	ksvc_irq_work_queue(&s->w);
+	return 0;
+}
+
+static uint64_t h_send_signal(uint64_t sig, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)send_signal((uint32_t)sig, false);
+}
+
+static uint64_t h_send_signal_thread(uint64_t sig, uint64_t a2, uint64_t a3, uint64_t a4,
+				     uint64_t a5)
+{
+	return (uint64_t)send_signal((uint32_t)sig, true);
+}
+
+/* ---- perf: counters and branch records ---- */
+
+/* bpf_perf_event_read: the counter of the event at index, or a negative errno. */
+static uint64_t h_perf_read(uint64_t map, uint64_t flags, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	const struct bpf_perf_ops *ops = bpf_perf();
+	struct bpf_perf_event_value v;
+	struct bpf_map *m = P(map);
+	uint64_t index = flags & BPF_F_INDEX_MASK;
+	void *ev;
+	int err;
+
+	if (flags & ~BPF_F_INDEX_MASK)
+		return (uint64_t)-EINVAL;
+	if (index == BPF_F_CURRENT_CPU)
+		index = ksvc_cpu_id();
+	if (index >= m->max_entries)
+		return (uint64_t)-E2BIG;
+	ev = bpf_perf_array_event(m, (uint32_t)index);
+	if (!ev || !ops)
+		return (uint64_t)-ENOENT;
+	err = ops->event_read(ev, &v);
+	return err ? (uint64_t)(int64_t)err : v.counter;
+}
+
+/* No branch records on arm64 in Linux 6.1 (x86 LBR only): -ENOENT, the buffer untouched. */
+static uint64_t h_enoent(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)-ENOENT;
+}
+
+/* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
+static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return (uint64_t)-EINVAL;
+}
+
 /* ---- the table ---- */
 
 #define H(id, f, r, gpl, perf, ...)                                                                \
@@ -486,6 +786,83 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	  ARG_ANY),
 	H(probe_read_kernel_str, h_read_kernel_str, RET_INTEGER, true, false, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
+	[BPF_FUNC_loop] = { .name = "bpf_loop", .fn = h_loop, .ret = RET_INTEGER, .cb = CB_LOOP,
+			    .args = { ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL, ARG_ANY } },
+	[BPF_FUNC_for_each_map_elem] = { .name = "bpf_for_each_map_elem", .fn = h_for_each,
+					 .ret = RET_INTEGER, .cb = CB_MAP_ELEM,
+					 .args = { ARG_CONST_MAP, ARG_FUNC, ARG_STACK_OR_NULL,
+						   ARG_ANY } },
+	H(probe_read, h_read_compat, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	H(probe_read_str, h_read_str_compat, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	  ARG_ANY),
+	H(ktime_get_boot_ns, h_ktime, RET_INTEGER, false, false, 0), /* no suspend: = monotonic */
+	H(ktime_get_tai_ns, h_ktime_tai, RET_INTEGER, false, false, 0),
+	H(jiffies64, h_jiffies64, RET_INTEGER, false, false, 0),
+	H(get_numa_node_id, h_zero, RET_INTEGER, false, false, 0),
+	H(get_current_cgroup_id, h_cgroup_id, RET_INTEGER, false, false, 0),
+	H(get_current_ancestor_cgroup_id, h_ancestor_cgroup_id, RET_INTEGER, false, false, ARG_ANY),
+	/* a BPF_MAP_TYPE_CGROUP_ARRAY only, which is not built here: every call is refused */
+	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_ANY),
+	H(get_current_task, h_current_task, RET_INTEGER, true, false, 0),
+	H(get_current_task_btf, h_einval, RET_BTF_ID, true, false, 0),
+	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, false, ARG_ANY, ARG_ANY,
+	  ARG_MEM_UNINIT, ARG_SIZE_NZ),
+	H(strncmp, bpf_h_strncmp, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
+	H(strtol, bpf_h_strtol, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY, ARG_PTR_TO_LONG),
+	H(strtoul, bpf_h_strtoul, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY,
+	  ARG_PTR_TO_LONG),
+	H(perf_event_read, h_perf_read, RET_INTEGER, true, false, ARG_CONST_MAP, ARG_ANY),
+	H(read_branch_records, h_enoent, RET_INTEGER, true, true, ARG_CTX, ARG_MEM_RO_OR_NULL,
+	  ARG_SIZE, ARG_ANY),
+	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event) */
+	H(get_func_ip, h_einval, RET_INTEGER, true, false, ARG_CTX),
+	/* snprintf_btf needs the kernel's BTF, which this kernel has not: -EINVAL */
+	H(snprintf_btf, h_einval, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
+	  ARG_SIZE_NZ, ARG_ANY),
+	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .fn = h_copy_from_user,
+				      .ret = RET_INTEGER, .might_sleep = true,
+				      .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY } },
+	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .fn = h_einval,
+					   .ret = RET_INTEGER, .might_sleep = true, .gpl_only = true,
+					   .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY,
+						     ARG_BTF_ONLY, ARG_ANY } },
+	/* a task (PTR_TO_BTF_ID) argument: refused without kernel BTF */
+	H(get_task_stack, h_einval, RET_INTEGER, false, false, ARG_BTF_ONLY, ARG_MEM_UNINIT,
+	  ARG_SIZE, ARG_ANY),
+	H(task_pt_regs, h_einval, RET_BTF_ID, true, false, ARG_BTF_ONLY),
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .fn = h_einval, .ret = RET_INTEGER,
+				.cb = CB_FIND_VMA,
+				.args = { ARG_BTF_ONLY, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
+					  ARG_ANY } },
+	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, false, ARG_PERCPU_BTF, ARG_ANY),
+	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, false, ARG_PERCPU_BTF),
+	/* BPF_MAP_TYPE_TASK_STORAGE needs BTF to be created, on Linux too */
+	H(task_storage_get, h_einval, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	  ARG_BTF_ONLY, ARG_ANY, ARG_ANY),
+	H(task_storage_delete, h_einval, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_BTF_ONLY),
+	/* bpf_spin_lock, bpf_timer and kptrs live in map values that BTF describes */
+	H(spin_lock, h_einval, RET_VOID, false, false, ARG_MAP_VALUE_BTF),
+	H(spin_unlock, h_einval, RET_VOID, false, false, ARG_MAP_VALUE_BTF),
+	H(timer_init, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_CONST_MAP, ARG_ANY),
+	H(timer_set_callback, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_FUNC),
+	H(timer_start, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_ANY, ARG_ANY),
+	H(timer_cancel, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF),
+	H(kptr_xchg, h_einval, RET_INTEGER, false, false, ARG_MAP_VALUE_BTF, ARG_ANY),
+	/* the format is checked at load too (verify_mem.c) */
+	H(snprintf, bpf_h_snprintf, RET_INTEGER, false, false, ARG_MEM_RO_OR_NULL, ARG_SIZE,
+	  ARG_CONST_STR_RO, ARG_MEM_RO_OR_NULL, ARG_SIZE),
+	H(probe_write_user, h_probe_write_user, RET_INTEGER, true, false, ARG_ANY, ARG_MEM,
+	  ARG_SIZE_NZ),
+	H(map_lookup_percpu_elem, h_map_lookup_cpu, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	  ARG_MAP_KEY, ARG_ANY),
+	H(map_push_elem, h_map_push, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE, ARG_ANY),
+	H(map_pop_elem, h_map_pop, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
+	H(map_peek_elem, h_map_peek, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
+	H(send_signal, h_send_signal, RET_INTEGER, false, false, ARG_ANY),
+	H(send_signal_thread, h_send_signal_thread, RET_INTEGER, false, false, ARG_ANY),
+	H(trace_vprintk, bpf_h_trace_vprintk, RET_INTEGER, true, false, ARG_MEM, ARG_SIZE_NZ,
+	  ARG_MEM_RO_OR_NULL, ARG_SIZE),
 };
 
 const struct bpf_helper *bpf_helper_get(int32_t id)

@@ -223,9 +223,9 @@ void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_di
 	const void *const *labels;
 
 	if (counting)
-		interp_counting(NULL, 0, 0, NULL, NULL, &labels);
+		interp_counting(NULL, 0, 0, 0, 0, NULL, NULL, &labels);
 	else
-		interp_fast(NULL, 0, 0, NULL, NULL, &labels);
+		interp_fast(NULL, 0, 0, 0, 0, NULL, NULL, &labels);
 	for (uint32_t i = 0; i < len; i++) {
 		const struct bpf_insn *in = &insns[i];
 		int op = decode_one(in);
@@ -253,6 +253,10 @@ void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_di
 		case BPF_OP_LDDW:
 			if (i + 1 < len) {
 				out[i].k = (uint32_t)in->imm | (uint64_t)(uint32_t)insns[i + 1].imm << 32;
+				/* a callback: its decoded entry, bit 0 set for the counting loop */
+				if (in->src_reg == BPF_PSEUDO_FUNC)
+					out[i].k = (uint64_t)in->imm + i + 1 < len ?
+							   (uintptr_t)&out[i + 1 + in->imm] | counting : 0;
 				/* the second slot is data: never dispatched */
 				out[i + 1].op = labels[BPF_OP_BAD];
 				i++;
@@ -270,6 +274,25 @@ uint64_t bpf_interp_run(const struct bpf_dinsn *prog, uint64_t r1, uint64_t r2, 
 			uint64_t *count)
 {
 	if (count)
-		return interp_counting(prog, r1, r2, stack_top, count, NULL);
-	return interp_fast(prog, r1, r2, stack_top, NULL, NULL);
+		return interp_counting(prog, r1, r2, 0, 0, stack_top, count, NULL);
+	return interp_fast(prog, r1, r2, 0, 0, stack_top, NULL, NULL);
+}
+
+/*
+ * A callback runs on a stack of its own: the verifier kept the frames from the callback down
+ * within BPF_STACK_SIZE together (combined stack check), so one frame's worth is enough.  Its
+ * instructions are not added to a counting run's count.  fn 0: a callback the verifier-free
+ * path could not place; nothing runs.
+ */
+uint64_t bpf_callback_run(uint64_t fn, uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4)
+{
+	uint64_t stack[BPF_STACK_SIZE / 8] __attribute__((aligned(16)));
+	const struct bpf_dinsn *entry = (const struct bpf_dinsn *)(uintptr_t)(fn & ~1ull);
+	uint64_t n;
+
+	if (!entry)
+		return 0;
+	if (fn & 1)
+		return interp_counting(entry, r1, r2, r3, r4, stack + BPF_STACK_SIZE / 8, &n, NULL);
+	return interp_fast(entry, r1, r2, r3, r4, stack + BPF_STACK_SIZE / 8, NULL, NULL);
 }

@@ -9,8 +9,8 @@
  * INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0.  Shift counts are masked to 5 or 6 bits.
  */
 
-static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, void *stack_top,
-			  uint64_t *count, const void *const **labels_out)
+static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, uint64_t r3,
+			  uint64_t r4, void *stack_top, uint64_t *count, const void *const **labels_out)
 {
 #define BPF_OP_LABEL(n) [BPF_OP_##n] = &&L_##n,
 	static const void *const labels[BPF_OP_COUNT] = { BPF_INTERP_OPS(BPF_OP_LABEL) };
@@ -34,6 +34,8 @@ static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, 
 	}
 	regs[1] = r1;
 	regs[2] = r2;
+	regs[3] = r3;
+	regs[4] = r4;
 	regs[10] = (uint64_t)(uintptr_t)stack_top;
 
 #define DST regs[pc->dst]

@@ -458,6 +458,10 @@ static int emit_insn(struct jit *j, const struct bpf_insn *insns, uint32_t i, ui
 	case BPF_LD:
 		if (in->code != (BPF_LD | BPF_IMM | BPF_DW) || i + 1 >= len)
 			return -EINVAL;
+		/* a callback's address (bpf_loop, for_each_map_elem) is the interpreter's decoded
+		 * entry: such a program stays interpreted */
+		if (in->src_reg == BPF_PSEUDO_FUNC)
+			return -EINVAL;
 		emit_mov_imm(j, true, d, (uint32_t)in->imm | (uint64_t)(uint32_t)insns[i + 1].imm << 32);
 		return 0;
 	}

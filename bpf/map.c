@@ -34,6 +34,8 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &bpf_perf_array_ops;
 	case BPF_MAP_TYPE_STACK_TRACE: return &bpf_stack_ops;
 	case BPF_MAP_TYPE_RINGBUF: return &bpf_ringbuf_ops;
+	case BPF_MAP_TYPE_QUEUE: return &bpf_qstack_ops;
+	case BPF_MAP_TYPE_STACK: return &bpf_qstack_ops;
 	default: return NULL;
 	}
 }
@@ -352,6 +354,12 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		    func_id != BPF_FUNC_ringbuf_query)
 			return false;
 		break;
+	case BPF_MAP_TYPE_QUEUE:
+	case BPF_MAP_TYPE_STACK:
+		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_pop_elem &&
+		    func_id != BPF_FUNC_map_peek_elem)
+			return false;
+		break;
 	default:
 		break;
 	}
@@ -366,6 +374,18 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_FUNC_ringbuf_reserve:
 	case BPF_FUNC_ringbuf_query:
 		return map->type == BPF_MAP_TYPE_RINGBUF;
+	case BPF_FUNC_map_lookup_percpu_elem:
+		return map->type == BPF_MAP_TYPE_PERCPU_ARRAY || map->type == BPF_MAP_TYPE_PERCPU_HASH ||
+		       map->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+	case BPF_FUNC_map_push_elem:
+	case BPF_FUNC_map_pop_elem:
+	case BPF_FUNC_map_peek_elem:
+		return map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK;
+	case BPF_FUNC_current_task_under_cgroup:
+		return map->type == BPF_MAP_TYPE_CGROUP_ARRAY;
+	case BPF_FUNC_task_storage_get:
+	case BPF_FUNC_task_storage_delete:
+		return map->type == BPF_MAP_TYPE_TASK_STORAGE;
 	default:
 		return true;
 	}

@@ -95,14 +95,19 @@ static uint8_t *elem(struct bpf_map *map, uint32_t index, unsigned int cpu)
 	return a->data + ((size_t)cpu * map->max_entries + index) * a->elem;
 }
 
-static void *array_lookup(struct bpf_map *map, const void *key)
+static void *array_lookup_cpu(struct bpf_map *map, const void *key, uint32_t cpu)
 {
 	uint32_t index;
 
 	memcpy(&index, key, 4);
 	if (index >= map->max_entries)
 		return NULL;
-	return elem(map, index, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
+	return elem(map, index, cpu);
+}
+
+static void *array_lookup(struct bpf_map *map, const void *key)
+{
+	return array_lookup_cpu(map, key, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
 }
 
 static int update_check(struct bpf_map *map, const void *key, uint64_t flags, uint32_t *index)
@@ -204,6 +209,7 @@ const struct bpf_map_ops bpf_percpu_array_ops = {
 	.alloc = array_alloc,
 	.free = array_free,
 	.lookup = array_lookup,
+	.lookup_cpu = array_lookup_cpu,
 	.update = array_update,
 	.delete = array_delete,
 	.sys_lookup = array_sys_lookup,

@@ -175,7 +175,7 @@ static void evict_lru_locked(struct bpf_map *map)
 		unlink_locked(map, old);
 }
 
-static void *htab_lookup(struct bpf_map *map, const void *key)
+static void *htab_lookup_cpu(struct bpf_map *map, const void *key, uint32_t cpu)
 {
 	struct htab *h = map->priv;
 	uint32_t hash = key_hash(key, map->key_size);
@@ -187,7 +187,12 @@ static void *htab_lookup(struct bpf_map *map, const void *key)
 	spin_unlock_irqrestore(&map->lock, flags);
 	if (!e)
 		return NULL;
-	return value_of(map, e, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
+	return value_of(map, e, cpu);
+}
+
+static void *htab_lookup(struct bpf_map *map, const void *key)
+{
+	return htab_lookup_cpu(map, key, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
 }
 
 /*
@@ -317,5 +322,5 @@ static int htab_next_key(struct bpf_map *map, const void *key, void *next)
 	.sys_update = htab_sys_update, .get_next_key = htab_next_key
 
 const struct bpf_map_ops bpf_hash_ops = { HTAB_OPS };
-const struct bpf_map_ops bpf_percpu_hash_ops = { HTAB_OPS };
+const struct bpf_map_ops bpf_percpu_hash_ops = { HTAB_OPS, .lookup_cpu = htab_lookup_cpu };
 const struct bpf_map_ops bpf_lru_hash_ops = { HTAB_OPS };

@@ -185,8 +185,8 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 		if (in->code != (BPF_LD | BPF_IMM | BPF_DW))
 			continue;
 		i++;
-		if (in->src_reg == 0)
-			continue;
+		if (in->src_reg == 0 || in->src_reg == BPF_PSEUDO_FUNC)
+			continue; /* a callback's address: the verifier checks its target */
 		if (in->src_reg == BPF_PSEUDO_MAP_IDX || in->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
 			const int32_t *ufds = (const int32_t *)(uintptr_t)attr->fd_array;
 

@@ -122,8 +122,11 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		goto out;
 	}
 	err = -EINVAL;
-	if (cmd == BPF_MAP_LOOKUP_ELEM && (attr->flags & ~BPF_F_LOCK))
+	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM) &&
+	    (attr->flags & ~BPF_F_LOCK))
 		goto out;
+	if (cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM && attr->flags)
+		goto out; /* no bpf_spin_lock here; queues and stacks take no flags */
 	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_UPDATE_ELEM) && (attr->flags & BPF_F_LOCK))
 		goto out; /* no map here has a bpf_spin_lock in its value */
 	err = copy_key(map, attr->key, cmd == BPF_MAP_GET_NEXT_KEY, &key);
@@ -147,6 +150,18 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		break;
 	case BPF_MAP_DELETE_ELEM:
 		err = map->ops->delete(map, key);
+		break;
+	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
+		/* Linux 6.1: QUEUE and STACK pop, the hash maps look up then delete */
+		if (map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK)
+			err = (int)bpf_qstack_pop(map, value, true);
+		else if (map->type == BPF_MAP_TYPE_HASH || map->type == BPF_MAP_TYPE_PERCPU_HASH ||
+			 map->type == BPF_MAP_TYPE_LRU_HASH)
+			err = map->ops->sys_lookup(map, key, value) ?: map->ops->delete(map, key);
+		else
+			err = -BPF_ENOTSUPP;
+		if (!err && ksvc_copy_to_user(UPTR(attr->value), value, vsize))
+			err = -EFAULT;
 		break;
 	case BPF_MAP_GET_NEXT_KEY:
 		err = map->ops->get_next_key(map, key, value);
@@ -464,6 +479,7 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_MAP_UPDATE_ELEM:
 	case BPF_MAP_DELETE_ELEM:
 	case BPF_MAP_GET_NEXT_KEY:
+	case BPF_MAP_LOOKUP_AND_DELETE_ELEM:
 		return map_elem(cmd, &attr);
 	case BPF_MAP_FREEZE:
 		return map_freeze(&attr);

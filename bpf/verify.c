@@ -62,6 +62,7 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_MAP_KEY] = "map_key",
 		[PTR_TO_MEM] = "alloc_mem",
 		[PTR_TO_MEM_OR_NULL] = "alloc_mem_or_null",
+		[PTR_TO_FUNC] = "func",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -312,6 +313,8 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 		if (old->mem_size != cur->mem_size || !ids_match(m, old->ref_obj_id, cur->ref_obj_id))
 			return false;
 		/* fall through */
+	case PTR_TO_FUNC:
+		return old->mem_size == cur->mem_size;
 	case PTR_TO_MAP_VALUE_OR_NULL:
 		if (!ids_match(m, old->id, cur->id))
 			return false;
@@ -552,6 +555,27 @@ static int64_t check_exit(struct venv *env)
 		return err;
 	if (st->curframe == 0)
 		return (int64_t)1 << 32;
+	if (callee->callback) {
+		/* a helper's callback: r0 says go on (0) or stop (1); the helper's own return is
+		 * already in the caller's r0 (Linux's prepare_func_exit for in_callback_fn) */
+		const struct reg *r0 = &callee->regs[BPF_REG_0];
+
+		if (r0->type != SCALAR)
+			return verr(env, -EACCES, "R0 not a scalar value\n");
+		if (r0->umax > 1) {
+			if (reg_is_const(r0))
+				return verr(env, -EINVAL, "At callback return the register R0 has value "
+							  "(0x%llx; 0x0) should have been in (0x0; 0x1)\n",
+					    (unsigned long long)r0->umin);
+			return verr(env, -EINVAL, "At callback return the register R0 has unknown "
+						  "scalar value should have been in (0x0; 0x1)\n");
+		}
+		mark_reg_precise(env, BPF_REG_0);
+		ret = callee->callsite + 1;
+		frame_free(callee);
+		st->frames[st->curframe--] = NULL;
+		return ret;
+	}
 	if (callee->regs[BPF_REG_0].type == PTR_TO_STACK &&
 	    callee->regs[BPF_REG_0].frameno == st->curframe)
 		return verr(env, -EINVAL, "cannot return stack pointer to the caller frame\n");
@@ -617,6 +641,10 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 			d->type = CONST_PTR_TO_MAP;
 			d->map = (struct bpf_map *)(uintptr_t)((uint32_t)in[0].imm |
 							       (uint64_t)(uint32_t)in[1].imm << 32);
+		} else if (in->src_reg == BPF_PSEUDO_FUNC) {
+			memset(d, 0, sizeof(*d));
+			d->type = PTR_TO_FUNC;
+			d->mem_size = (uint32_t)subprog_of(env, (uint32_t)(idx + 1 + in->imm));
 		} else if (in->src_reg == BPF_PSEUDO_MAP_VALUE) {
 			/* the loader put the value's address in the pair: find its map again */
 			uint64_t addr = (uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;
@@ -650,7 +678,10 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 		case BPF_OP_JA32:
 			return idx + 1 + in->imm;
 		case BPF_OP_CALL:
+			env->call_next = -1;
 			err = check_helper_call(env, in);
+			if (!err && env->call_next >= 0)
+				return env->call_next; /* into the helper's callback */
 			return err ? (int64_t)err : (int64_t)idx + 1;
 		case BPF_OP_CALL_LOCAL:
 			return check_local_call(env, in, idx);

@@ -22,6 +22,7 @@ enum reg_type {
 	PTR_TO_MAP_KEY,
 	PTR_TO_MEM, /* "alloc_mem" (Linux 6.1): a bpf_ringbuf_reserve record, mem_size bytes */
 	PTR_TO_MEM_OR_NULL,
+	PTR_TO_FUNC, /* lddw BPF_PSEUDO_FUNC: a callback subprogram (subprogno) */
 };
 
 /*
@@ -36,7 +37,7 @@ struct reg {
 	uint8_t precise;
 	uint32_t id; /* *_OR_NULL: copies share an id for the null check */
 	uint32_t ref_obj_id; /* PTR_TO_MEM(_OR_NULL): the reference it holds (vstate refs) */
-	uint32_t mem_size; /* PTR_TO_MEM(_OR_NULL): bytes from off 0 */
+	uint32_t mem_size; /* PTR_TO_MEM(_OR_NULL): bytes from off 0; PTR_TO_FUNC: subprogno */
 	int32_t off;
 	struct bpf_map *map;
 	uint64_t umin, umax;
@@ -50,6 +51,7 @@ struct frame {
 	struct reg regs[MAX_BPF_REG];
 	uint32_t callsite; /* insn index of the call that made this frame */
 	uint32_t subprog;
+	uint8_t callback; /* a helper's callback (enum bpf_cb): r0 is checked at its exit */
 	uint32_t depth; /* bytes tracked below fp, a multiple of 8 */
 	uint8_t *stype; /* stype[i]: the byte at fp-1-i (enum slot_type) */
 	struct reg *spill; /* spill[s]: the register spilled to the 8-byte slot fp-8-8s */
@@ -138,6 +140,7 @@ struct venv {
 	uint32_t stack_len, stack_cap;
 	bool pruned_or_done;
 	uint32_t max_ctx_off;
+	int64_t call_next; /* check_helper_call: >= 0, the callback's first insn to walk next */
 };
 
 /* verify.c */

@@ -256,6 +256,7 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	switch (ptr.type) {
 	case PTR_TO_STACK:
 	case PTR_TO_MAP_VALUE:
+	case PTR_TO_MAP_KEY:
 	case PTR_TO_CTX:
 	case PTR_TO_MEM:
 		break;

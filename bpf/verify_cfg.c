@@ -274,6 +274,16 @@ int check_subprogs_and_cfg(struct venv *env)
 			if (err)
 				return err;
 		}
+		if (is_lddw(&insns[i]) && insns[i].src_reg == BPF_PSEUDO_FUNC) {
+			/* a callback's address: its target starts a subprogram too */
+			int64_t t = (int64_t)i + 1 + insns[i].imm;
+
+			if (t < 0 || t >= len)
+				return verr(env, -EINVAL, "call to invalid destination\n");
+			err = add_subprog(env, (uint32_t)t);
+			if (err)
+				return err;
+		}
 		if (is_lddw(&insns[i]))
 			i++;
 	}

@@ -173,6 +173,9 @@ static int region_oob(struct venv *env, const struct reg *p, int64_t off, uint64
 	if (p->type == PTR_TO_MAP_VALUE)
 		return verr(env, -EACCES, "invalid access to map value, value_size=%u off=%lld size=%llu\n",
 			    (unsigned int)limit, (long long)off, (unsigned long long)size);
+	if (p->type == PTR_TO_MAP_KEY)
+		return verr(env, -EACCES, "invalid access to map key, key_size=%u off=%lld size=%llu\n",
+			    (unsigned int)limit, (long long)off, (unsigned long long)size);
 	return verr(env, -EACCES, "invalid access to memory, mem_size=%u off=%lld size=%llu\n",
 		    (unsigned int)limit, (long long)off, (unsigned long long)size);
 }
@@ -266,6 +269,11 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 	case PTR_TO_MEM:
 		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->mem_size);
 		break;
+	case PTR_TO_MAP_KEY: /* a for_each_map_elem callback's key: read-only */
+		if (write)
+			return verr(env, -EACCES, "write to change key R%u not allowed\n", regno);
+		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->map->key_size);
+		break;
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
 	default:
@@ -356,6 +364,10 @@ static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool writ
 		return map_value_range(env, regno, p, p->off, size, write);
 	case PTR_TO_MEM:
 		return region_access(env, regno, p, p->off, size, p->mem_size);
+	case PTR_TO_MAP_KEY:
+		if (write)
+			return verr(env, -EACCES, "write to change key R%u not allowed\n", regno);
+		return region_access(env, regno, p, p->off, size, p->map->key_size);
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
 	default:
@@ -384,8 +396,108 @@ static int helper_size(struct venv *env, uint32_t regno, bool zero_ok, uint64_t 
 	return 0;
 }
 
+/*
+ * ARG_PTR_TO_CONST_STR: a constant offset into a frozen read-only array value, NUL-terminated
+ * before the value's end (Linux's check_func_arg; the string is read at load time).
+ */
+static int const_str(struct venv *env, uint32_t regno, const struct reg *r, const char **out)
+{
+	const char *s;
+	uint32_t off;
+
+	if (r->type != PTR_TO_MAP_VALUE)
+		return verr(env, -EACCES, "R%u type=%s expected=map_value\n", regno,
+			    reg_type_name(r->type));
+	if (!(r->map->map_flags & BPF_F_RDONLY_PROG) || !__atomic_load_n(&r->map->frozen, __ATOMIC_ACQUIRE) ||
+	    r->map->type != BPF_MAP_TYPE_ARRAY)
+		return verr(env, -EACCES, "R%u does not point to a readonly map'\n", regno);
+	if (var_off(r))
+		return verr(env, -EACCES, "R%u is not a constant address'\n", regno);
+	off = (uint32_t)r->off;
+	if (off >= r->map->value_size)
+		return verr(env, -EACCES, "invalid access to map value, value_size=%u off=%u size=1\n",
+			    r->map->value_size, off);
+	s = (const char *)bpf_array_base(r->map) + off;
+	if (!memchr(s, 0, r->map->value_size - off))
+		return verr(env, -EINVAL, "string is not zero-terminated\n");
+	*out = s;
+	return 0;
+}
+
+#define MAX_CALLBACK_NEST 4 /* ~1.3 KiB of kernel stack each */
+
+static bool map_has_for_each(const struct bpf_map *m)
+{
+	switch (m->type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The callback of the helper being checked gets a frame of its own and is walked next, once,
+ * as Linux 6.1 does (set_loop_callback_state, set_map_elem_callback_state); *out is attached
+ * by the caller once the helper's own registers are settled.
+ */
+static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t subprog,
+			  struct bpf_map *map, struct frame **out)
+{
+	struct vstate *st = env->cur;
+	struct frame *caller = cur_frame(env), *callee;
+	struct reg *r;
+
+	if (st->curframe + 1 >= BPF_MAX_FRAMES)
+		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
+			    st->curframe + 2);
+	/* each nested callback runs on the kernel stack (interp.c): bounded here, not in Linux */
+	for (uint32_t fi = 0, n = 0; fi <= st->curframe; fi++)
+		if (st->frames[fi]->callback && ++n >= MAX_CALLBACK_NEST)
+			return verr(env, -E2BIG, "callbacks nested %u deep: more than the kernel stack "
+						 "here allows\n", n + 1);
+	if (h->cb == CB_MAP_ELEM && !map_has_for_each(map))
+		return verr(env, -BPF_ENOTSUPP, "callback function not allowed for map\n");
+	callee = frame_new();
+	if (!callee)
+		return -ENOMEM;
+	r = callee->regs;
+	switch (h->cb) {
+	case CB_LOOP:
+		mark_unknown(&r[BPF_REG_1]);
+		r[BPF_REG_2] = caller->regs[BPF_REG_3];
+		break;
+	case CB_MAP_ELEM:
+		r[BPF_REG_1].type = CONST_PTR_TO_MAP;
+		r[BPF_REG_1].map = map;
+		r[BPF_REG_2].type = PTR_TO_MAP_KEY;
+		r[BPF_REG_2].map = map;
+		r[BPF_REG_3].type = PTR_TO_MAP_VALUE;
+		r[BPF_REG_3].map = map;
+		r[BPF_REG_4] = caller->regs[BPF_REG_3];
+		break;
+	default:
+		break;
+	}
+	r[BPF_REG_10].type = PTR_TO_STACK;
+	r[BPF_REG_10].frameno = (uint8_t)(st->curframe + 1);
+	callee->callsite = env->idx;
+	callee->subprog = subprog;
+	callee->callback = h->cb;
+	*out = callee;
+	return 0;
+}
+
 int check_helper_call(struct venv *env, const struct bpf_insn *in)
 {
+	struct frame *cb_frame = NULL;
+	uint32_t cb_subprog = 0;
+	const char *str = "";
 	const struct bpf_helper *h = bpf_helper_get(in->imm);
 	struct frame *f = cur_frame(env);
 	struct bpf_map *map = NULL;
@@ -399,6 +511,8 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		return verr(env, -EINVAL, "unknown func %s#%d\n", h->name, in->imm);
 	if (h->gpl_only && !env->prog->gpl)
 		return verr(env, -EINVAL, "cannot call GPL-restricted function from non-GPL compatible program\n");
+	if (h->might_sleep && !(env->prog->prog_flags & BPF_F_SLEEPABLE))
+		return verr(env, -EINVAL, "helper call might sleep in a non-sleepable prog\n");
 	for (uint32_t i = 0; i < 5 && h->args[i]; i++) {
 		uint32_t regno = BPF_REG_1 + i;
 		struct reg *r = &f->regs[regno];
@@ -411,22 +525,22 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (r->type != CONST_PTR_TO_MAP)
 				return verr(env, -EACCES, "R%u type=%s expected=map_ptr\n", regno,
 					    reg_type_name(r->type));
-			map = r->map;
-			if (!bpf_map_func_ok(map, in->imm))
-				return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n",
-					    map->type, h->name, in->imm);
+			map = r->map; /* its type is checked after the arguments, as Linux does */
 			break;
 		case ARG_MAP_KEY:
 		case ARG_MAP_VALUE:
+		case ARG_MAP_VALUE_UNINIT:
 			if (!map)
 				return verr(env, -EACCES, "invalid map_ptr to access map->%s\n",
 					    h->args[i] == ARG_MAP_KEY ? "key" : "value");
-			if (r->type != PTR_TO_STACK && r->type != PTR_TO_MAP_VALUE)
+			if (r->type != PTR_TO_STACK && r->type != PTR_TO_MAP_VALUE &&
+			    r->type != PTR_TO_MAP_KEY)
 				return verr(env, -EACCES, "R%u type=%s expected=fp, map_value\n",
 					    regno, reg_type_name(r->type));
-			err = helper_mem(env, regno,
-					 h->args[i] == ARG_MAP_KEY ? map->key_size : map->value_size,
-					 false);
+			size = h->args[i] == ARG_MAP_KEY ? map->key_size : map->value_size;
+			if (!size) /* a keyless map (queue, stack, ringbuf) given to a keyed helper */
+				return verr(env, -EACCES, "invalid zero-sized read\n");
+			err = helper_mem(env, regno, size, h->args[i] == ARG_MAP_VALUE_UNINIT);
 			if (err)
 				return err;
 			break;
@@ -439,6 +553,58 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				return err;
 			i++; /* the size argument is done */
 			break;
+		case ARG_FUNC:
+			if (r->type != PTR_TO_FUNC)
+				return verr(env, -EACCES, "R%u type=%s expected=func\n", regno,
+					    reg_type_name(r->type));
+			cb_subprog = r->mem_size;
+			break;
+		case ARG_STACK_OR_NULL:
+			if (r->type != PTR_TO_STACK && !(reg_is_const(r) && !r->umin))
+				return verr(env, -EACCES, "R%u type=%s expected=fp\n", regno,
+					    reg_type_name(r->type));
+			break;
+		case ARG_CONST_STR_RO:
+			err = const_str(env, regno, r, &str);
+			if (err)
+				return err;
+			break;
+		case ARG_MEM_RO_OR_NULL:
+			err = helper_size(env, regno + 1, true, &size);
+			if (!err && !(reg_is_const(r) && !r->umin))
+				err = helper_mem(env, regno, size, false);
+			if (err)
+				return err;
+			i++;
+			break;
+		case ARG_PTR_TO_LONG:
+			err = helper_mem(env, regno, 8, true);
+			if (err)
+				return err;
+			break;
+		case ARG_MAP_VALUE_BTF: {
+			/* Linux's process_spin_lock / process_timer_func / process_kptr_func */
+			const char *what = in->imm == BPF_FUNC_kptr_xchg ? "bpf_kptr_xchg" :
+					   in->imm == BPF_FUNC_spin_lock || in->imm == BPF_FUNC_spin_unlock ?
+					   "bpf_spin_lock" : "bpf_timer";
+
+			if (r->type != PTR_TO_MAP_VALUE)
+				return verr(env, -EACCES, "R%u type=%s expected=map_value\n", regno,
+					    reg_type_name(r->type));
+			/* check_func_arg turns process_spin_lock's (timer's, kptr's) EINVAL into EACCES */
+			if (var_off(r))
+				return verr(env, -EACCES, "R%u doesn't have constant offset. %s has to be "
+							  "at the constant offset\n", regno,
+					    in->imm == BPF_FUNC_kptr_xchg ? "kptr" : what);
+			/* no map here has BTF */
+			return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
+				    r->map->name, what);
+		}
+		case ARG_PERCPU_BTF:
+		case ARG_BTF_ONLY:
+			/* only a BTF-typed pointer fits: no register can hold one without BTF */
+			return verr(env, -EACCES, "R%u type=%s expected=ptr_\n", regno,
+				    reg_type_name(r->type));
 		case ARG_CTX:
 			if (r->type != PTR_TO_CTX || r->off || var_off(r))
 				return verr(env, -EACCES, "R%u type=%s expected=ctx\n", regno,
@@ -467,6 +633,33 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			break;
 		}
 	}
+	if (in->imm == BPF_FUNC_snprintf) {
+		/* Linux's check_bpf_snprintf_call: the constant format against data_len / 8 args */
+		const struct reg *len = &f->regs[BPF_REG_5];
+
+		if (len->umin % 8)
+			return -EINVAL;
+		err = bpf_bprintf_check(str, UINT32_MAX, (uint32_t)(len->umin / 8));
+		if (err)
+			return verr(env, err, "Invalid format string\n");
+	}
+	if (in->imm == BPF_FUNC_get_func_ip && env->prog->type != BPF_PROG_TYPE_KPROBE &&
+	    env->prog->type != BPF_PROG_TYPE_TRACING)
+		return verr(env, -BPF_ENOTSUPP, "func %s#%d not supported for program type %u\n",
+			    h->name, in->imm, env->prog->type);
+	if (h->ret == RET_BTF_ID) /* its ret_btf_id names a type of kernel BTF, which is absent */
+		return verr(env, -EINVAL, "invalid return type 8 of func %s#%d\n", h->name, in->imm);
+	if (h->cb) {
+		err = callback_frame(env, h, cb_subprog, map, &cb_frame);
+		if (err)
+			return err;
+	}
+	/* Linux's check_map_func_compatibility, after the arguments and the callback's setup */
+	if (map && !bpf_map_func_ok(map, in->imm)) {
+		frame_free(cb_frame);
+		return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n", map->type,
+			    h->name, in->imm);
+	}
 	if (release && !release_ref(env->cur, release))
 		return verr(env, -EINVAL, "release of unacquired reference\n"); /* not reached */
 	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)
@@ -492,6 +685,12 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		r0->type = PTR_TO_MAP_VALUE_OR_NULL;
 		r0->map = map;
 		r0->id = ++env->next_id;
+	}
+	if (cb_frame) {
+		env->cur->frames[++env->cur->curframe] = cb_frame;
+		if (env->cur->curframe + 1 > env->max_frames)
+			env->max_frames = env->cur->curframe + 1;
+		env->call_next = env->subprog_start[cb_subprog];
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <arch/arch.h>
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
+#include <kern/clock.h>
 #include <kern/errno.h>
 #include <kern/irq.h>
 #include <kern/ksvc.h>
@@ -98,6 +99,17 @@ int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user)
 	return left ? -EFAULT : 0;
 }
 
+int ksvc_write_user_nofault(void *udst, const void *src, size_t n)
+{
+	if (!user_range_ok(udst, n))
+		return -EFAULT;
+	current_task()->preempt_count++; /* as above: the fault takes the fixup */
+	size_t left = arch_copy_user(udst, src, n);
+
+	current_task()->preempt_count--;
+	return left ? -EFAULT : 0;
+}
+
 int arch_read_pair(uint64_t dst[2], const void *src); /* uaccess.S */
 
 int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
@@ -119,6 +131,11 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 uint64_t ksvc_clock_ns(void)
 {
 	return time_ns();
+}
+
+uint64_t ksvc_clock_tai_ns(void)
+{
+	return clock_realtime_ns();
 }
 
 unsigned int ksvc_cpu_id(void)
@@ -400,6 +417,24 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data)
 	/* a blocked SIGTRAP is delivered later: asynchronous to the event */
 	info.perf_flags = (READ_ONCE(ut->sigmask) >> (SIGTRAP - 1)) & 1 ? TRAP_PERF_FLAG_ASYNC : 0;
 	signal_send_thread(ut, SIGTRAP, &info);
+}
+
+int ksvc_signal_current(int sig, bool thread)
+{
+	struct uthread *ut = current_uthread();
+	struct ksiginfo info;
+
+	if (!ut || proc_exiting() || ksvc_current_tgid() == 1)
+		return -EPERM;
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	if (!sig)
+		return 0;
+	/* Linux's SEND_SIG_PRIV: SI_KERNEL from pid 0, uid 0 */
+	memset(&info, 0, sizeof(info));
+	info.signo = sig;
+	info.code = SI_KERNEL;
+	return thread ? signal_send_thread(ut, sig, &info) : signal_send_proc(ut->task.proc, sig, &info);
 }
 
 /* ---- one-shot timers over ktimer ---- */

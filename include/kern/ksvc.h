@@ -59,6 +59,9 @@ long ksvc_strncpy_from_user(char *dst, const void *usrc, size_t n);
  * kernel memory (mapped kernel addresses only).
  */
 int ksvc_read_nofault(void *dst, const void *src, size_t n, bool user);
+/* [any] Write n bytes to user memory without faulting pages in (bpf_probe_write_user): 0 or
+ * -EFAULT (outside user space, not mapped, not writable or not yet written: copy-on-write). */
+int ksvc_write_user_nofault(void *udst, const void *src, size_t n);
 /* [any] ksvc_read_nofault of the two u64 at addr (a frame record {fp, lr}), one load pair
  * when addr is 16-aligned: the frame-pointer unwinder's step.  0 or -EFAULT. */
 int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user);
@@ -67,6 +70,8 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user);
 
 /* [any] Monotonic nanoseconds since boot. */
 uint64_t ksvc_clock_ns(void);
+/* [any] CLOCK_TAI in ns: CLOCK_REALTIME, the TAI offset being 0 as Linux's until adjtimex sets it. */
+uint64_t ksvc_clock_tai_ns(void);
 /* [any] The CPU we run on (stable only while preemption or interrupts are off). */
 unsigned int ksvc_cpu_id(void);
 /* [any] Number of possible CPUs; CPU ids are 0 .. n-1. */
@@ -204,6 +209,12 @@ void ksvc_irq_work_sync(struct ksvc_irq_work *w);
  * si_perf_data data, si_perf_type type, si_perf_flags TRAP_PERF_FLAG_ASYNC when it is blocked.
  * Nothing for a kernel thread or an exiting task.  Same locking rule as ksvc_kill_fasync. */
 void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data);
+/*
+ * [any] bpf_send_signal(_thread): sig (0 checks only) to the current process (thread: the
+ * current thread) as the kernel sends it (SI_KERNEL): 0, -EINVAL (not a signal number) or
+ * -EPERM (a kernel thread, an exiting task, or init).  Same locking rule as above.
+ */
+int ksvc_signal_current(int sig, bool thread);
 
 /* ---- the interrupted context (for samples) ---- */
 

@@ -137,6 +137,28 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 	return ksvc_read_nofault(out, (const void *)(uintptr_t)addr, 2 * sizeof(uint64_t), user);
 }
 
+int ksvc_write_user_nofault(void *udst, const void *src, size_t n)
+{
+	if (!udst || (uintptr_t)udst < 4096)
+		return -EFAULT;
+	memcpy(udst, src, n);
+	return 0;
+}
+
+int ksvc_signal_current(int sig, bool thread)
+{
+	(void)thread;
+	if (sig < 0 || sig > 64)
+		return -EINVAL;
+	ksvc_fake.last_signal = sig;
+	return 0;
+}
+
+uint64_t ksvc_clock_tai_ns(void)
+{
+	return 1700000000ull * 1000000000ull + ksvc_fake.clock_ns;
+}
+
 uint64_t ksvc_clock_ns(void)
 {
 	uint64_t t = ksvc_fake.clock_ns;

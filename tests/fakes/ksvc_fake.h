@@ -15,6 +15,7 @@ struct ksvc_fake_state {
 	unsigned int nr_cpus, cpu;
 	uint64_t clock_ns; /* what ksvc_clock_ns returns next */
 	uint64_t clock_step_ns; /* added after each ksvc_clock_ns call */
+	int last_signal; /* ksvc_signal_current's last signal */
 	uint32_t rand_state;
 	int fail_alloc_after; /* >= 0: that many more ksvc_alloc calls succeed, then NULL */
 	unsigned int irq_depth;

@@ -5,6 +5,8 @@
  * A rejection must come with a Linux errno.  Bounded for make test (BPF_FUZZ_ITERS, default
  * 2000); tests/fuzz/fuzz-bpf.sh runs it long with BPF_FUZZ_ITERS and BPF_FUZZ_SEED.
  * BPF_FUZZ_DUMP=N prints iteration N's program and its level-2 verifier log.
+ * Issue 19's helpers are among the calls, and two seeds hold callbacks (bpf_loop,
+ * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,6 +75,24 @@ static const struct bpf_insn seed_ctx[] = {
 	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 10, -16, 0), EXIT,
 };
 
+/* bpf_loop(4, cb, fp-8, 0); cb reads *ctx: callbacks and their frames */
+static const struct bpf_insn seed_cb[] = {
+	I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 3), I(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 4),
+	I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_FUNC, 0, 6), I(0, 0, 0, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -8),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop),
+	EXIT,
+	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 2, 0, 0), I(BPF_ALU64 | BPF_AND | BPF_K, 0, 0, 0, 1), EXIT,
+};
+/* bpf_for_each_map_elem(hash, cb, NULL, 0); cb reads the value */
+static const struct bpf_insn seed_each[] = {
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+	I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_FUNC, 0, 5), I(0, 0, 0, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_for_each_map_elem), EXIT,
+	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 3, 0, 0), I(BPF_ALU64 | BPF_AND | BPF_K, 0, 0, 0, 1), EXIT,
+};
+
 static const struct {
 	const struct bpf_insn *insns;
 	uint32_t len;
@@ -80,6 +100,8 @@ static const struct {
 	{ seed_lookup, sizeof(seed_lookup) / 8 },
 	{ seed_loop, sizeof(seed_loop) / 8 },
 	{ seed_ctx, sizeof(seed_ctx) / 8 },
+	{ seed_cb, sizeof(seed_cb) / 8 },
+	{ seed_each, sizeof(seed_each) / 8 },
 };
 
 static int32_t interesting(void)
@@ -124,7 +146,11 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 			in->src_reg = 0;
 		if (BPF_OP(in->code) == BPF_CALL) {
 			static const int32_t helpers[] = { 1, 2, 3, 5, 6, 7, 8, 14, 15, 16, 25, 27,
-							  112, 113, 114, 115, 174, 12, 9999 };
+							  112, 113, 114, 115, 174, 12, 9999,
+							  /* issue 19's */
+							  181, 164, 182, 105, 106, 165, 109, 117, 87,
+							  88, 89, 195, 118, 120, 125, 35, 93, 169, 4,
+							  45, 36, 148, 22, 119, 176, 177 };
 
 			in->code = BPF_JMP | BPF_CALL;
 			in->imm = helpers[pick(sizeof(helpers) / 4)];
@@ -159,8 +185,11 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 	case BPF_LD:
 		if (i + 1 < len) {
 			in->code = BPF_LD | BPF_IMM | BPF_DW;
-			in->src_reg = (uint8_t)(pick(2) ? 0 : pick(2) ? BPF_PSEUDO_MAP_FD : BPF_PSEUDO_MAP_VALUE);
-			if (in->src_reg)
+			in->src_reg = (uint8_t)(pick(2) ? 0 : pick(2) ? BPF_PSEUDO_MAP_FD :
+						 pick(2) ? BPF_PSEUDO_MAP_VALUE : BPF_PSEUDO_FUNC);
+			if (in->src_reg == BPF_PSEUDO_FUNC)
+				in->imm = (int32_t)pick(len + 4) - (int32_t)i - 3; /* a callback, maybe bad */
+			else if (in->src_reg)
 				in->imm = map_fds[in->src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : pick(3)];
 			in[1] = (struct bpf_insn){ 0 };
 			in[1].imm = in->src_reg == BPF_PSEUDO_MAP_VALUE ? (int32_t)pick(20) :
@@ -182,7 +211,8 @@ static uint32_t make_program(struct bpf_insn *p)
 		len = seeds[s].len;
 		memcpy(p, seeds[s].insns, len * 8);
 		for (uint32_t i = 0; i < len; i++)
-			if (p[i].code == (BPF_LD | BPF_IMM | BPF_DW) && p[i].src_reg)
+			if (p[i].code == (BPF_LD | BPF_IMM | BPF_DW) && p[i].src_reg &&
+			    p[i].src_reg != BPF_PSEUDO_FUNC)
 				p[i].imm = map_fds[p[i].src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : 1];
 		for (uint32_t n = 1 + pick(3); n; n--) {
 			struct bpf_insn *in = &p[pick(len)];
@@ -219,7 +249,10 @@ static bool reads_anywhere(const struct bpf_insn *p, uint32_t len)
 	for (uint32_t i = 0; i < len; i++)
 		if (p[i].code == (BPF_JMP | BPF_CALL) && p[i].src_reg == 0 &&
 		    (p[i].imm == BPF_FUNC_trace_printk || (p[i].imm >= BPF_FUNC_probe_read_user &&
-							   p[i].imm <= BPF_FUNC_probe_read_kernel_str)))
+							   p[i].imm <= BPF_FUNC_probe_read_kernel_str) ||
+		     p[i].imm == BPF_FUNC_probe_read || p[i].imm == BPF_FUNC_probe_read_str ||
+		     p[i].imm == BPF_FUNC_probe_write_user || p[i].imm == BPF_FUNC_copy_from_user ||
+		     p[i].imm == BPF_FUNC_snprintf || p[i].imm == BPF_FUNC_trace_vprintk))
 			return true;
 	return false;
 }

@@ -39,9 +39,11 @@
 #define LD_MAP(d, which) I(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, which), I(0, 0, 0, 0, 0)
 #define LD_MAPVAL(d, which, off) I(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_VALUE, 0, which), \
 	I(0, 0, 0, 0, off)
+#define LD_FUNC(d, off) I(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_FUNC, 0, off), I(0, 0, 0, 0, 0)
 #define LD64(d, v) I(BPF_LD | BPF_DW | BPF_IMM, d, 0, 0, (int32_t)(v)), I(0, 0, 0, 0, (int32_t)((uint64_t)(v) >> 32))
 #define ATOM(sz, d, s, o, op) I(BPF_STX | BPF_ATOMIC | (sz), d, s, o, op)
 
+#define ARRAY_LEN(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 #define SAMPLE_PERIOD offsetof(struct bpf_perf_event_data, sample_period)
 #define ADDR offsetof(struct bpf_perf_event_data, addr)
 
@@ -448,6 +450,77 @@ static const struct row rows[] = {
 	    JI(BPF_JEQ, 7, 0, 3), MOVR(1, 7), MOV(2, 0), CALL(BPF_FUNC_ringbuf_discard), MOV(0, 0),
 	    EXIT },
 	  0, 0, "" },
+	/* ---- callbacks (bpf_loop, for_each_map_elem) and the issue-19 helpers ---- */
+	{ "loop: callback returns 1",
+	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
+	    MOV(0, 1), EXIT }, 0, 0, "processed" },
+	{ "loop: callback returns 2",
+	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
+	    MOV(0, 2), EXIT }, 0, -EINVAL,
+	  "At callback return the register R0 has value (0x2; 0x0) should have been in (0x0; 0x1)" },
+	{ "loop: callback returns its index",
+	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
+	    MOVR(0, 1), EXIT }, 0, -EINVAL, "has unknown scalar value" },
+	{ "loop: callback returns a pointer",
+	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
+	    MOVR(0, 10), EXIT }, 0, -EACCES, "R0 not a scalar value" },
+	{ "loop: a scalar callback",
+	  { MOV(1, 4), MOV(2, 0), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT }, 0,
+	  -EACCES, "R2 type=scalar expected=func" },
+	{ "loop: ctx a map pointer",
+	  { MOV(1, 4), LD_FUNC(2, 7), LD_MAP(3, M_ARRAY), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0),
+	    EXIT, MOV(0, 0), EXIT }, 0, -EACCES, "R3 type=map_ptr expected=fp" },
+	{ "loop: callback reads the caller's stack",
+	  { ST(BPF_DW, 10, -8, 3), MOV(1, 4), LD_FUNC(2, 6), MOVR(3, 10), ALU(BPF_ADD, 3, -8), MOV(4, 0),
+	    CALL(BPF_FUNC_loop), EXIT, LDX(BPF_DW, 0, 2, 0), ALU(BPF_AND, 0, 1), EXIT }, 0, 0,
+	  "processed" },
+	{ "loop: callback reads uninit caller stack",
+	  { MOV(1, 4), LD_FUNC(2, 7), MOVR(3, 10), ALU(BPF_ADD, 3, -8), MOV(4, 0),
+	    CALL(BPF_FUNC_loop), MOV(0, 0), EXIT, LDX(BPF_DW, 0, 2, 0), ALU(BPF_AND, 0, 1), EXIT }, 0,
+	  -EACCES, "invalid read from stack" },
+	{ "loop: callback offset out of range",
+	  { MOV(1, 4), LD_FUNC(2, 60), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT },
+	  0, -EINVAL, "call to invalid destination" },
+	{ "for_each: perf event array",
+	  { LD_MAP(1, M_PERF), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_for_each_map_elem),
+	    MOV(0, 0), EXIT, MOV(0, 0), EXIT }, 0, -BPF_ENOTSUPP, "callback function not allowed for map" },
+	{ "for_each: callback writes the key",
+	  { LD_MAP(1, M_HASH), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_for_each_map_elem),
+	    MOV(0, 0), EXIT, ST(BPF_W, 2, 0, 1), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "write to change key R2 not allowed" },
+	{ "for_each: callback reads past the value",
+	  { LD_MAP(1, M_HASH), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_for_each_map_elem),
+	    MOV(0, 0), EXIT, LDX(BPF_DW, 0, 3, 8), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "invalid access to map value, value_size=8 off=8 size=8" },
+	{ "for_each: callback reads key and value, looks the key up",
+	  { LD_MAP(1, M_HASH), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_for_each_map_elem),
+	    MOV(0, 0), EXIT, LDX(BPF_W, 6, 2, 0), LDX(BPF_DW, 7, 3, 0), CALL(BPF_FUNC_map_lookup_elem),
+	    MOV(0, 0), EXIT }, 0, 0, "processed" },
+	{ "copy_from_user: not sleepable",
+	  { MOVR(1, 10), ALU(BPF_ADD, 1, -8), MOV(2, 8), MOV(3, 0), CALL(BPF_FUNC_copy_from_user),
+	    MOV(0, 0), EXIT }, 0, -EINVAL, "helper call might sleep in a non-sleepable prog" },
+	{ "get_func_ip: perf_event", { MOVR(6, 1), CALL(BPF_FUNC_get_func_ip), MOV(0, 0), EXIT }, 0,
+	  -BPF_ENOTSUPP, "func bpf_get_func_ip#173 not supported for program type 7" },
+	{ "get_current_task_btf: no kernel BTF", { CALL(BPF_FUNC_get_current_task_btf), MOV(0, 0), EXIT },
+	  0, -EINVAL, "invalid return type 8 of func bpf_get_current_task_btf#158" },
+	{ "spin_lock: map without BTF",
+	  { LD_MAPVAL(1, M_ARRAY1, 0), CALL(BPF_FUNC_spin_lock), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "has to have BTF in order to use bpf_spin_lock" },
+	{ "kptr_xchg: map without BTF",
+	  { LD_MAPVAL(1, M_ARRAY1, 0), MOV(2, 0), CALL(BPF_FUNC_kptr_xchg), MOV(0, 0), EXIT }, 0,
+	  -EACCES, "has to have BTF in order to use bpf_kptr_xchg" },
+	{ "strncmp: string in a map not frozen",
+	  { ST(BPF_DW, 10, -8, 0), MOVR(1, 10), ALU(BPF_ADD, 1, -8), MOV(2, 8), LD_MAPVAL(3, M_RO, 0),
+	    CALL(BPF_FUNC_strncmp), MOV(0, 0), EXIT }, 0, -EACCES, "R3 does not point to a readonly map" },
+	{ "strtol: result pointer a scalar",
+	  { ST(BPF_DW, 10, -8, 0), MOVR(1, 10), ALU(BPF_ADD, 1, -8), MOV(2, 8), MOV(3, 0), MOV(4, 0),
+	    CALL(BPF_FUNC_strtol), MOV(0, 0), EXIT }, 0, -EACCES, "R4 type=scalar expected=fp" },
+	{ "task_storage_get: a scalar task",
+	  { LD_MAP(1, M_HASH), MOV(2, 0), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_task_storage_get), MOV(0, 0),
+	    EXIT }, 0, -EACCES, "R2 type=scalar expected=ptr_" }, /* the task: args come first */
+	{ "strncmp: zero size", { ST(BPF_DW, 10, -8, 0), MOVR(1, 10), ALU(BPF_ADD, 1, -8), MOV(2, 0),
+	    LD_MAPVAL(3, M_RO, 0), CALL(BPF_FUNC_strncmp), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "R2 invalid zero-sized read" },
 };
 
 static int fds[7];
@@ -664,6 +737,107 @@ static void test_clang_classify(void **state)
 	}
 }
 
+/* Load (maps as in the rows), run once on a zeroed perf ctx, return r0. */
+static uint64_t load_run(const struct bpf_insn *in, uint32_t n)
+{
+	static char log[16384];
+	struct bpf_perf_event_data_kern ctx;
+	struct bpf_insn insns[64];
+	struct bpf_prog *prog;
+	uint64_t r0;
+	long fd;
+
+	memcpy(insns, in, n * sizeof(*in));
+	for (uint32_t k = 0; k < n; k++)
+		if (insns[k].code == (BPF_LD | BPF_DW | BPF_IMM) && insns[k].src_reg &&
+		    insns[k].imm <= M_HASH && insns[k].imm >= M_RB)
+			insns[k].imm = fds[M_HASH - insns[k].imm];
+	fd = load(insns, n, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, sizeof(log), 1);
+	if (fd < 0)
+		fail_msg("load of %u insns: %ld, log:\n%s", n, fd, log);
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(bpf_prog_get_fd((int)fd, &prog), 0);
+	r0 = bpf_prog_run(prog, &ctx);
+	bpf_prog_put(prog);
+	ksvc_fake_close((int)fd);
+	return r0;
+}
+
+/* Callbacks run by the interpreter, and helpers' results, on the host. */
+static void test_callbacks_run(void **state)
+{
+	static const struct bpf_insn loop_sum[] = {
+		ST(BPF_DW, 10, -8, 0), MOV(1, 10), LD_FUNC(2, 9), MOVR(3, 10), ALU(BPF_ADD, 3, -8),
+		MOV(4, 0), CALL(BPF_FUNC_loop), LDX(BPF_DW, 1, 10, -8), ALU(BPF_MUL, 1, 1000),
+		ALUR(BPF_ADD, 0, 1), EXIT,
+		/* callback (index, ctx): *ctx += index */
+		LDX(BPF_DW, 3, 2, 0), ALUR(BPF_ADD, 3, 1), STX(BPF_DW, 2, 3, 0), MOV(0, 0), EXIT,
+	};
+	static const struct bpf_insn loop_stop[] = {
+		MOV(1, 100), LD_FUNC(2, 5), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), EXIT,
+		/* stop at index 4: 5 runs */
+		MOV(0, 0), JI(BPF_JNE, 1, 4, 1), MOV(0, 1), EXIT,
+	};
+	static const struct bpf_insn each_sum[] = {
+		ST(BPF_DW, 10, -8, 0), LD_MAP(1, M_HASH), LD_FUNC(2, 9), MOVR(3, 10), ALU(BPF_ADD, 3, -8),
+		MOV(4, 0), CALL(BPF_FUNC_for_each_map_elem), LDX(BPF_DW, 1, 10, -8), ALU(BPF_MUL, 1, 1000),
+		ALUR(BPF_ADD, 0, 1), EXIT,
+		/* callback (map, key, value, ctx): *ctx += *value */
+		LDX(BPF_DW, 5, 3, 0), LDX(BPF_DW, 6, 4, 0), ALUR(BPF_ADD, 6, 5), STX(BPF_DW, 4, 6, 0),
+		MOV(0, 0), EXIT,
+	};
+	static const struct bpf_insn strtol_run[] = {
+		LD64(1, 0x007a663178302d20ull), /* " -0x1fz" */
+		STX(BPF_DW, 10, 1, -16), ST(BPF_DW, 10, -8, 0), MOVR(1, 10), ALU(BPF_ADD, 1, -16),
+		MOV(2, 8), MOV(3, 0), MOVR(4, 10), ALU(BPF_ADD, 4, -8), CALL(BPF_FUNC_strtol),
+		LDX(BPF_DW, 1, 10, -8), ALU(BPF_MUL, 1, 1000), ALUR(BPF_ADD, 0, 1), EXIT,
+	};
+	static const struct bpf_insn e2big[] = {
+		LD64(1, (1 << 23) + 1), LD_FUNC(2, 5), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), EXIT,
+		MOV(0, 0), EXIT,
+	};
+	(void)state;
+	/* callbacks nested 4 deep load and run; 5 deep: E2BIG (the kernel stack bounds them) */
+	for (int depth = 4; depth <= 5; depth++) {
+		static char log[4096];
+		struct bpf_insn p[64];
+		uint32_t n = 0;
+		long fd;
+
+		for (int l = 0; l < depth; l++) { /* level l calls level l + 1, 8 slots each */
+			struct bpf_insn lvl[] = { MOV(1, 2), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0),
+						  CALL(BPF_FUNC_loop), MOV(0, 0), EXIT };
+
+			memcpy(&p[n], lvl, sizeof(lvl));
+			n += ARRAY_LEN(lvl);
+		}
+		p[n++] = (struct bpf_insn)MOV(0, 0);
+		p[n++] = (struct bpf_insn)EXIT;
+		fd = load(p, n, BPF_PROG_TYPE_PERF_EVENT, "GPL", log, sizeof(log), 1);
+		if (depth == 4) {
+			if (fd < 0)
+				fail_msg("4 deep: %ld\n%s", fd, log);
+			assert_int_equal(load_run(p, n), 0);
+			ksvc_fake_close((int)fd);
+		} else {
+			assert_int_equal(fd, -E2BIG);
+			assert_non_null(strstr(log, "callbacks nested 5 deep"));
+		}
+	}
+	assert_int_equal(load_run(loop_sum, ARRAY_LEN(loop_sum)), 45 * 1000 + 10);
+	assert_int_equal(load_run(loop_stop, ARRAY_LEN(loop_stop)), 5);
+	for (uint32_t k = 1; k <= 3; k++) {
+		uint64_t v = k;
+		union bpf_attr a = { .map_fd = (uint32_t)fds[0], .key = (uintptr_t)&k,
+				     .value = (uintptr_t)&v };
+
+		assert_int_equal(bpf_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)), 0);
+	}
+	assert_int_equal(load_run(each_sum, ARRAY_LEN(each_sum)), 6 * 1000 + 3);
+	assert_int_equal((int64_t)load_run(strtol_run, ARRAY_LEN(strtol_run)), 6 - 31 * 1000);
+	assert_int_equal(load_run(e2big, ARRAY_LEN(e2big)), (uint32_t)-E2BIG);
+}
+
 static void test_log_attrs(void **state)
 {
 	static const struct bpf_insn prog[] = { MOV(0, 0), JI(BPF_JEQ, 0, 0, 0), EXIT };
@@ -695,7 +869,7 @@ static void test_log_attrs(void **state)
 int main(void)
 {
 	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
-	struct CMUnitTest tests[NROWS + 4];
+	struct CMUnitTest tests[NROWS + 5];
 	const char *only = getenv("BPF_TEST_ROW"); /* debugging one row */
 	size_t n = 0;
 
@@ -710,5 +884,6 @@ int main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_v3);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_clang_classify);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_log_attrs);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_callbacks_run);
 	return _cmocka_run_group_tests("bpf_verify", tests, n, setup, teardown);
 }

@@ -100,3 +100,19 @@ t_vdso_SRCS := tests/user/t_vdso.c
 t_vdso_dyn_SRCS := tests/user/t_vdso.c
 t_vdso_dyn_DYNAMIC := 1
 t_vdso_dyn_CFLAGS := -static-libgcc
+# t_bpf_loops: clang-built loop programs (bounded loops, bpf_loop, for_each_map_elem) via libbpf
+UPROGS += t_bpf_loops
+t_bpf_loops_SRCS := tests/user/t_bpf_loops.c $(BUILD)/user/bpf/loops.bpf.lo \
+	$(BUILD)/user/bpf/badloops.bpf.lo
+t_bpf_loops_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_loops_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bin/t_bpf_loops: tests/user/tap.h tests/user/bpf_faults.h
+UPROGS += t_bpf_probe
+t_bpf_probe_SRCS := tests/user/t_bpf_probe.c
+$(BUILD)/user/bin/t_bpf_probe: tests/user/tap.h
+# t_bpf_helpers: the issue-19 helpers' results and refusals, clang-built programs via libbpf
+UPROGS += t_bpf_helpers
+t_bpf_helpers_SRCS := tests/user/t_bpf_helpers.c $(BUILD)/user/bpf/helpers.bpf.lo
+t_bpf_helpers_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_helpers_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h

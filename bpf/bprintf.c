@@ -1,0 +1,350 @@
+/*
+ * bprintf.c - bpf_snprintf and bpf_trace_vprintk: Linux 6.1's bpf_bprintf_prepare format
+ * rules (checked at load for snprintf's constant format, and again at run time) and a small
+ * formatter of what they allow.
+ *
+ * Allowed: printable ASCII and spaces; %% ; per conversion the flags "0 +-" and a width; %d %i
+ * %u %x %X with l or ll (int when bare); %c; %s, %pks, %pus (a kernel or user string read
+ * without faulting: empty when it faults); %p (alone, or before a space, punctuation or K x s S),
+ * %px, %pK, %pB, %pI4 %pi4 %pI6 %pi6.  At most one conversion per u64 of data.
+ * Differences: %p, %pK and %pB print the raw address (Linux hashes %p and names %pB's symbol).
+ * Not here: the per-CPU buffers' nesting limit (-EBUSY).
+ */
+#include <stdint.h>
+
+#include <kern/compiler.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/string.h>
+#include "bpf_internal.h"
+
+#define MAX_VAR_ARGS 12 /* MAX_BPF_FUNC_VAR_ARGS */
+#define STR_MAX 512 /* a %s argument's bytes at most (MAX_BPRINTF_BUF_LEN) */
+
+static bool is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static bool is_print(char c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+static bool is_punct(char c)
+{
+	return is_print(c) && c != ' ' && !(c >= '0' && c <= '9') && !((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* One conversion as the rules parsed it. */
+struct conv {
+	char flags[4]; /* '0' '+' '-' ' ' as seen */
+	int width;
+	char kind; /* d i u x X c s (kernel), u (user string: 'U'), p (pointer), 4/6 (ip), l: long */
+	char ip; /* for kind 'I': 'I' or 'i' */
+	int size; /* integers: 4 or 8 */
+};
+
+struct out {
+	char *buf;
+	uint64_t size, len;
+};
+
+static void put(struct out *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void put_padded(struct out *o, const char *s, uint64_t n, const struct conv *c)
+{
+	bool left = memchr(c->flags, '-', sizeof(c->flags)) != NULL;
+	uint64_t pad = c->width > 0 && (uint64_t)c->width > n ? (uint64_t)c->width - n : 0;
+
+	if (!left)
+		while (pad--)
+			put(o, ' ');
+	for (uint64_t i = 0; i < n; i++)
+		put(o, s[i]);
+	if (left)
+		while (pad--)
+			put(o, ' ');
+}
+
+static void put_int(struct out *o, uint64_t v, const struct conv *c)
+{
+	bool sgn = c->kind == 'd' || c->kind == 'i', neg = false;
+	bool left = memchr(c->flags, '-', sizeof(c->flags)) != NULL;
+	bool zero = !left && memchr(c->flags, '0', sizeof(c->flags)) != NULL;
+	unsigned int base = c->kind == 'x' || c->kind == 'X' ? 16 : 10;
+	const char *dig = c->kind == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24], sign = 0;
+	int n = 0, len;
+
+	if (c->size == 4)
+		v = sgn ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	if (sgn && (int64_t)v < 0) {
+		neg = true;
+		v = -v;
+	}
+	if (sgn)
+		sign = neg ? '-' : memchr(c->flags, '+', sizeof(c->flags)) ? '+' :
+			   memchr(c->flags, ' ', sizeof(c->flags)) ? ' ' : 0;
+	do {
+		tmp[n++] = dig[v % base];
+		v /= base;
+	} while (v);
+	len = n + (sign ? 1 : 0);
+	if (!left && !zero)
+		for (int p = len; p < c->width; p++)
+			put(o, ' ');
+	if (sign)
+		put(o, sign);
+	if (zero)
+		for (int p = len; p < c->width; p++)
+			put(o, '0');
+	while (n)
+		put(o, tmp[--n]);
+	if (left)
+		for (int p = len; p < c->width; p++)
+			put(o, ' ');
+}
+
+static void put_hex(struct out *o, uint64_t v, int digits)
+{
+	for (int i = digits - 1; i >= 0; i--)
+		put(o, "0123456789abcdef"[(v >> (i * 4)) & 15]);
+}
+
+static void put_dec(struct out *o, unsigned int v, bool pad3)
+{
+	char t[4];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || (pad3 && n < 3));
+	while (n)
+		put(o, t[--n]);
+}
+
+static void put_ip(struct out *o, const uint8_t *a, const struct conv *c)
+{
+	if (c->kind == '4') {
+		for (int i = 0; i < 4; i++) {
+			if (i)
+				put(o, '.');
+			put_dec(o, a[i], c->ip == 'i');
+		}
+		return;
+	}
+	for (int i = 0; i < 16; i += 2) {
+		if (i && c->ip == 'I')
+			put(o, ':');
+		put_hex(o, (uint64_t)a[i] << 8 | a[i + 1], 4);
+	}
+}
+
+/*
+ * Parse the conversion at fmt[*i] (just past '%'): 0 and *c, or -EINVAL as Linux's
+ * bpf_bprintf_prepare refuses it.
+ */
+static int parse_conv(const char *fmt, uint64_t *i, struct conv *c)
+{
+	uint64_t k = *i;
+	int nf = 0;
+
+	memset(c, 0, sizeof(*c));
+	while (fmt[k] == '0' || fmt[k] == '+' || fmt[k] == '-' || fmt[k] == ' ') {
+		if (nf < 4)
+			c->flags[nf++] = fmt[k];
+		k++;
+	}
+	if (fmt[k] >= '1' && fmt[k] <= '9') {
+		while (fmt[k] >= '0' && fmt[k] <= '9') {
+			if (c->width < 10000)
+				c->width = c->width * 10 + (fmt[k] - '0');
+			k++;
+		}
+	}
+	if (fmt[k] == 'p') {
+		char n1 = fmt[k + 1];
+
+		c->kind = 'p';
+		if ((n1 == 'k' || n1 == 'u') && fmt[k + 2] == 's') {
+			c->kind = n1 == 'u' ? 'U' : 's';
+			k += 2;
+			goto str;
+		}
+		if (!n1 || is_space(n1) || is_punct(n1) || n1 == 'K' || n1 == 'x' || n1 == 's' ||
+		    n1 == 'S' || n1 == 'B') {
+			if (n1 == 'K' || n1 == 'x' || n1 == 'B')
+				k++; /* S and s stay text after a plain %p, as vsnprintf would not */
+			*i = k;
+			return 0;
+		}
+		if ((n1 != 'i' && n1 != 'I') || (fmt[k + 2] != '4' && fmt[k + 2] != '6'))
+			return -EINVAL;
+		c->ip = n1;
+		c->kind = fmt[k + 2];
+		*i = k + 2;
+		return 0;
+	}
+	if (fmt[k] == 's') {
+		c->kind = 's';
+str:
+		if (fmt[k + 1] && !is_space(fmt[k + 1]) && !is_punct(fmt[k + 1]))
+			return -EINVAL;
+		*i = k;
+		return 0;
+	}
+	if (fmt[k] == 'c') {
+		c->kind = 'c';
+		*i = k;
+		return 0;
+	}
+	c->size = 4;
+	if (fmt[k] == 'l') {
+		c->size = 8;
+		k++;
+	}
+	if (fmt[k] == 'l')
+		k++;
+	if (fmt[k] != 'i' && fmt[k] != 'd' && fmt[k] != 'u' && fmt[k] != 'x' && fmt[k] != 'X')
+		return -EINVAL;
+	c->kind = fmt[k];
+	*i = k;
+	return 0;
+}
+
+int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args)
+{
+	const char *end = memchr(fmt, 0, fmt_size);
+	uint32_t spec = 0;
+	struct conv c;
+
+	if (!end)
+		return -EINVAL;
+	for (uint64_t i = 0; i < (uint64_t)(end - fmt); i++) {
+		if ((!is_print(fmt[i]) && !is_space(fmt[i])) || (fmt[i] & 0x80))
+			return -EINVAL;
+		if (fmt[i] != '%')
+			continue;
+		if (fmt[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		if (spec >= num_args)
+			return -EINVAL;
+		i++;
+		if (parse_conv(fmt, &i, &c))
+			return -EINVAL;
+		spec++;
+	}
+	return 0;
+}
+
+static void put_str(struct out *o, uint64_t addr, bool user, const struct conv *c)
+{
+	char s[STR_MAX];
+	uint64_t n = 0;
+
+	while (n < sizeof(s) - 1 && !ksvc_read_nofault(&s[n], (const char *)(uintptr_t)addr + n, 1, user) &&
+	       s[n])
+		n++;
+	put_padded(o, s, n, c);
+}
+
+/* Format checked fmt with args into buf (size bytes, NUL-terminated when size > 0): the full length. */
+static uint64_t bprintf(char *buf, uint64_t size, const char *fmt, const uint64_t *args)
+{
+	struct out o = { buf, size, 0 };
+	uint32_t spec = 0;
+	struct conv c;
+
+	for (uint64_t i = 0; fmt[i]; i++) {
+		uint64_t a;
+
+		if (fmt[i] != '%') {
+			put(&o, fmt[i]);
+			continue;
+		}
+		if (fmt[i + 1] == '%') {
+			put(&o, '%');
+			i++;
+			continue;
+		}
+		i++;
+		parse_conv(fmt, &i, &c);
+		a = args[spec++];
+		switch (c.kind) {
+		case 's':
+		case 'U':
+			put_str(&o, a, c.kind == 'U', &c);
+			break;
+		case 'c': {
+			char ch = (char)a;
+
+			put_padded(&o, &ch, 1, &c);
+			break;
+		}
+		case 'p':
+			put_hex(&o, a, 16);
+			break;
+		case '4':
+		case '6': {
+			uint8_t ip[16] = { 0 };
+
+			ksvc_read_nofault(ip, (const void *)(uintptr_t)a, c.kind == '4' ? 4 : 16, false);
+			put_ip(&o, ip, &c);
+			break;
+		}
+		default:
+			put_int(&o, a, &c);
+			break;
+		}
+	}
+	if (size)
+		buf[MIN(o.len, size - 1)] = 0;
+	return o.len;
+}
+
+static bool data_bad(uint64_t data, uint64_t len)
+{
+	return len % 8 || len > MAX_VAR_ARGS * 8 || (len && !data);
+}
+
+/* bpf_snprintf(str, str_size, fmt, data, data_len): the output's length with its NUL. */
+uint64_t bpf_h_snprintf(uint64_t str, uint64_t size, uint64_t fmt, uint64_t data, uint64_t len)
+{
+	const char *f = (const char *)(uintptr_t)fmt;
+	int err;
+
+	if (data_bad(data, len))
+		return (uint64_t)-EINVAL;
+	err = bpf_bprintf_check(f, UINT32_MAX, (uint32_t)(len / 8));
+	if (err)
+		return (uint64_t)(int64_t)err;
+	return bprintf((char *)(uintptr_t)str, size, f, (const uint64_t *)(uintptr_t)data) + 1;
+}
+
+/* bpf_trace_vprintk(fmt, fmt_size, data, data_len): to the trace buffer; the text's length. */
+uint64_t bpf_h_trace_vprintk(uint64_t fmt, uint64_t fmt_size, uint64_t data, uint64_t len,
+			     uint64_t a5)
+{
+	const char *f = (const char *)(uintptr_t)fmt;
+	char msg[512];
+	uint64_t n;
+	int err;
+
+	if (data_bad(data, len))
+		return (uint64_t)-EINVAL;
+	err = bpf_bprintf_check(f, fmt_size, (uint32_t)(len / 8));
+	if (err)
+		return (uint64_t)(int64_t)err;
+	n = bprintf(msg, sizeof(msg), f, (const uint64_t *)(uintptr_t)data);
+	bpf_trace_line(msg);
+	return MIN(n, sizeof(msg) - 1);
+}
