@@ -321,24 +321,31 @@ void bpf_trace_line(const char *msg)
 
 /* ---- perf: through struct bpf_perf_ops ---- */
 
+/* The event a PERF_EVENT_ARRAY helper names by flags (an index, or BPF_F_CURRENT_CPU): 0, or
+ * Linux's -EINVAL (other flag bits), -E2BIG (past the array), -ENOENT (empty slot). */
+static int perf_array_pick(struct bpf_map *m, uint64_t flags, void **ev)
+{
+	uint64_t index = flags & BPF_F_INDEX_MASK;
+
+	if (flags & ~BPF_F_INDEX_MASK)
+		return -EINVAL;
+	if (index == BPF_F_CURRENT_CPU)
+		index = ksvc_cpu_id();
+	if (index >= m->max_entries)
+		return -E2BIG;
+	*ev = bpf_perf_array_event(m, (uint32_t)index);
+	return *ev && bpf_perf() ? 0 : -ENOENT;
+}
+
 static uint64_t h_perf_output(uint64_t ctx, uint64_t map, uint64_t flags, uint64_t data,
 			      uint64_t size)
 {
 	const struct bpf_perf_ops *ops = bpf_perf();
-	struct bpf_map *m = P(map);
-	uint64_t index = flags & BPF_F_INDEX_MASK;
 	void *ev;
-	int ecpu;
+	int ecpu, err = perf_array_pick(P(map), flags, &ev);
 
-	if (flags & ~BPF_F_INDEX_MASK)
-		return (uint64_t)-EINVAL;
-	if (index == BPF_F_CURRENT_CPU)
-		index = ksvc_cpu_id();
-	if (index >= m->max_entries)
-		return (uint64_t)-E2BIG;
-	ev = bpf_perf_array_event(m, (uint32_t)index);
-	if (!ev || !ops)
-		return (uint64_t)-ENOENT;
+	if (err)
+		return (uint64_t)(int64_t)err;
 	ecpu = ops->event_cpu(ev);
 	if (ecpu != -1 && (unsigned int)ecpu != ksvc_cpu_id())
 		return (uint64_t)-EOPNOTSUPP;
@@ -350,21 +357,13 @@ static uint64_t h_perf_read_value(uint64_t map, uint64_t flags, uint64_t buf, ui
 {
 	const struct bpf_perf_ops *ops = bpf_perf();
 	struct bpf_perf_event_value *v = P(buf);
-	struct bpf_map *m = P(map);
-	uint64_t index = flags & BPF_F_INDEX_MASK;
 	void *ev;
 	long err = -EINVAL;
 
-	if (size != sizeof(*v) || (flags & ~BPF_F_INDEX_MASK))
+	if (size != sizeof(*v))
 		goto clear;
-	if (index == BPF_F_CURRENT_CPU)
-		index = ksvc_cpu_id();
-	err = -E2BIG;
-	if (index >= m->max_entries)
-		goto clear;
-	ev = bpf_perf_array_event(m, (uint32_t)index);
-	err = -ENOENT;
-	if (!ev || !ops)
+	err = perf_array_pick(P(map), flags, &ev);
+	if (err)
 		goto clear;
 	err = ops->event_read(ev, v);
 	if (!err)
@@ -712,20 +711,11 @@ static uint64_t h_perf_read(uint64_t map, uint64_t flags, uint64_t a3, uint64_t 
 {
 	const struct bpf_perf_ops *ops = bpf_perf();
 	struct bpf_perf_event_value v;
-	struct bpf_map *m = P(map);
-	uint64_t index = flags & BPF_F_INDEX_MASK;
 	void *ev;
-	int err;
+	int err = perf_array_pick(P(map), flags, &ev);
 
-	if (flags & ~BPF_F_INDEX_MASK)
-		return (uint64_t)-EINVAL;
-	if (index == BPF_F_CURRENT_CPU)
-		index = ksvc_cpu_id();
-	if (index >= m->max_entries)
-		return (uint64_t)-E2BIG;
-	ev = bpf_perf_array_event(m, (uint32_t)index);
-	if (!ev || !ops)
-		return (uint64_t)-ENOENT;
+	if (err)
+		return (uint64_t)(int64_t)err;
 	err = ops->event_read(ev, &v);
 	return err ? (uint64_t)(int64_t)err : v.counter;
 }
