@@ -275,7 +275,8 @@ int ksvc_task_tgid(const struct ksvc_task *t);
 int ksvc_task_ppid(const struct ksvc_task *t);
 /* [any] The task's perf context slot (kernel/ stores it, perf/ owns what it points to). */
 void **ksvc_task_perf_slot(struct ksvc_task *t);
-/* [any] The CPU the task is running on right now, or -1 (a hint: it may change at once). */
+/* [any] The CPU the task is running on right now, or is being switched to or from, or -1
+ * when it is on none (a hint: it may change at once). */
 int ksvc_task_running_cpu(const struct ksvc_task *t);
 /* [any] Is the CPU online? */
 bool ksvc_cpu_online(unsigned int cpu);
