@@ -815,6 +815,7 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	}
 	prog->stack_depth = env.nr_subprogs > 1 ? depth : BPF_STACK_SIZE;
 	prog->max_ctx_offset = env.max_ctx_off;
+	prog->verified_insns = env.processed; /* bpf_prog_info.verified_insns */
 	bpf_log(log, "processed %u insns (limit %u) max_states_per_insn 0 total_states %u "
 		     "peak_states %u mark_read 0\n",
 		env.processed, BPF_MAX_INSNS_PRIV, env.nr_stored, env.nr_stored);

@@ -22,6 +22,7 @@
 #include <kern/string.h>
 #include <linux/fcntl.h>
 #include <linux/stat.h>
+#include <linux/magic.h>
 #include "fs_internal.h"
 
 static struct inode *root_inode;
@@ -477,7 +478,7 @@ int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
 	fs_mutex_lock(&vfs_lock);
 	err = vfs_walk_parent_locked(pp->base, pp->kpath, &pp->dir, &pp->last, &pp->len,
 				     &pp->trailing);
-	if (!err && pp->dir->fs_magic)
+	if (!err && pp->dir->fs_magic && pp->dir->fs_magic != BPF_FS_MAGIC)
 		err = -EACCES; /* /proc and /sys: no mkdir, unlink, rename, link or symlink */
 	if (!err)
 		return 0;
