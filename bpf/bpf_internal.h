@@ -233,7 +233,12 @@ void bpf_map_get(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 /* fd -> map with a reference: -EBADF / -EINVAL as Linux's bpf_map_get. */
 int bpf_map_get_fd(int fd, struct bpf_map **out);
-int bpf_map_fd_install(struct bpf_map *map);
+/* The same, with the fd's access mode (Linux's FMODE_CAN_READ / FMODE_CAN_WRITE). */
+int bpf_map_get_fd_mode(int fd, struct bpf_map **out, bool *can_read, bool *can_write);
+/* A new fd for map, opened read-only or write-only by BPF_F_RDONLY / BPF_F_WRONLY in
+ * open_flags (else read-write), with a user reference; the fd takes over the caller's
+ * reference.  The fd or -errno (the caller keeps its reference). */
+int bpf_map_fd_install(struct bpf_map *map, uint32_t open_flags);
 /* Linux's object-name rule for map_name/prog_name: 0 or -EINVAL. */
 int bpf_obj_name_check(const char *name);
 /* True when helper func_id may take this map (check_map_func_compatibility). */

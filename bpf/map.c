@@ -243,38 +243,59 @@ static void map_mmap_close(void *priv, void *map_priv)
 	bpf_map_put(map);
 }
 
-const struct ksvc_file_ops bpf_map_fops = {
-	.name = "bpf-map",
-	.get = map_file_get,
-	.release = map_file_release,
-	.poll = map_poll,
-	.mmap = map_mmap,
-	.mmap_phys = map_mmap_phys,
-	.mmap_open = map_mmap_open,
-	.mmap_close = map_mmap_close,
-	.show_fdinfo = bpf_map_fdinfo,
-};
+/* The map file opened read-write, read-only or write-only (BPF_F_RDONLY / BPF_F_WRONLY in
+ * map_flags at creation, open_flags of GET_FD_BY_ID, file_flags of OBJ_GET). */
+#define MAP_FOPS(...)                                                                              \
+	{                                                                                          \
+		.name = "bpf-map", .get = map_file_get, .release = map_file_release,               \
+		.poll = map_poll, .mmap = map_mmap, .mmap_phys = map_mmap_phys,                    \
+		.mmap_open = map_mmap_open, .mmap_close = map_mmap_close,                          \
+		.show_fdinfo = bpf_map_fdinfo, __VA_ARGS__                                         \
+	}
+const struct ksvc_file_ops bpf_map_fops = MAP_FOPS();
+static const struct ksvc_file_ops map_fops_rdonly = MAP_FOPS(.rdonly = true);
+static const struct ksvc_file_ops map_fops_wronly = MAP_FOPS(.wronly = true);
 
-int bpf_map_fd_install(struct bpf_map *map)
+int bpf_map_fd_install(struct bpf_map *map, uint32_t open_flags)
 {
+	const struct ksvc_file_ops *ops = (open_flags & BPF_F_RDONLY) ? &map_fops_rdonly :
+					  (open_flags & BPF_F_WRONLY) ? &map_fops_wronly :
+									&bpf_map_fops;
 	int fd;
 
 	atomic_fetch_add(&map->usercnt, 1);
-	fd = ksvc_fd_install(&bpf_map_fops, map, true);
+	fd = ksvc_fd_install(ops, map, true);
 	if (fd < 0)
 		atomic_fetch_sub(&map->usercnt, 1);
 	return fd;
 }
 
-int bpf_map_get_fd(int fd, struct bpf_map **out)
+int bpf_map_get_fd_mode(int fd, struct bpf_map **out, bool *can_read, bool *can_write)
 {
+	static const struct ksvc_file_ops *const modes[] = { &bpf_map_fops, &map_fops_rdonly,
+							     &map_fops_wronly };
 	void *priv;
-	int err = ksvc_fd_get(fd, &bpf_map_fops, &priv);
+	unsigned int i;
+	int err = -EBADF;
 
+	for (i = 0; i < 3; i++) {
+		err = ksvc_fd_get(fd, modes[i], &priv);
+		if (err != -EINVAL)
+			break;
+	}
 	if (err)
 		return err == -EINVAL ? -EINVAL : -EBADF;
 	*out = priv;
+	*can_read = modes[i] != &map_fops_wronly;
+	*can_write = modes[i] != &map_fops_rdonly;
 	return 0;
+}
+
+int bpf_map_get_fd(int fd, struct bpf_map **out)
+{
+	bool r, w;
+
+	return bpf_map_get_fd_mode(fd, out, &r, &w);
 }
 
 int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable)

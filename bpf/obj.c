@@ -16,8 +16,9 @@
  * answers through perf (bpf_perf_ops.query): ENOENT without a program, EOPNOTSUPP for a
  * PERF_EVENT program, a tracepoint's name and BPF_FD_TYPE_TRACEPOINT for a tracepoint program.
  *
- * Not here: map fds opened read-only or write-only (BPF_F_RDONLY / BPF_F_WRONLY open_flags:
- * the fd is read-write), raw tracepoint links.
+ * Map fds opened with BPF_F_RDONLY / BPF_F_WRONLY (open_flags, file_flags) are O_RDONLY /
+ * O_WRONLY files: the element commands check the fd's mode (syscall.c).
+ * Not here: raw tracepoint links.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -145,7 +146,7 @@ int bpf_obj_next_id(int cmd, const union bpf_attr *attr, union bpf_attr *uattr)
 }
 
 /* A new fd for an object the caller holds one reference to, which the fd takes over. */
-static int obj_fd_install(enum bpf_obj_kind kind, void *obj)
+static int obj_fd_install(enum bpf_obj_kind kind, void *obj, uint32_t open_flags)
 {
 	int fd;
 
@@ -156,7 +157,7 @@ static int obj_fd_install(enum bpf_obj_kind kind, void *obj)
 			bpf_prog_put(obj);
 		return fd;
 	case BPF_OBJ_MAP:
-		fd = bpf_map_fd_install(obj);
+		fd = bpf_map_fd_install(obj, open_flags);
 		if (fd < 0)
 			bpf_map_put(obj);
 		return fd;
@@ -189,7 +190,7 @@ int bpf_obj_fd_by_id(int cmd, const union bpf_attr *attr)
 	obj = id_get(kind, attr->start_id);
 	if (!obj)
 		return -ENOENT;
-	return obj_fd_install(kind, obj);
+	return obj_fd_install(kind, obj, attr->open_flags);
 }
 
 /* ---- pins (Linux's kernel/bpf/inode.c, the filesystem in fs/bpffs.c) ---- */
@@ -239,11 +240,11 @@ int bpf_obj_get(const union bpf_attr *attr)
 	if (err)
 		return err;
 	if (ops == &bpf_map_fops)
-		return obj_fd_install(BPF_OBJ_MAP, obj);
+		return obj_fd_install(BPF_OBJ_MAP, obj, attr->file_flags);
 	if (ops == &bpf_prog_fops) /* whatever the open_flags (Linux 6.1) */
-		return obj_fd_install(BPF_OBJ_PROG, obj);
+		return obj_fd_install(BPF_OBJ_PROG, obj, 0);
 	if (!attr->file_flags)
-		return obj_fd_install(BPF_OBJ_LINK, obj);
+		return obj_fd_install(BPF_OBJ_LINK, obj, 0);
 	bpf_link_put(obj); /* a link opened other than read-write */
 	return -EINVAL;
 }

@@ -59,7 +59,7 @@ static int map_create(const union bpf_attr *attr)
 	err = bpf_map_create(attr, &map);
 	if (err)
 		return err;
-	fd = bpf_map_fd_install(map);
+	fd = bpf_map_fd_install(map, map->map_flags); /* bpf_get_file_flag(map_flags) */
 	if (fd < 0)
 		bpf_map_put(map);
 	return fd;
@@ -86,15 +86,11 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	return 0;
 }
 
-static bool sys_can_write(const struct bpf_map *map)
-{
-	return !(map->map_flags & BPF_F_RDONLY) && !map->frozen;
-}
-
 static int map_elem(int cmd, const union bpf_attr *attr)
 {
 	struct bpf_map *map;
 	void *key = NULL, *value = NULL;
+	bool can_read, can_write;
 	uint32_t vsize;
 	int err;
 
@@ -103,17 +99,16 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 			     cmd == BPF_MAP_DELETE_ELEM	 ? BPF_END_OF(key) :
 							   BPF_END_OF(flags)))
 		return -EINVAL;
-	err = bpf_map_get_fd((int)attr->map_fd, &map);
+	err = bpf_map_get_fd_mode((int)attr->map_fd, &map, &can_read, &can_write);
 	if (err)
 		return err;
 	vsize = bpf_map_sys_value_size(map);
+	/* map_get_sys_perms: the fd's mode, and no writing once frozen */
+	can_write = can_write && !map->frozen;
 	err = -EPERM;
-	if (cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_GET_NEXT_KEY) {
-		if (map->map_flags & BPF_F_WRONLY)
-			goto out;
-	} else if (!sys_can_write(map)) {
+	if ((cmd != BPF_MAP_UPDATE_ELEM && cmd != BPF_MAP_DELETE_ELEM && !can_read) ||
+	    (cmd != BPF_MAP_LOOKUP_ELEM && cmd != BPF_MAP_GET_NEXT_KEY && !can_write))
 		goto out;
-	}
 	err = -EINVAL;
 	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM) &&
 	    (attr->flags & ~BPF_F_LOCK))
@@ -177,13 +172,12 @@ static int map_freeze(const union bpf_attr *attr)
 
 	if (bpf_attr_tail_dirty(attr, BPF_END_OF(map_fd)))
 		return -EINVAL;
+	/* Linux 6.1 checks neither the fd's mode nor BPF_F_RDONLY here */
 	err = bpf_map_get_fd((int)attr->map_fd, &map);
 	if (err)
 		return err;
 	flags = spin_lock_irqsave(&map->lock);
-	if (map->map_flags & BPF_F_RDONLY)
-		err = -EPERM;
-	else if (map->frozen || map->mmap_writers)
+	if (map->frozen || map->mmap_writers)
 		err = -EBUSY; /* Linux: frozen already, or a writable mapping exists */
 	else
 		map->frozen = true;

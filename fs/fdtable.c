@@ -688,7 +688,7 @@ int ksvc_fd_reserve(const struct ksvc_file_ops *ops, bool cloexec, struct ksvc_f
 		return -ENOMEM;
 	a->kops = ops;
 	a->priv = NULL;
-	f = file_alloc(&anon_fops, NULL, ops->rdonly ? O_RDONLY : O_RDWR, a);
+	f = file_alloc(&anon_fops, NULL, ops->rdonly ? O_RDONLY : ops->wronly ? O_WRONLY : O_RDWR, a);
 	if (!f) {
 		kfree(a);
 		return -ENOMEM;

@@ -107,7 +107,7 @@ struct wait_queue;
 
 struct ksvc_file_ops {
 	const char *name; /* anon inode name shown in /proc/PID/fd, e.g. "bpf-map" */
-	bool rdonly; /* the file is O_RDONLY (bpf links, bpf-stats), not O_RDWR */
+	bool rdonly, wronly; /* the file is O_RDONLY (bpf links) or O_WRONLY, not O_RDWR */
 	/* Take one more reference on priv; ksvc_fd_get calls it under the fd-table lock. */
 	void (*get)(void *priv);
 	/* The last descriptor for the file is gone: drop the file's reference. [sleep] */

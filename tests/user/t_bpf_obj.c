@@ -212,6 +212,82 @@ static bool walk_finds(int cmd, uint32_t want)
 
 /* ---- ids and fds by id ---- */
 
+static int map_del(int fd, uint32_t k)
+{
+	union bpf_attr a = { .map_fd = fd, .key = (uintptr_t)&k };
+
+	return (int)bpf_a(BPF_MAP_DELETE_ELEM, &a);
+}
+
+static int map_next(int fd, uint32_t *next)
+{
+	union bpf_attr a = { .map_fd = fd, .key = 0, .next_key = (uintptr_t)next };
+
+	return (int)bpf_a(BPF_MAP_GET_NEXT_KEY, &a);
+}
+
+static int map_freeze(int fd)
+{
+	union bpf_attr a = { .map_fd = fd };
+
+	return (int)bpf_a(BPF_MAP_FREEZE, &a);
+}
+
+static int fd_flags(int fd)
+{
+	char path[64], buf[256];
+	int f, n;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY);
+	n = f < 0 ? -1 : (int)read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strstr(buf, "flags:\t") ? (int)strtol(strstr(buf, "flags:\t") + 7, NULL, 8) : -1;
+}
+
+/* Map fds opened read-only or write-only (open_flags), and a map created BPF_F_RDONLY. */
+static void test_map_modes(int map, uint32_t mid)
+{
+	uint32_t nk;
+	int ro = fd_by_id(BPF_MAP_GET_FD_BY_ID, mid, BPF_F_RDONLY);
+	int wo = fd_by_id(BPF_MAP_GET_FD_BY_ID, mid, BPF_F_WRONLY);
+	int e, m, rw;
+	union bpf_attr a = { .map_type = BPF_MAP_TYPE_HASH, .key_size = 4, .value_size = 8,
+			     .max_entries = 4, .map_flags = BPF_F_RDONLY };
+
+	CHECK(ro >= 0 && fd_flags(ro) == 02000000, "MAP_GET_FD_BY_ID BPF_F_RDONLY: an O_RDONLY fd", "%d flags %o", ro, fd_flags(ro));
+	CHECK(wo >= 0 && fd_flags(wo) == 02000001, "MAP_GET_FD_BY_ID BPF_F_WRONLY: an O_WRONLY fd", "%d flags %o", wo, fd_flags(wo));
+	CHECK(map_get(ro, 2) == 20 && map_next(ro, &nk) == 0, "read-only fd: lookup and get_next_key", "%s", strerror(errno));
+	e = map_put(ro, 9, 9) ? errno : 0;
+	CHECK(e == EPERM, "read-only fd: update EPERM", "%s", strerror(e));
+	e = map_del(ro, 2) ? errno : 0;
+	CHECK(e == EPERM, "read-only fd: delete EPERM", "%s", strerror(e));
+	CHECK(map_put(wo, 9, 90) == 0 && map_del(wo, 9) == 0, "write-only fd: update and delete", "%s", strerror(errno));
+	e = map_get(wo, 2) == UINT64_MAX ? errno : 0;
+	CHECK(e == EPERM, "write-only fd: lookup EPERM", "%s", strerror(e));
+	e = map_next(wo, &nk) ? errno : 0;
+	CHECK(e == EPERM, "write-only fd: get_next_key EPERM", "%s", strerror(e));
+	close(ro);
+	close(wo);
+	(void)map;
+	m = (int)bpf_a(BPF_MAP_CREATE, &a);
+	CHECK(m >= 0 && fd_flags(m) == 02000000, "a BPF_F_RDONLY map's own fd is O_RDONLY", "%d flags %o", m, fd_flags(m));
+	e = map_put(m, 1, 1) ? errno : 0;
+	CHECK(e == EPERM, "BPF_F_RDONLY map: update through its fd EPERM", "%s", strerror(e));
+	rw = fd_by_id(BPF_MAP_GET_FD_BY_ID, id_of(m), 0);
+	CHECK(rw >= 0 && fd_flags(rw) == 02000002 && map_put(rw, 1, 1) == 0,
+	      "BPF_F_RDONLY map: a read-write fd by id updates it (the flag is the first fd's mode)", "%s", strerror(errno));
+	e = map_freeze(m) ? errno : 0;
+	CHECK(e == 0, "BPF_F_RDONLY map: freeze through its read-only fd works (6.1 checks no fd mode)", "%s", strerror(e));
+	e = map_put(rw, 1, 2) ? errno : 0;
+	CHECK(e == EPERM, "frozen: update through the read-write fd EPERM", "%s", strerror(e));
+	close(rw);
+	close(m);
+}
+
 static void test_ids(int prog, int map, int link, int link_prog)
 {
 	uint32_t pid = id_of(prog), mid = id_of(map), lid, n;
@@ -258,6 +334,8 @@ static void test_ids(int prog, int map, int link, int link_prog)
 	CHECK(e == EINVAL, "MAP_GET_FD_BY_ID with RDONLY|WRONLY: EINVAL", "%s", strerror(e));
 	e = fd_by_id(BPF_MAP_GET_FD_BY_ID, mid, 1u << 7) < 0 ? errno : 0;
 	CHECK(e == EINVAL, "MAP_GET_FD_BY_ID with an unknown open flag: EINVAL", "%s", strerror(e));
+
+	test_map_modes(map, mid);
 
 	/* a closed map's id is gone */
 	fd = map_create("gone");
@@ -614,7 +692,8 @@ static void test_bpffs(int prog, int link)
 	CHECK(fd >= 0 && id_of(fd) == mid && map_get(fd, 5) == 55, "BPF_OBJ_GET: the pinned map outlived its fd", "fd %d: %s", fd, strerror(errno));
 	close(fd);
 	fd = obj_get(MNT "/m", BPF_F_RDONLY);
-	CHECK(fd >= 0, "BPF_OBJ_GET of a map with BPF_F_RDONLY", "%s", strerror(errno));
+	e = fd >= 0 && map_put(fd, 6, 6) ? errno : 0;
+	CHECK(fd >= 0 && map_get(fd, 5) == 55 && e == EPERM, "BPF_OBJ_GET of a map with BPF_F_RDONLY: reads, update EPERM", "%s", strerror(errno));
 	close(fd);
 	fd = obj_get(MNT "/p", 0);
 	CHECK(fd >= 0 && id_of(fd) == id_of(prog), "BPF_OBJ_GET of the program", "%s", strerror(errno));
