@@ -334,7 +334,7 @@ int bpf_link_get_fd(int fd, struct bpf_link **out);
 
 /* ---- object ids, fds by id, pins, stats (obj.c) ---- */
 
-enum bpf_obj_kind { BPF_OBJ_PROG = 1, BPF_OBJ_MAP, BPF_OBJ_LINK };
+enum bpf_obj_kind { BPF_OBJ_PROG = 1, BPF_OBJ_MAP, BPF_OBJ_LINK, BPF_OBJ_BTF /* none: no BTF_LOAD */ };
 /* One id table for programs, maps and links, each kind with its own ids (as Linux's three
  * idrs): an id for obj, whose reference count refcnt GET_FD_BY_ID raises: 0 or -ENOSPC. */
 int bpf_id_alloc(enum bpf_obj_kind kind, void *obj, _Atomic uint32_t *refcnt, uint32_t *id);

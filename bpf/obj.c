@@ -18,6 +18,8 @@
  *
  * Map fds opened with BPF_F_RDONLY / BPF_F_WRONLY (open_flags, file_flags) are O_RDONLY /
  * O_WRONLY files: the element commands check the fd's mode (syscall.c).
+ * There are no BTF objects (BPF_BTF_LOAD is refused): BPF_BTF_GET_NEXT_ID and _GET_FD_BY_ID walk
+ * an empty id space (ENOENT), as on a Linux where nothing loaded BTF.
  * Not here: raw tracepoint links.
  */
 #include <limits.h>
@@ -39,7 +41,7 @@ static struct {
 	void *obj;
 	_Atomic uint32_t *refcnt;
 } ids[ID_SLOTS]; /* (ids_lock) */
-static uint32_t ids_next[BPF_OBJ_LINK + 1] = { 1, 1, 1, 1 }; /* (ids_lock) per kind */
+static uint32_t ids_next[BPF_OBJ_BTF + 1] = { 1, 1, 1, 1, 1 }; /* (ids_lock) per kind */
 static struct spinlock ids_lock = SPINLOCK_INIT;
 
 static bool id_live_locked(enum bpf_obj_kind kind, uint32_t id)
@@ -120,6 +122,9 @@ static enum bpf_obj_kind cmd_kind(int cmd)
 	case BPF_MAP_GET_NEXT_ID:
 	case BPF_MAP_GET_FD_BY_ID:
 		return BPF_OBJ_MAP;
+	case BPF_BTF_GET_NEXT_ID:
+	case BPF_BTF_GET_FD_BY_ID:
+		return BPF_OBJ_BTF;
 	default:
 		return BPF_OBJ_LINK;
 	}
@@ -181,8 +186,9 @@ int bpf_obj_fd_by_id(int cmd, const union bpf_attr *attr)
 	enum bpf_obj_kind kind = cmd_kind(cmd);
 	void *obj;
 
-	/* programs and links end at next_id; maps take open_flags */
+	/* programs and links end at next_id, BTF at btf_id; maps take open_flags */
 	if (bpf_attr_tail_dirty(attr, kind == BPF_OBJ_MAP ? BPF_END_OF(open_flags) :
+				      kind == BPF_OBJ_BTF ? BPF_END_OF(btf_id) :
 							    BPF_END_OF(next_id)))
 		return -EINVAL;
 	if (kind == BPF_OBJ_MAP && open_flags_bad(attr->open_flags))

@@ -280,10 +280,12 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_PROG_GET_NEXT_ID:
 	case BPF_MAP_GET_NEXT_ID:
 	case BPF_LINK_GET_NEXT_ID:
+	case BPF_BTF_GET_NEXT_ID:
 		return bpf_obj_next_id(cmd, &attr, (union bpf_attr *)uattr);
 	case BPF_PROG_GET_FD_BY_ID:
 	case BPF_MAP_GET_FD_BY_ID:
 	case BPF_LINK_GET_FD_BY_ID:
+	case BPF_BTF_GET_FD_BY_ID:
 		return bpf_obj_fd_by_id(cmd, &attr);
 	case BPF_OBJ_PIN:
 		return bpf_obj_pin(&attr);

@@ -9,8 +9,9 @@
  * 0600 less the umask; pinning into a directory outside a bpf filesystem is EPERM, over an
  * existing name EEXIST; BPF_OBJ_GET of a file that is no pinned object is EACCES.
  *
- * What it does not do: open(2) of a pin gives a file that reads as empty (Linux: EIO without
- * map BTF), mount options (mode=), and umount leaves the tree and its pins alive.
+ * open(2) of a pin is EIO (Linux without map BTF).
+ *
+ * What it does not do: mount options (mode=), and umount leaves the tree and its pins alive.
  */
 #include <kern/errno.h>
 #include <kern/ksvc.h>
@@ -35,7 +36,14 @@ static void pin_evict(struct inode *ino)
 		p->ops->release(p->priv);
 }
 
-static const struct pseudo_ops pin_ops = { .evict = pin_evict };
+/* bpffs_obj_open: a pinned object is no file to read (without map BTF to print values) */
+static int pin_open(struct inode *ino)
+{
+	(void)ino;
+	return -EIO;
+}
+
+static const struct pseudo_ops pin_ops = { .evict = pin_evict, .open = pin_open };
 
 struct inode *bpffs_root_new(void)
 {

@@ -228,6 +228,8 @@ struct pseudo_ops {
 	struct inode *(*follow)(struct inode *ino);
 	/* Optional: the inode is being freed (no names, no opens left), under vfs_lock. */
 	void (*evict)(struct inode *ino);
+	/* Optional: open(2) of the inode, under vfs_lock: 0 or the errno it fails with. */
+	int (*open)(struct inode *ino);
 };
 #define PROC_SUPER_MAGIC 0x9fa0
 #define SYSFS_MAGIC 0x62656572

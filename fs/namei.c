@@ -394,6 +394,8 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 	err = -ENXIO;
 	if (!S_ISREG(ino->mode) && !S_ISDIR(ino->mode) && !vfs_inode_fops(ino))
 		goto out_put;
+	if (ino->pseudo && ino->pseudo->open && (err = ino->pseudo->open(ino)))
+		goto out_put; /* a pinned bpf object (bpffs.c): EIO */
 	err = -EACCES; /* kernfs/proc: no writing a file that has no store, even for root */
 	if (ino->pseudo && S_ISREG(ino->mode) && (acc != O_RDONLY || (flags & O_TRUNC)) &&
 	    !ino->pseudo->store)

@@ -533,7 +533,7 @@ static bool has_line(const char *text, const char *line)
 	return false;
 }
 
-static void test_fdinfo(int prog, int map, int link, int link_prog)
+static void test_fdinfo(int prog, int map, int link, int link_prog, int event)
 {
 	struct bpf_prog_info pi = { 0 };
 	char buf[1024], line[128], tag[17];
@@ -567,6 +567,10 @@ static void test_fdinfo(int prog, int map, int link, int link_prog)
 	CHECK(!strncmp(buf, "pos:\t0\nflags:\t02000000\n", 23) && has_line(buf, "link_type:\tperf") &&
 		      strstr(buf, "\nlink_id:\t") && has_line(buf, line),
 	      "link fdinfo: flags 02000000 (O_RDONLY), link_type perf, link_id, prog_id", "%s", buf);
+	fdinfo(event, buf, sizeof(buf));
+	CHECK(!strncmp(buf, "pos:\t0\nflags:\t02000002\nmnt_id:\t", 30) && strstr(buf, "\nino:\t") &&
+		      !strchr(strstr(buf, "\nino:\t") + 1, '\n')[1],
+	      "perf event fdinfo: pos, flags, mnt_id, ino and nothing more (6.1)", "%s", buf);
 }
 
 /* ---- BPF_TASK_FD_QUERY ---- */
@@ -706,6 +710,8 @@ static void test_bpffs(int prog, int link)
 	fd = obj_get(MNT "/l", 0);
 	CHECK(fd >= 0 && id_of(fd) == id_of(link), "BPF_OBJ_GET of the link", "%s", strerror(errno));
 	close(fd);
+	e = open(MNT "/m", O_RDONLY) < 0 ? errno : 0;
+	CHECK(e == EIO, "open(2) of a pinned map: EIO", "%s", strerror(e));
 	e = obj_get(MNT "/nope", 0) < 0 ? errno : 0;
 	CHECK(e == ENOENT, "BPF_OBJ_GET of a missing name: ENOENT", "%s", strerror(e));
 	e = obj_get(MNT "/sub", 0) < 0 ? errno : 0;
@@ -800,7 +806,7 @@ int main(int argc, char **argv)
 	test_ids(prog, map, link, sp);
 	test_info(prog, map);
 	test_stats();
-	test_fdinfo(prog, map, link, sp);
+	test_fdinfo(prog, map, link, sp, ev);
 	test_query(tp, prog, link);
 	test_bpffs(prog, link);
 	return tap_done();
