@@ -11,7 +11,10 @@
  *
  * open(2) of a pin is EIO (Linux without map BTF).
  *
- * What it does not do: mount options (mode=), and umount leaves the tree and its pins alive.
+ * umount(2) ends the filesystem: its names go, and the objects pinned there with them (as
+ * Linux's kill_litter_super), once no fd or cwd holds their inodes.
+ *
+ * What it does not do: mount options (mode=), bind mounts of one bpffs in several places.
  */
 #include <kern/errno.h>
 #include <kern/ksvc.h>
@@ -55,6 +58,28 @@ struct inode *bpffs_root_new(void)
 		root->nlink = 2; /* "." and its name in the mount point's directory */
 	}
 	return root;
+}
+
+/* Unlink everything under dir, depth first: pins no longer named nor open drop their objects. */
+static void empty_dir_locked(struct inode *dir)
+{
+	fs_mutex_assert_held(&vfs_lock);
+	while (!ramfs_dir_empty_locked(dir)) {
+		struct ramfs_dirent *de = list_entry(dir->dirents.next, struct ramfs_dirent, node);
+
+		if (S_ISDIR(de->inode->mode))
+			empty_dir_locked(de->inode);
+		ramfs_unlink_locked(dir, de);
+	}
+}
+
+void bpffs_kill_locked(struct inode *root)
+{
+	fs_mutex_assert_held(&vfs_lock);
+	empty_dir_locked(root);
+	root->nlink = 0;
+	root->parent = NULL;
+	inode_put_locked(root); /* bpffs_root_new's reference */
 }
 
 /* Linux's dir->i_op == &bpf_dir_iops: a directory of a bpf filesystem. */

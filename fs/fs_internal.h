@@ -280,6 +280,8 @@ void procfs_init(struct inode *procdir);
 /* A new, empty bpf filesystem's root directory (statfs BPF_FS_MAGIC), refs 1, nlink 2 (set
  * nlink 0 before the last put to free it); NULL: no memory. */
 struct inode *bpffs_root_new(void);
+/* umount: unlink everything in the filesystem and drop its root's reference (vfs_lock held). */
+void bpffs_kill_locked(struct inode *root);
 #define DEBUGFS_MAGIC 0x64626720
 /* Build tracefs and debugfs and mount them at /sys/kernel/{tracing,debug} (after sysfs_init). */
 void tracefs_init(struct inode *sysdir);

@@ -44,6 +44,7 @@
 #include <kern/trace.h>
 #include <bpf/bpf.h>
 #include <linux/fcntl.h>
+#include <linux/magic.h>
 #include <linux/mount.h>
 #include <linux/stat.h>
 #include "fs_internal.h"
@@ -465,6 +466,8 @@ static long sys_umount2(uint64_t utarget, uint64_t flags)
 			continue;
 		point = mounts[i].point;
 		point->mounted = NULL;
+		if (root->fs_magic == BPF_FS_MAGIC)
+			bpffs_kill_locked(root); /* each bpffs mount is its own tree */
 		memmove(&mounts[i], &mounts[i + 1], (nr_mounts - i - 1) * sizeof(mounts[0]));
 		nr_mounts--;
 		err = 0;

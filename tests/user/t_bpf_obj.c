@@ -730,9 +730,17 @@ static void test_bpffs(int prog, int link)
 	CHECK(e == ENOENT, "the unpinned map with no fd is gone", "%s", strerror(e));
 	unlink(MNT "/p");
 	unlink(MNT "/l");
-	unlink(MNT "/sub/p");
-	rmdir(MNT "/sub");
-	umount(MNT);
+	rmdir(MNT "/sub"); /* not empty: sub/p stays */
+	/* umount ends the filesystem: a map pinned only there goes with it */
+	map = map_create("umounted");
+	mid = id_of(map);
+	CHECK(obj_pin(map, MNT "/sub/m2") == 0, "pin a second map", "%s", strerror(errno));
+	close(map);
+	CHECK(umount(MNT) == 0, "umount the bpffs", "%s", strerror(errno));
+	e = fd_by_id(BPF_MAP_GET_FD_BY_ID, mid, 0) < 0 ? errno : 0;
+	CHECK(e == ENOENT, "after umount the map pinned only there is gone", "%s", strerror(e));
+	CHECK(stat(MNT "/sub", &st) < 0 && errno == ENOENT, "the mount point is an empty directory again", "%s", strerror(errno));
+	rmdir(MNT);
 }
 
 /* ---- the e2e's holder ---- */
