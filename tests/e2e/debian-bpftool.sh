@@ -8,7 +8,8 @@
 # and map dump id N (the three keys, their values, "Found 3 elements"), link show (the link on
 # pk_sample), prog dump xlated (the map as map[id:N], the atomic add), jited code in prog show
 # (Debian's bpftool has no disassembler: "prog dump jited" says "No libbfd support" on both
-# kernels), perf (the hold process's fd carrying pk_tp on sched_switch), prog load + pin of a
+# kernels), run_time_ns/run_cnt under kernel.bpf_stats_enabled, pinned paths (-f), perf (the
+# hold process's fd carrying pk_tp on sched_switch), prog load + pin of a
 # clang-built object into the bpffs and prog show pinned, feature probe kernel, and that
 # programs go when their last fd and pin go.
 # --linux runs the same guest part on Linux 6.1 under refvm.sh (with /sys/kernel/btf hidden, so
@@ -59,6 +60,9 @@ sec "prog dump xlated id $PID"; $B prog dump xlated id "$PID"
 sec "prog dump jited id $PID"; $B prog dump jited id "$PID" 2>&1
 sec "prog show id $PID -j"; $B -j prog show id "$PID"; echo
 sec "perf"; $B perf
+sec "stats"; echo 1 > /proc/sys/kernel/bpf_stats_enabled; sleep 1; $B prog show id "$PID"
+echo 0 > /proc/sys/kernel/bpf_stats_enabled
+sec "prog show -f"; $B -f prog show id "$PID"; $B -f map show id "$MID"
 sec "prog load"; $B prog load /root/pagefaults.bpf.o /sys/fs/bpf/pf; echo "LOAD-RC=$?"
 sec "ls /sys/fs/bpf"; ls -1 /sys/fs/bpf
 sec "prog show pinned /sys/fs/bpf/pf"; $B prog show pinned /sys/fs/bpf/pf
@@ -128,6 +132,10 @@ sec "prog dump jited id $pid" | grep -q "No libbfd support" &&
 	sec "prog show id $pid -j" | grep -Eq "\"jited\":true,\"bytes_jited\":[1-9][0-9]*," &&
 	ok "prog dump jited: Debian's bpftool has no disassembler; the program is jited (bytes_jited)" ||
 	bad "jited: $(sec "prog dump jited id $pid" | head -2) $(sec "prog show id $pid -j")"
+sec "stats" | grep -Eq "^$pid: tracepoint  name pk_tp  tag [0-9a-f]{16}  gpl run_time_ns [1-9][0-9]* run_cnt [1-9][0-9]*$" &&
+	ok "kernel.bpf_stats_enabled = 1: prog show adds run_time_ns and run_cnt" || bad "stats: $(sec stats | head -1)"
+sec "prog show -f" | grep -q "^	pinned /sys/fs/bpf/pk_tp$" && sec "prog show -f" | grep -q "^	pinned /sys/fs/bpf/pk_counts$" &&
+	ok "-f: prog show and map show name the pins" || bad "-f: $(sec "prog show -f")"
 sec "perf" | grep -Eq "^pid $hold  fd [0-9]+: prog_id $pid  tracepoint  sched_switch$" &&
 	ok "perf: pid $hold's fd carries prog $pid on tracepoint sched_switch" || bad "perf: $(sec perf)"
 grep -q '^LOAD-RC=0$' "$L" && sec "prog show pinned /sys/fs/bpf/pf" | grep -Eq '^[0-9]+: perf_event  name on_overflow  tag [0-9a-f]{16}  gpl$' &&
