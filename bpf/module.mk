@@ -58,7 +58,8 @@ BENCH_BINS += $(BPF_BENCH_BINS)
 
 # ---- host unit tests ----
 BPF_TEST_SRCS := $(BPF_SRCS) tests/bpf/bpf_elf.c
-UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit
+UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit bpf_obj
+UNIT_SRCS_bpf_obj := $(BPF_SRCS)
 UNIT_SRCS_bpf_jit := $(BPF_SRCS)
 UNIT_SRCS_bpf_sha1 := bpf/sha1.c
 UNIT_SRCS_bpf_interp := $(BPF_SRCS)
