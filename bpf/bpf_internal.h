@@ -55,10 +55,11 @@ struct bpf_dinsn {
 
 /*
  * Decode len slots (structurally valid: see bpf_check_structure) for the fast or the counting
- * interpreter.  frame_size is the stack a bpf-to-bpf call reserves for its caller's frame.
+ * interpreter.  frame_size is the stack a bpf-to-bpf call reserves for its caller's frame;
+ * prog_type picks each helper call's function (bpf_helper_impl; 0 for the test path).
  */
 void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_dinsn *out,
-		       uint32_t frame_size, bool counting);
+		       uint32_t frame_size, bool counting, uint32_t prog_type);
 /* The handler index (enum bpf_interp_op in interp_ops.h) of one instruction; BAD if invalid. */
 int bpf_interp_op(const struct bpf_insn *in);
 /*
@@ -80,6 +81,7 @@ struct bpf_jit_opts {
 	uint32_t frame_size; /* what a bpf-to-bpf call reserves for its caller (as the interpreter) */
 	bool lse; /* emit LSE atomics (ID_AA64ISAR0_EL1.Atomic), else LDAXR/STLXR loops */
 	bool verified; /* the verifier ran: registers need no zeroing at entry */
+	uint32_t prog_type; /* picks each helper's function (bpf_helper_impl) */
 };
 
 struct bpf_jit_image {
@@ -148,13 +150,25 @@ enum bpf_ret {
 	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
 };
 
+/*
+ * Which program types may call a helper, as Linux 6.1 sorts them (bpf_base_func_proto for
+ * every type; bpf_tracing_func_proto for kprobe, tracepoint, perf_event, raw_tracepoint and
+ * syscall programs; pe_prog_func_proto for perf_event only).  A program of another type is
+ * told "unknown func".
+ */
+enum bpf_avail {
+	AV_BASE = 0,
+	AV_TRACING,
+	AV_PERF,
+};
+
 struct bpf_helper {
 	const char *name;
 	bpf_helper_fn fn;
 	uint8_t args[5]; /* enum bpf_arg */
 	uint8_t ret; /* enum bpf_ret */
 	bool gpl_only;
-	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
+	uint8_t avail; /* enum bpf_avail: the program types that may call it */
 	uint8_t cb; /* enum bpf_cb */
 	bool might_sleep; /* sleepable programs only (Linux's fn->might_sleep) */
 };
@@ -168,6 +182,11 @@ uint64_t bpf_callback_run(uint64_t fn, uint64_t r1, uint64_t r2, uint64_t r3, ui
 /* Index table by enum bpf_func_id; NULL name = not provided. */
 extern const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID];
 const struct bpf_helper *bpf_helper_get(int32_t id);
+/* May a program of prog_type call h? */
+bool bpf_helper_allowed(const struct bpf_helper *h, uint32_t prog_type);
+/* The function a call to helper id runs in a program of prog_type (a tracepoint program's
+ * ctx holds its registers behind a pointer, a syscall program's none): NULL if none. */
+bpf_helper_fn bpf_helper_impl(int32_t id, uint32_t prog_type);
 
 /* trace_printk buffer (helpers.c) */
 void bpf_trace_reset(void);

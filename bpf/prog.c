@@ -8,9 +8,8 @@
  * EINVAL for unknown types/flags/names and bad log attributes, EFAULT for bad pointers,
  * EBADF/EINVAL for lddw map fds that are not maps, ENOSPC when the log was too small.
  * Program types: BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL (for PROG_TEST_RUN) and
- * BPF_PROG_TYPE_SOCKET_FILTER (loads; its __sk_buff ctx fields are not readable here) and
- * BPF_PROG_TYPE_TRACEPOINT (loads, as libbpf's perf-link probe needs; there are no tracepoints
- * to attach to, and perf events take PERF_EVENT programs only).
+ * BPF_PROG_TYPE_SOCKET_FILTER (loads, with Linux's __sk_buff access rules; none runs here) and
+ * BPF_PROG_TYPE_TRACEPOINT (attached to tracepoint events: perf/bpf_attach.c).
  * The tag is Linux's: the first 8 bytes of the SHA-1 of the instructions as loaded, with the
  * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
  * offsets there differ from load to load (bpf_prog_calc_tag).
@@ -360,11 +359,13 @@ int bpf_prog_load(const union bpf_attr *attr)
 		goto err_free_prog;
 
 	/* commit */
-	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false);
+	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false,
+			  prog->type);
 	if (atomic_load(&bpf_jit_enable)) {
 		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,
 					   .lse = ksvc_cpu_has_lse_atomics(),
-					   .verified = true };
+					   .verified = true,
+					   .prog_type = prog->type };
 
 		/* a program the JIT does not cover (or no memory for it) is interpreted */
 		(void)bpf_jit_compile(prog->insns, prog->len, &jo, &prog->jit);
