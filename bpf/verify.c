@@ -821,6 +821,7 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	}
 	prog->stack_depth = env.nr_subprogs > 1 ? depth : BPF_STACK_SIZE;
 	prog->max_ctx_offset = env.max_ctx_off;
+	prog->verified_insns = env.processed; /* bpf_prog_info.verified_insns */
 	/* As Linux's sanitize_dead_code: what the walk never reached (its fields never checked)
 	 * becomes "ja -1", so neither the decoder nor the JIT ever looks at it. */
 	for (uint32_t i = 0; i < prog->len; i++) {

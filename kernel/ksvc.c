@@ -254,6 +254,13 @@ bool ksvc_trace_event_valid(uint64_t id)
 	return trace_event_by_id(id) != NULL;
 }
 
+const char *ksvc_trace_event_name(uint64_t id)
+{
+	const struct trace_event *ev = trace_event_by_id(id);
+
+	return ev ? ev->name : NULL;
+}
+
 void ksvc_trace_use(uint64_t id, int delta)
 {
 	trace_use(id, delta);

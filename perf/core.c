@@ -800,6 +800,16 @@ int perf_event_get_fd(int fd, struct perf_event **out)
 	return 0;
 }
 
+int perf_event_get_task_fd(int tid, int fd, struct perf_event **out)
+{
+	void *p;
+	int err = ksvc_task_fd_get(tid, fd, &perf_fops, &p);
+
+	if (!err)
+		*out = p;
+	return err;
+}
+
 /* ---- perf_event_open ---- */
 
 static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, uint64_t ugroup,
