@@ -498,6 +498,34 @@ int main(void)
 		ev_close(&e);
 	}
 
+	/* bpftrace's stack map for ustack/kstack: 131072 ids of 127 frames, 133 MB that Linux
+	 * allocates at create time; ids from a sampling program look up as above */
+	int big = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 127, 131072);
+	int bprog = big >= 0 ? load_stack_prog(big, BPF_F_USER_STACK) : -1;
+
+	if (CHECK(bprog >= 0 && ev_open(&e) == 0, "STACK_TRACE map of 131072 x 127 frames",
+		  "map %d prog %d errno %d", big, bprog, errno)) {
+		uint64_t ips[127] = { 0 };
+		uint32_t id;
+
+		EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, bprog), "SET_BPF on the big stack map");
+		map_zero();
+		n = run(&e, &count, &lo, &hi);
+		v = map_get();
+		id = (uint32_t)v.cookie;
+		CHECK(n >= 15 && v.cookie >> 32 == 1 && id < 131072,
+		      "get_stackid into the big map returns an id", "%#llx",
+		      (unsigned long long)v.cookie);
+		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, big, &id, ips), "look it up in the big map");
+		CHECK(ips[0] == last_ip, "the big map's stack starts at the sample's ip",
+		      "%#llx vs %#llx", (unsigned long long)ips[0], (unsigned long long)last_ip);
+		ev_close(&e);
+	}
+	if (bprog >= 0)
+		close(bprog);
+	if (big >= 0)
+		close(big);
+
 	/* bpf_get_stack with BPF_F_USER_STACK into the program's stack */
 	int gprog = load_get_stack_prog();
 
