@@ -9,6 +9,7 @@
 #include <arch/debug.h>
 #include <kern/assert.h>
 #include <kern/clock.h>
+#include <kern/format.h>
 #include <kern/irq.h>
 #include <kern/kernel.h>
 #include <kern/mm.h>
@@ -133,7 +134,8 @@ void kernel_cpu_online(struct cpu *c)
 
 	idle->tid = 0;
 	idle->kthread = true;
-	memcpy(idle->comm, "swapper", 8);
+	/* Linux's idle task names: bpf_get_current_comm in a CPU-wide program reads them */
+	ksnprintf(idle->comm, sizeof(idle->comm), "swapper/%u", c->id);
 	spin_init(&idle->lock);
 	sched_init_cpu(c, idle);
 	gic_init_cpu();
