@@ -53,7 +53,7 @@ include tests/fuzz/fuzz.mk
 .DEFAULT_GOAL := all
 
 .PHONY: all deps kernel debug-kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf \
-	debian-strace
+	debian-strace debian-bpftrace
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -72,6 +72,12 @@ DEBIAN_STRACE := $(BUILD)/debian-strace
 debian-strace: $(DEBIAN_STRACE)/usr/bin/strace
 $(DEBIAN_STRACE)/usr/bin/strace: tools/host/debian-strace.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/debian-strace.sh $(BUILD) $(DEBIAN_STRACE)
+# and Debian's own arm64 bpftrace with LLVM (188 MB; run it with MEM=2048):
+# make run MEM=2048 OVERLAY=$(BUILD)/debian-bpftrace CMD='bpftrace -e ...'
+DEBIAN_BPFTRACE := $(BUILD)/debian-bpftrace
+debian-bpftrace: $(DEBIAN_BPFTRACE)/usr/bin/bpftrace
+$(DEBIAN_BPFTRACE)/usr/bin/bpftrace: tools/host/debian-bpftrace.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/debian-bpftrace.sh $(BUILD) $(DEBIAN_BPFTRACE)
 
 # ---- include paths ----
 # The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
@@ -189,7 +195,7 @@ debug-kernel: $(DEPS_STAMP)
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debian-strace \
-		debug-kernel
+		debian-bpftrace debug-kernel
 	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
 
 bench: deps
