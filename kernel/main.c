@@ -21,6 +21,7 @@
 #include <kern/syscall.h>
 #include <kern/vdso.h>
 #include <kern/vm.h>
+#include <kern/uprobes.h>
 #include <libfdt.h>
 #include <perf/perf.h>
 
@@ -211,6 +212,7 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	if (gic_init(pf))
 		kpanic("GIC initialisation failed");
 	vm_init();
+	uprobe_init();
 	syscall_init();
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
 	if (pf->rtc_base) /* PL031 RTCDR (offset 0): seconds since the epoch */

@@ -338,8 +338,7 @@ void perf_tick(void)
 
 /* fn(ctx, arg) on the running task's context, then on this CPU's when it has events, each
  * under its lock with interrupts masked: where software and tracepoint events happen. */
-static void each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg),
-			     const void *arg)
+void perf_each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg), const void *arg)
 {
 	struct perf_context *tc, *cc;
 	unsigned long f;
@@ -380,7 +379,7 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
 {
 	struct sw_hit h = { config, n, addr, in_kernel };
 
-	each_current_ctx(sw_hit_locked, &h);
+	perf_each_current_ctx(sw_hit_locked, &h);
 }
 
 static void tp_hit_locked(struct perf_context *ctx, const void *arg)
@@ -395,7 +394,7 @@ void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *
 
 	if (!perf_ready || !perf_tp_bpf_run(&hit))
 		return;
-	each_current_ctx(tp_hit_locked, &hit);
+	perf_each_current_ctx(tp_hit_locked, &hit);
 }
 
 /* ---- fork: inheritance ---- */
@@ -659,6 +658,7 @@ int perf_init(void)
 	perf_pmu_register(perf_sw_pmu(), PERF_TYPE_SOFTWARE);
 	perf_pmu_register(perf_tp_pmu(), PERF_TYPE_TRACEPOINT);
 	perf_bp_init();
+	perf_pmu_register(perf_uprobe_pmu(), PERF_TYPE_UPROBE);
 	perf_bpf_init();
 	int err = pmuv3_probe(n, overflow, NULL);
 

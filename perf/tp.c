@@ -96,16 +96,21 @@ void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hi
 			continue;
 		if (e->attr.exclude_kernel && !hit->user)
 			continue; /* perf_tp_event_match: exclude_user is not looked at */
-		atomic_fetch_add(&e->count, 1);
-		if (e->attr.sample_period) {
-			bool more = false;
+		perf_tp_count_one(e, hit);
+	}
+}
 
-			e->hw.period_left -= 1;
-			while (e->hw.period_left <= 0) {
-				e->hw.period_left += (int64_t)e->hw.sample_period;
-				perf_tp_sample(e, hit, more);
-				more = true;
-			}
+void perf_tp_count_one(struct perf_event *e, const struct perf_tp_hit *hit)
+{
+	atomic_fetch_add(&e->count, 1);
+	if (e->attr.sample_period) {
+		bool more = false;
+
+		e->hw.period_left -= 1;
+		while (e->hw.period_left <= 0) {
+			e->hw.period_left += (int64_t)e->hw.sample_period;
+			perf_tp_sample(e, hit, more);
+			more = true;
 		}
 	}
 }

@@ -236,6 +236,19 @@ void ksvc_trace_use(uint64_t id, int delta);
 /* [proc] The current task's user registers (at the last entry from user space). */
 void ksvc_user_regs(uint64_t regs[34]);
 
+/* ---- uprobes (kernel/uprobes.c) ---- */
+
+struct ksvc_uprobe; /* one probed (file, offset), shared by its registrations */
+/*
+ * [sleep] Probe the instruction at offset of the file at path (ret: its return, else its
+ * entry) in every process that maps it, now and later: 0 with *out (hits then reach
+ * perf_uprobe_hit with it), or -ENOENT and the open errors of path, -EINVAL (not a regular
+ * file, offset past the end or not 4-aligned, an instruction Linux does not probe), -ENOMEM.
+ */
+int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out);
+/* [sleep] Undo one registration (ret as given); the last one takes the BRKs out. */
+void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret);
+
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 
 struct ksvc_timer;

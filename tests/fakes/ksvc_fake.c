@@ -608,3 +608,29 @@ bool ksvc_cpu_has_lse_atomics(void)
 {
 	return ksvc_fake_lse;
 }
+
+/* Uprobes: "/bin/hot" exists, at 4-aligned offsets below 4096; registrations are counted in
+ * ksvc_fake.uprobe_regs. */
+struct ksvc_uprobe {
+	int dummy;
+};
+static struct ksvc_uprobe fake_uprobe;
+
+int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out)
+{
+	(void)ret;
+	if (strcmp(path, "/bin/hot"))
+		return -ENOENT;
+	if (offset >= 4096 || (offset & 3))
+		return -EINVAL;
+	ksvc_fake.uprobe_regs++;
+	*out = &fake_uprobe;
+	return 0;
+}
+
+void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret)
+{
+	(void)u;
+	(void)ret;
+	ksvc_fake.uprobe_regs--;
+}
