@@ -148,13 +148,22 @@ enum bpf_ret {
 	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
 };
 
+/* What a helper needs of its ctx argument (struct bpf_helper.perf_only). */
+enum bpf_ctx_need {
+	CTX_ANY,
+	CTX_PERF, /* BPF_PROG_TYPE_PERF_EVENT's struct bpf_perf_event_data_kern */
+	/* the registers the ctx starts with: PERF_EVENT's bpf_perf_event_data and KPROBE's
+	 * struct pt_regs both begin with user_pt_regs (Linux's kprobe_prog_func_proto) */
+	CTX_REGS,
+};
+
 struct bpf_helper {
 	const char *name;
 	bpf_helper_fn fn;
 	uint8_t args[5]; /* enum bpf_arg */
 	uint8_t ret; /* enum bpf_ret */
 	bool gpl_only;
-	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
+	uint8_t perf_only; /* enum bpf_ctx_need: which programs' ctx the helper reads */
 	uint8_t cb; /* enum bpf_cb */
 	bool might_sleep; /* sleepable programs only (Linux's fn->might_sleep) */
 };

@@ -136,12 +136,14 @@ static long map_op(int cmd, int fd, const void *key, void *value)
 	return sys_bpf(cmd, &a);
 }
 
+static int load_type = BPF_PROG_TYPE_PERF_EVENT; /* what load_insns loads */
+
 static int load_insns(const struct bpf_insn *p, unsigned int n)
 {
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.prog_type = load_type;
 	a.insns = (uintptr_t)p;
 	a.insn_cnt = n;
 	a.license = (uintptr_t) "GPL";
@@ -632,5 +634,37 @@ int main(void)
 		      "%llu of %llu", (unsigned long long)good, (unsigned long long)raws);
 		ev_close(&e);
 	}
+
+	/* The same helpers from KPROBE programs (uprobes; bpftrace's BEGIN, END, uprobe:), whose
+	 * ctx is struct pt_regs: Linux's kprobe_prog_func_proto has perf_event_output,
+	 * get_stackid and get_stack, not perf_prog_read_value (perf_event programs only) */
+	int stk = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
+	int kp[4];
+
+	load_type = BPF_PROG_TYPE_KPROBE;
+	kp[0] = arr >= 0 ? load_output_prog(arr) : -1;
+	kp[1] = stk >= 0 ? load_stack_prog(stk, BPF_F_USER_STACK) : -1;
+	kp[2] = load_get_stack_prog();
+	struct bpf_insn rv[] = {
+		MOV64_REG(2, 10),
+		ADD64_IMM(2, -24),
+		MOV64_IMM(3, 24),
+		CALL(BPF_FUNC_perf_prog_read_value),
+		MOV64_IMM(0, 0),
+		EXIT(),
+	};
+	errno = 0;
+	kp[3] = load_insns(rv, sizeof(rv) / sizeof(rv[0]));
+	CHECK(kp[0] >= 0 && kp[1] >= 0 && kp[2] >= 0,
+	      "KPROBE programs call perf_event_output, get_stackid, get_stack",
+	      "fds %d %d %d errno %d", kp[0], kp[1], kp[2], errno);
+	CHECK(kp[3] < 0 && errno == EINVAL, "a KPROBE program calling perf_prog_read_value: EINVAL",
+	      "fd %d errno %d", kp[3], errno);
+	load_type = BPF_PROG_TYPE_PERF_EVENT;
+	for (int i = 0; i < 4; i++)
+		if (kp[i] >= 0)
+			close(kp[i]);
+	if (stk >= 0)
+		close(stk);
 	return tap_done();
 }
