@@ -152,8 +152,9 @@ enum bpf_ret {
 enum bpf_ctx_need {
 	CTX_ANY,
 	CTX_PERF, /* BPF_PROG_TYPE_PERF_EVENT's struct bpf_perf_event_data_kern */
-	/* the registers the ctx starts with: PERF_EVENT's bpf_perf_event_data and KPROBE's
-	 * struct pt_regs both begin with user_pt_regs (Linux's kprobe_prog_func_proto) */
+	/* the registers the ctx leads to: PERF_EVENT's bpf_perf_event_data and KPROBE's
+	 * struct pt_regs begin with user_pt_regs, a TRACEPOINT record's first word points to
+	 * them (Linux's kprobe_prog_func_proto and tp_prog_func_proto); perf finds them */
 	CTX_REGS,
 };
 

@@ -513,7 +513,8 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 	if (!h)
 		return verr(env, -EINVAL, "invalid func unknown#%d\n", in->imm);
 	if (h->perf_only != CTX_ANY && env->prog->type != BPF_PROG_TYPE_PERF_EVENT &&
-	    !(h->perf_only == CTX_REGS && env->prog->type == BPF_PROG_TYPE_KPROBE))
+	    !(h->perf_only == CTX_REGS && (env->prog->type == BPF_PROG_TYPE_KPROBE ||
+					   env->prog->type == BPF_PROG_TYPE_TRACEPOINT)))
 		return verr(env, -EINVAL, "unknown func %s#%d\n", h->name, in->imm);
 	if (h->gpl_only && !env->prog->gpl)
 		return verr(env, -EINVAL, "cannot call GPL-restricted function from non-GPL compatible program\n");

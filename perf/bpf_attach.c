@@ -299,11 +299,30 @@ static bool on_this_cpu(struct perf_event *e)
 	return ctx && ctx->task == ksvc_task_current();
 }
 
+/*
+ * The registers of the program's ctx (bpf_perf_event_output, get_stackid, get_stack): a
+ * tracepoint program's ctx is a tp_ctx copy whose first word points to them (as Linux's
+ * perf_trace_run_bpf_submit leaves it for the _tp helpers); a PERF_EVENT ctx (struct
+ * bpf_perf_event_data) and a KPROBE one (struct pt_regs) start with them.
+ */
+static void ctx_regs(const void *ctx, uint64_t regs[34])
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+	uintptr_t c = (uintptr_t)ctx, tp = (uintptr_t)tp_ctx;
+
+	memset(regs, 0, 34 * sizeof(uint64_t));
+	if (c >= tp && c < tp + sizeof(tp_ctx)) {
+		memcpy(regs, (const void *)(uintptr_t)((const uint64_t *)ctx)[0], 34 * sizeof(uint64_t));
+		return;
+	}
+	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
+	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), 34 * sizeof(uint64_t)));
+}
+
 static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 {
 	struct perf_event *e = event;
-	const struct bpf_perf_event_data_kern *k = ctx;
-	uint64_t regs[34] = { 0 };
+	uint64_t regs[34];
 
 	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
 		return -EINVAL;
@@ -311,8 +330,7 @@ static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 		return -E2BIG;
 	if (!on_this_cpu(e))
 		return -EOPNOTSUPP;
-	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
-	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), sizeof(regs)));
+	ctx_regs(ctx, regs);
 	return perf_output_raw(e, regs, (regs[33] & 0xf) == 0, data, (uint32_t)size);
 }
 
@@ -335,11 +353,9 @@ static long ops_read(void *event, struct bpf_perf_event_value *v)
 
 static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
 {
-	const struct bpf_perf_event_data_kern *k = ctx;
-	uint64_t regs[34] = { 0 };
+	uint64_t regs[34];
 
-	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
-	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), sizeof(regs)));
+	ctx_regs(ctx, regs);
 	return perf_bpf_callchain(regs, (regs[33] & 0xf) == 0, user, ips, max);
 }
 

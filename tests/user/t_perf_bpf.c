@@ -636,34 +636,47 @@ int main(void)
 	}
 
 	/* The same helpers from KPROBE programs (uprobes; bpftrace's BEGIN, END, uprobe:), whose
-	 * ctx is struct pt_regs: Linux's kprobe_prog_func_proto has perf_event_output,
-	 * get_stackid and get_stack, not perf_prog_read_value (perf_event programs only) */
+	 * ctx is struct pt_regs, and from TRACEPOINT programs (bpftrace's printf and ustack in a
+	 * tracepoint: probe): Linux's kprobe_prog_func_proto and tp_prog_func_proto have
+	 * perf_event_output, get_stackid and get_stack, not perf_prog_read_value (perf_event
+	 * programs only) */
 	int stk = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
-	int kp[4];
+	static const struct {
+		int type;
+		const char *name;
+	} kinds[] = { { BPF_PROG_TYPE_KPROBE, "KPROBE" }, { BPF_PROG_TYPE_TRACEPOINT, "TRACEPOINT" } };
 
-	load_type = BPF_PROG_TYPE_KPROBE;
-	kp[0] = arr >= 0 ? load_output_prog(arr) : -1;
-	kp[1] = stk >= 0 ? load_stack_prog(stk, BPF_F_USER_STACK) : -1;
-	kp[2] = load_get_stack_prog();
-	struct bpf_insn rv[] = {
-		MOV64_REG(2, 10),
-		ADD64_IMM(2, -24),
-		MOV64_IMM(3, 24),
-		CALL(BPF_FUNC_perf_prog_read_value),
-		MOV64_IMM(0, 0),
-		EXIT(),
-	};
-	errno = 0;
-	kp[3] = load_insns(rv, sizeof(rv) / sizeof(rv[0]));
-	CHECK(kp[0] >= 0 && kp[1] >= 0 && kp[2] >= 0,
-	      "KPROBE programs call perf_event_output, get_stackid, get_stack",
-	      "fds %d %d %d errno %d", kp[0], kp[1], kp[2], errno);
-	CHECK(kp[3] < 0 && errno == EINVAL, "a KPROBE program calling perf_prog_read_value: EINVAL",
-	      "fd %d errno %d", kp[3], errno);
+	for (unsigned int k = 0; k < 2; k++) {
+		struct bpf_insn rv[] = {
+			MOV64_REG(2, 10),
+			ADD64_IMM(2, -24),
+			MOV64_IMM(3, 24),
+			CALL(BPF_FUNC_perf_prog_read_value),
+			MOV64_IMM(0, 0),
+			EXIT(),
+		};
+		int kp[4];
+
+		load_type = kinds[k].type;
+		/* the output program reads ctx+16: a register (KPROBE), a record field (TRACEPOINT) */
+		kp[0] = arr >= 0 ? load_output_prog(arr) : -1;
+		kp[1] = stk >= 0 ? load_stack_prog(stk, BPF_F_USER_STACK) : -1;
+		kp[2] = load_get_stack_prog();
+		errno = 0;
+		kp[3] = load_insns(rv, sizeof(rv) / sizeof(rv[0]));
+		CHECK(kp[0] >= 0 && kp[1] >= 0 && kp[2] >= 0,
+		      k ? "TRACEPOINT programs call perf_event_output, get_stackid, get_stack"
+			: "KPROBE programs call perf_event_output, get_stackid, get_stack",
+		      "fds %d %d %d errno %d", kp[0], kp[1], kp[2], errno);
+		CHECK(kp[3] < 0 && errno == EINVAL,
+		      k ? "a TRACEPOINT program calling perf_prog_read_value: EINVAL"
+			: "a KPROBE program calling perf_prog_read_value: EINVAL",
+		      "fd %d errno %d", kp[3], errno);
+		for (int i = 0; i < 4; i++)
+			if (kp[i] >= 0)
+				close(kp[i]);
+	}
 	load_type = BPF_PROG_TYPE_PERF_EVENT;
-	for (int i = 0; i < 4; i++)
-		if (kp[i] >= 0)
-			close(kp[i]);
 	if (stk >= 0)
 		close(stk);
 	return tap_done();
