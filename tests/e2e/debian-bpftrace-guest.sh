@@ -8,11 +8,25 @@ bpftrace --version
 sec info
 bpftrace --info 2>&1
 sec start
-# bpftrace's start-up: parse, LLVM, feature probes, load, attach, the first 1 ms tick, exit
-t0=$(cut -d' ' -f1 /proc/uptime)
-bpftrace -e 'interval:ms:1 { exit(); }' > /dev/null
-t1=$(cut -d' ' -f1 /proc/uptime)
-echo "start-seconds $t0 $t1"
+# bpftrace's start-up: parse, LLVM, feature probes, load, attach, the first 1 ms tick (or the
+# BEGIN uprobe on bpftrace's own BEGIN_trigger), exit
+for p in 'interval:ms:1 { exit(); }' 'BEGIN { exit(); }'; do
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	bpftrace -e "$p" > /dev/null
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "start-seconds $t0 $t1 $p"
+done
+sec begin-end
+bpftrace -e 'BEGIN { printf("begin\n"); exit(); } END { printf("end\n"); }'
+echo "rc=$?"
+sec uprobe
+# burn is called 8 times (4 by caller_a, 4 by caller_b); at its entry the frame is not yet made
+bpftrace -e 'uprobe:/bin/hot:burn { @[ustack] = count(); @n = count(); }' -c '/bin/hot 5'
+echo "rc=$?"
+sec uretprobe
+# burn's return values: the same 8 numbers on every kernel
+bpftrace -e 'uretprobe:/bin/hot:burn { @ret = hist(retval); @n = count(); }' -c '/bin/hot 5'
+echo "rc=$?"
 sec tick
 bpftrace -e 'interval:s:1 { printf("tick\n"); exit(); }'
 echo "rc=$?"
@@ -31,9 +45,22 @@ sec cycles
 bpftrace -e 'hardware:cycles:1000000 { @[comm] = count(); } interval:s:2 { exit(); }'
 echo "rc=$?"
 sec cycles-sigint
-# ended by SIGINT, as a user's ^C: the maps print all the same
-timeout -s INT 10 bpftrace -e 'hardware:cycles:1000000 { @[comm] = count(); }'
+# ended by SIGINT, as a user's ^C, once it runs (its start-up takes from 2 to 15 s as the host
+# is loaded): the maps print all the same.  It has attached when the cycles events are open,
+# one per CPU after the perf buffer's bpf-output events, one per CPU.
+bpftrace -e 'hardware:cycles:1000000 { @[comm] = count(); }' > /tmp/sigint.out 2>&1 &
+bt=$!
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+i=0
+while [ $i -lt 600 ] && [ "$(ls -l /proc/$bt/fd 2> /dev/null | grep -c 'perf_event')" -lt $((2 * ncpu)) ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 3
+kill -INT $bt
+wait $bt
 echo "rc=$?"
+cat /tmp/sigint.out
 sec kstack
 bpftrace -e 'profile:hz:99 { @[kstack] = count(); } interval:s:2 { exit(); }'
 echo "rc=$?"
@@ -46,6 +73,14 @@ echo "rc=$?"
 echo "hotpid $hotpid"
 kill $hotpid
 wait
+sec tracepoint
+# printf and ustack from a TRACEPOINT program (no args->: without BTF bpftrace would need the
+# kernel's internal types, u64, size_t, to parse a syscall's fields, on Linux too)
+bpftrace -e 'tracepoint:syscalls:sys_enter_write /comm == "cat"/ { printf("write by %s\n", comm); @[ustack] = count(); }' -c '/bin/cat /proc/version'
+echo "rc=$?"
+sec sched-switch
+bpftrace -e 'tracepoint:sched:sched_switch { @[kstack] = count(); @n = count(); } interval:s:1 { exit(); }'
+echo "rc=$?"
 sec pagefaults
 bpftrace -e 'software:page-faults:1 { @[comm] = count(); }' -c '/bin/hot 1'
 echo "rc=$?"

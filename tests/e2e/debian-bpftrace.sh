@@ -58,6 +58,11 @@ top_stack() {
 }
 # the count of @[KEY] in a map keyed by a string (0 when missing)
 key_count() { section "$1" | sed -n "s/^@\[$2\]: \([0-9][0-9]*\)\$/\1/p" | head -n 1 | grep . || echo 0; }
+# the sum of a histogram's bucket counts ("[lo, hi)   count |@@@ |")
+hist_sum() {
+	section "$2" | awk -v m="@$1:" '$0 == m || $0 == m " " { on = 1; next } /^@/ { on = 0 }
+		on && /^[[(]/ && /\|/ { sub(/ *\|.*/, ""); s += $NF } END { print s + 0 }'
+}
 grep -q '^bpftrace v0\.17' "$log" && ok "$kernel: $(grep '^bpftrace v' "$log" | head -n 1)" ||
 	{ bad "$kernel: bpftrace --version"; tail -30 "$log"; }
 grep -q '^### end' "$log" || { bad "$kernel: the guest run ended early"; tail -30 "$log"; }
@@ -72,12 +77,17 @@ printf '%s\n' "$info" | grep -q '^Probe types' && ok "$kernel: --info probes eve
 $(printf '%s\n' "$info" | grep -c ': yes$') yes, $(printf '%s\n' "$info" | grep -c ': no$') no" ||
 	bad "$kernel: --info did not finish"
 
-set -- $(section start | sed -n 's/^start-seconds //p')
-if [ $# -eq 2 ]; then
-	ok "$kernel: bpftrace -e 'interval:ms:1 { exit(); }' runs in $(awk "BEGIN { print $2 - $1 }") s"
-else
-	bad "$kernel: the start-up time"
-fi
+section start | sed -n 's/^start-seconds //p' > "$w/start"
+while read -r t0 t1 prog; do
+	ok "$kernel: bpftrace -e '$prog' runs in $(awk "BEGIN { print $t1 - $t0 }") s"
+done < "$w/start"
+[ "$(wc -l < "$w/start")" = 2 ] || bad "$kernel: the start-up times"
+
+b=$(section begin-end)
+[ "$(printf '%s\n' "$b" | grep -v '^# uptime' | grep -v '^$' | tr '\n' ' ')" = \
+	"Attaching 2 probes... begin end rc=0 " ] &&
+	ok "$kernel: BEGIN { printf; exit(); } END { printf; }: begin, end, status 0" ||
+	{ bad "$kernel: BEGIN/END"; printf '%s\n' "$b"; }
 
 t=$(section tick)
 [ "$(printf '%s\n' "$t" | grep -c '^tick$')" = 1 ] && printf '%s\n' "$t" | grep -q '^rc=0$' &&
@@ -106,6 +116,27 @@ else
 	section ustack-live | head -40
 fi
 
+# uprobe at burn's entry: 8 hits; the stack's first frame is burn's first instruction
+n=$(section uprobe | sed -n 's/^@n: //p')
+set -- $(top_stack uprobe)
+if [ "$n" = 8 ] && [ $# -ge 2 ] && [ $(($2)) -eq $lo ] && [ "$1" = 4 ]; then
+	ok "$kernel: uprobe:/bin/hot:burn: @n 8, ustacks of 4 hits each starting at burn ($2)"
+else
+	bad "$kernel: uprobe:/bin/hot:burn: @n '$n', top ustack \"$*\" (burn at $lo)"
+	section uprobe | head -30
+fi
+h=$(section uretprobe)
+n=$(printf '%s\n' "$h" | sed -n 's/^@n: //p')
+r=$(hist_sum ret uretprobe)
+if [ "$n" = 8 ] && [ "$r" = 8 ]; then
+	ok "$kernel: uretprobe:/bin/hot:burn: hist(retval) of 8 returns"
+	printf '%s\n' "$h" | awk '/^[[(].*\|/ { l = $0; sub(/ *\|.*/, "", l); n = split(l, a, " ")
+		if (a[n] != 0) print "#   " $0 }'
+else
+	bad "$kernel: uretprobe:/bin/hot:burn: @n '$n', hist sum $r"
+	printf '%s\n' "$h" | head -30
+fi
+
 for s in cycles cycles-sigint; do
 	n=$(key_count $s hot)
 	b=$(key_count $s bpftrace)
@@ -132,13 +163,8 @@ fi
 
 h=$(section hist)
 n=$(printf '%s\n' "$h" | sed -n 's/^@n: \([0-9]*\)$/\1/p')
-# the sum of a histogram's bucket counts ("[lo, hi)   count |@@@ |")
-hist_sum() {
-	printf '%s\n' "$h" | awk -v m="@$1:" '$0 == m || $0 == m " " { on = 1; next } /^@/ { on = 0 }
-		on && /^\[/ && /\|/ { sub(/ *\|.*/, ""); s += $NF } END { print s + 0 }'
-}
-hsum=$(hist_sum us)
-csum=$(hist_sum cpu)
+hsum=$(hist_sum us hist)
+csum=$(hist_sum cpu hist)
 buckets=$(printf '%s\n' "$h" | awk '/^@us:/ { on = 1; next } /^@/ { on = 0 } on && /^\[/' | wc -l)
 if [ -n "$n" ] && [ "$n" -ge 100 ] && [ "$hsum" = "$n" ] && [ "$csum" = "$n" ] && [ "$buckets" -ge 4 ]; then
 	ok "$kernel: hist() and lhist(): $n samples in $buckets power-of-two buckets, lhist by cpu sums to it"
@@ -153,6 +179,24 @@ lines=$(printf '%s\n' "$p" | grep -c "^sample hot ${hp:-x}\$")
 [ "$lines" -ge 3 ] && printf '%s\n' "$p" | grep -q '^@n: [0-9]' &&
 	ok "$kernel: printf(\"%s %d\", comm, pid) through the perf buffer: $lines lines, exit() at 3" ||
 	{ bad "$kernel: printf: $lines lines for pid $hp"; printf '%s\n' "$p" | head; }
+
+t=$(section tracepoint)
+w1=$(printf '%s\n' "$t" | grep -c '^write by cat$')
+set -- $(top_stack tracepoint)
+if [ "$w1" -ge 1 ] && [ $# -ge 2 ] && printf '%s\n' "$t" | grep -q '^rc=0$'; then
+	ok "$kernel: tracepoint:syscalls:sys_enter_write: printf $w1 line(s), ustack of $1 hit(s)"
+else
+	bad "$kernel: tracepoint:syscalls:sys_enter_write: $w1 printf lines, top ustack \"$*\""
+	printf '%s\n' "$t" | head -20
+fi
+n=$(section sched-switch | sed -n 's/^@n: //p')
+set -- $(top_stack sched-switch)
+if [ -n "$n" ] && [ "$n" -ge 10 ] && [ $# -ge 3 ]; then
+	ok "$kernel: tracepoint:sched:sched_switch: $n switches in 1 s, the top kstack $2 <- $3"
+else
+	bad "$kernel: tracepoint:sched:sched_switch: @n '$n', top kstack \"$*\""
+	section sched-switch | head -20
+fi
 
 n=$(key_count pagefaults hot)
 # a static hot touches its data, bss, stack and heap pages: tens of faults (Linux: about 20)

@@ -25,9 +25,12 @@ PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 li
 # strace (its arm64 build needs nothing beyond glibc)
 STRACE_PKGS="strace"
 # bpftrace 0.17 and the packages of its Depends closure for arm64 (LLVM 14, clang 14, bcc's
-# libbpfcc, libbpf, libdw...), less glibc, libstdc++ and libgcc_s as for perf
+# libbpfcc, libbpf, libdw...), less glibc, libstdc++ and libgcc_s as for perf; and the
+# kernel's uapi headers (linux-libc-dev), which bpftrace's clang parses for tracepoint: probes
+# when the kernel has no BTF
 BPFTRACE_PKGS="bpftrace libbpf1 libbpfcc libclang1-14 libclang-cpp14 libllvm14 libdw1 libelf1
-  libedit2 libbsd0 libmd0 libffi8 libtinfo6 libxml2 libicu72 liblzma5 libz3-4 zlib1g libbz2-1.0"
+  libedit2 libbsd0 libmd0 libffi8 libtinfo6 libxml2 libicu72 liblzma5 libz3-4 zlib1g libbz2-1.0
+  linux-libc-dev"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
