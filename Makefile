@@ -176,7 +176,7 @@ $(INITRAMFS): $(UBINS) $(USCRIPTS) tools/host/mkinitramfs.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/mkinitramfs.sh $@ $(BUILD) $(UBINS) $(USCRIPTS)
 
 # ---- running ----
-RUN_ENV = SMP='$(SMP)' ICOUNT='$(ICOUNT)' OVERLAY='$(OVERLAY)' OUTDIR='$(OUTDIR)' \
+RUN_ENV = SMP='$(SMP)' ICOUNT='$(ICOUNT)' OVERLAY='$(OVERLAY)' OUTDIR='$(OUTDIR)' MEM='$(MEM)' \
 	MACHINE='$(MACHINE)' CPU='$(CPU)' BUILD='$(BUILD)'
 run: $(KERNEL_IMG) $(INITRAMFS)
 	$(Q)$(RUN_ENV) sh tools/host/run.sh $(KERNEL_IMG) $(INITRAMFS) '$(CMD)'

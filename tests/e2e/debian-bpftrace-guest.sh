@@ -76,7 +76,8 @@ wait
 sec tracepoint
 # printf and ustack from a TRACEPOINT program (no args->: without BTF bpftrace would need the
 # kernel's internal types, u64, size_t, to parse a syscall's fields, on Linux too)
-bpftrace -e 'tracepoint:syscalls:sys_enter_write /comm == "cat"/ { printf("write by %s\n", comm); @[ustack] = count(); }' -c '/bin/cat /proc/version'
+# (hot's printf writes its line; busybox cat would use sendfile on Linux)
+bpftrace -e 'tracepoint:syscalls:sys_enter_write /comm == "hot"/ { printf("write by %s\n", comm); @[ustack] = count(); }' -c '/bin/hot 1'
 echo "rc=$?"
 sec sched-switch
 bpftrace -e 'tracepoint:sched:sched_switch { @[kstack] = count(); @n = count(); } interval:s:1 { exit(); }'

@@ -150,7 +150,8 @@ for s in cycles cycles-sigint; do
 done
 
 k=$(section kstack)
-total=$(printf '%s\n' "$k" | sed -n 's/^\]: \([0-9]*\)$/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+# "@[]: N" is the samples of user mode (no kernel stack), "]: N" closes a stack's entry
+total=$(printf '%s\n' "$k" | sed -n 's/^\(@\[\)\{0,1\}\]: \([0-9]*\)$/\2/p' | awk '{ s += $1 } END { print s + 0 }')
 named=$(printf '%s\n' "$k" | grep -cE '^    [A-Za-z_][A-Za-z0-9_.]*\+[0-9]+$')
 # 2 CPUs at 99 Hz for 2 s (plus start and exit) is about 400 samples; Linux under QEMU
 # delivers about half of an idle CPU's
@@ -181,7 +182,7 @@ lines=$(printf '%s\n' "$p" | grep -c "^sample hot ${hp:-x}\$")
 	{ bad "$kernel: printf: $lines lines for pid $hp"; printf '%s\n' "$p" | head; }
 
 t=$(section tracepoint)
-w1=$(printf '%s\n' "$t" | grep -c '^write by cat$')
+w1=$(printf '%s\n' "$t" | grep -c '^write by hot$')
 set -- $(top_stack tracepoint)
 if [ "$w1" -ge 1 ] && [ $# -ge 2 ] && printf '%s\n' "$t" | grep -q '^rc=0$'; then
 	ok "$kernel: tracepoint:syscalls:sys_enter_write: printf $w1 line(s), ustack of $1 hit(s)"
