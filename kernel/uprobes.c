@@ -492,6 +492,13 @@ static struct ksvc_uprobe *probe_at(struct mm *mm, uint64_t pc)
 	return found;
 }
 
+/* Tell the consumers: perf's uprobe events, and the uprobe trace events. */
+static void report(struct ksvc_uprobe *u, const struct trapframe *tf, bool ret, uint64_t func)
+{
+	perf_uprobe_hit(u, (const uint64_t *)tf, ret, func);
+	uprobe_events_hit(u, (const uint64_t *)tf, ret, func);
+}
+
 static struct uprobe_task *utask_get(struct uthread *ut)
 {
 	if (!ut->uprobe)
@@ -537,7 +544,7 @@ static bool trampoline_hit(struct trapframe *tf)
 
 	tf->pc = t->ri[t->depth].ret;
 	if (!READ_ONCE(u->dying) && READ_ONCE(u->nr_ret))
-		perf_uprobe_hit(u, (const uint64_t *)tf, true, t->ri[t->depth].func);
+		report(u, tf, true, t->ri[t->depth].func);
 	uprobe_put(u);
 	return true;
 }
@@ -570,7 +577,7 @@ static bool uprobe_brk(struct trapframe *tf)
 	bool entry = READ_ONCE(u->nr_entry) != 0, ret = READ_ONCE(u->nr_ret) != 0;
 
 	if (!READ_ONCE(u->dying) && entry)
-		perf_uprobe_hit(u, (const uint64_t *)tf, false, 0);
+		report(u, tf, false, 0);
 	if (insn_classify(u->insn) == INSN_SIMULATE) {
 		if (!READ_ONCE(u->dying) && ret && (x = xol_get(mm)))
 			hijack_return(u, tf, x);

@@ -228,8 +228,11 @@ const uint64_t *ksvc_irq_regs(bool *user);
  * counter and ns readings (the perf_event_mmap_page time_* conversion). */
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
 /* ---- tracepoints (trace/trace.c) ---- */
-/* [any] Is id a tracepoint of this kernel (PERF_TYPE_TRACEPOINT config)? */
-bool ksvc_trace_event_valid(uint64_t id);
+/* [sleep] A perf event starts using tracepoint id (PERF_TYPE_TRACEPOINT config): 0, or
+ * -EINVAL when there is no such tracepoint, or a uprobe event's registration errno. */
+int ksvc_trace_event_open(uint64_t id);
+/* [sleep] ... and stops (its destroy). */
+void ksvc_trace_event_close(uint64_t id);
 /* [any] One more (delta 1) or one fewer (-1) active perf event on tracepoint id: the hooks
  * fire while any is. */
 void ksvc_trace_use(uint64_t id, int delta);
