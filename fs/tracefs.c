@@ -10,8 +10,10 @@
  *     or listing of its system's directory;
  *   available_events ("system:event" lines), available_tracers / current_tracer ("nop", the
  *     only tracer), tracing_on, trace (the nop tracer's empty buffer header), trace_pipe (what
- *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, kprobe_events and
- *     uprobe_events (empty: no dynamic probes yet).
+ *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, kprobe_events (empty:
+ *     no kprobes), uprobe_events and uprobe_profile (trace_uprobe.c's text interface over
+ *     kernel/uprobe_events.c: "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC
+ *     clears; each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
  * /sys/kernel/debug ("none" as the source): perf's api/fs finds them by statfs magic and
