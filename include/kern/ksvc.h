@@ -252,6 +252,20 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 /* [sleep] Undo one registration (ret as given); the last one takes the BRKs out. */
 void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret);
 
+/* ---- kprobes (kernel/kprobes.c) ---- */
+
+struct ksvc_kprobe; /* one probed kernel address, shared by its registrations */
+/*
+ * [sleep] Probe the kernel instruction at sym+off (sym NULL: at addr), the function's entry
+ * (ret false; return probes are not built: -EOPNOTSUPP): 0 with *out (hits then reach
+ * perf_kprobe_hit with it), -ENOENT (no such function), -EINVAL (outside the kernel's text,
+ * not 4-aligned, a refused instruction or function), -ENOSPC, -ENOMEM.
+ */
+int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
+			 struct ksvc_kprobe **out);
+/* [sleep] Undo one registration; the last one puts the original instruction back. */
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k);
+
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 
 struct ksvc_timer;

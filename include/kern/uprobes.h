@@ -13,6 +13,8 @@ struct vm_area;
 
 /* [boot] Register the BRK handler. */
 void uprobe_init(void);
+/* [boot] Register the kernel BRK handlers (kernel/kprobes.c). */
+void kprobe_init(void);
 /* [proc, mm->lock held] Page va of private file mapping v was just read from the file into
  * page (a kernel address): write the BRK of each probe it holds (Linux's uprobe_mmap). */
 void uprobe_fill_page(struct vm_area *v, uint64_t va, void *page);

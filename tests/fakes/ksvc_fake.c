@@ -639,3 +639,20 @@ void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret)
 	(void)ret;
 	ksvc_fake.uprobe_regs--;
 }
+
+/* Kprobes: none in the host tests. */
+int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
+			 struct ksvc_kprobe **out)
+{
+	(void)sym;
+	(void)off;
+	(void)addr;
+	(void)ret;
+	(void)out;
+	return -ENOENT;
+}
+
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+{
+	(void)k;
+}

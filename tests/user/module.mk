@@ -119,3 +119,6 @@ t_bpf_helpers_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lel
 $(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h
 UPROGS += t_uprobe
 t_uprobe_SRCS := tests/user/t_uprobe.c
+UPROGS += t_kprobe
+t_kprobe_SRCS := tests/user/t_kprobe.c
+$(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h

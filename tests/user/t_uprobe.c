@@ -165,15 +165,6 @@ static int probe_fd(const void *addr, int pid, bool ret, bool inherit)
 	return (int)peo(&a, pid, -1, -1, 0);
 }
 
-static uint64_t count_of(int fd)
-{
-	uint64_t c = 0;
-
-	if (read(fd, &c, sizeof(c)) != sizeof(c))
-		return ~0ull;
-	return c;
-}
-
 /* ---- 1: sysfs ---- */
 
 static void test_sysfs(void)
