@@ -75,6 +75,11 @@ UPROGS += t_libbpf
 t_libbpf_SRCS := tests/user/t_libbpf.c $(BUILD)/user/bpf/pagefaults.bpf.lo
 t_libbpf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_libbpf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+# t_libbpf_probe: libbpf's SEC("uprobe//bin/hot:burn"), uretprobe and attach_kprobe
+UPROGS += t_libbpf_probe
+t_libbpf_probe_SRCS := tests/user/t_libbpf_probe.c $(BUILD)/user/bpf/probes.bpf.lo
+t_libbpf_probe_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_libbpf_probe_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bpf/%.bpf.o: tests/user/bpf/%.bpf.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)clang -target bpf -O2 -g -Wall -Werror -I/usr/aarch64-linux-gnu/include \
