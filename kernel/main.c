@@ -213,6 +213,7 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 		kpanic("GIC initialisation failed");
 	vm_init();
 	uprobe_init();
+	kprobe_init();
 	syscall_init();
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
 	if (pf->rtc_base) /* PL031 RTCDR (offset 0): seconds since the epoch */

@@ -40,6 +40,7 @@
 #include <kern/ksvc.h>
 #include <kern/list.h>
 #include <kern/mm.h>
+#include <kern/probe_insn.h>
 #include <kern/proc.h>
 #include <kern/string.h>
 #include <kern/trap.h>
@@ -91,105 +92,6 @@ static void uprobe_put(struct ksvc_uprobe *u)
 		file_put(u->file);
 		kfree(u);
 	}
-}
-
-/* ---- instructions ---- */
-
-static int64_t sext(uint64_t v, unsigned int bits)
-{
-	return (int64_t)(v << (64 - bits)) >> (64 - bits);
-}
-
-enum insn_kind { INSN_STEP, INSN_SIMULATE, INSN_REJECT };
-
-static enum insn_kind insn_classify(uint32_t i)
-{
-	if ((i & 0x7c000000u) == 0x14000000u ||	/* B, BL */
-	    (i & 0xff000010u) == 0x54000000u ||	/* B.cond */
-	    (i & 0x7e000000u) == 0x34000000u ||	/* CBZ, CBNZ */
-	    (i & 0x7e000000u) == 0x36000000u ||	/* TBZ, TBNZ */
-	    (i & 0xfffffc1fu) == 0xd61f0000u ||	/* BR */
-	    (i & 0xfffffc1fu) == 0xd63f0000u ||	/* BLR */
-	    (i & 0xfffffc1fu) == 0xd65f0000u ||	/* RET */
-	    (i & 0x1f000000u) == 0x10000000u)	/* ADR, ADRP */
-		return INSN_SIMULATE;
-	if ((i & 0x3b000000u) == 0x18000000u ||	/* literal loads (6.1 simulates them for kprobes only) */
-	    (i & 0x3f000000u) == 0x08000000u ||	/* load/store exclusive */
-	    (i & 0xff000000u) == 0xd4000000u ||	/* exception generation */
-	    (i & 0xfe000000u) == 0xd6000000u)	/* the other branch-register forms, ERET */
-		return INSN_REJECT;
-	if ((i & 0xffc00000u) == 0xd5000000u &&	/* system: only hints (NOP...) and barriers */
-	    (i & 0xfffff01fu) != 0xd503201fu && (i & 0xfffff01fu) != 0xd503301fu)
-		return INSN_REJECT;
-	return INSN_STEP;
-}
-
-static bool cond_holds(unsigned int cond, uint64_t pstate)
-{
-	bool n = pstate >> 31 & 1, z = pstate >> 30 & 1, c = pstate >> 29 & 1, v = pstate >> 28 & 1;
-	bool r;
-
-	switch (cond >> 1) {
-	case 0: r = z; break;
-	case 1: r = c; break;
-	case 2: r = n; break;
-	case 3: r = v; break;
-	case 4: r = c && !z; break;
-	case 5: r = n == v; break;
-	case 6: r = n == v && !z; break;
-	default: r = true; break;
-	}
-	return (cond & 1) && cond != 15 ? !r : r;
-}
-
-static uint64_t xreg(const struct trapframe *tf, unsigned int r)
-{
-	return r == 31 ? 0 : tf->x[r];
-}
-
-static void set_xreg(struct trapframe *tf, unsigned int r, uint64_t v)
-{
-	if (r != 31)
-		tf->x[r] = v;
-}
-
-/* Run the PC-relative instruction i of address pc on tf (arm64's simulate-insn.c). */
-static void simulate(uint32_t i, struct trapframe *tf, uint64_t pc)
-{
-	unsigned int rt = i & 31, rn = (i >> 5) & 31;
-	uint64_t next = pc + 4;
-
-	if ((i & 0x7c000000u) == 0x14000000u) {
-		if (i >> 31)
-			tf->x[30] = pc + 4;
-		next = pc + (uint64_t)(sext(i & 0x3ffffff, 26) * 4);
-	} else if ((i & 0xff000010u) == 0x54000000u) {
-		if (cond_holds(i & 0xf, tf->pstate))
-			next = pc + (uint64_t)(sext((i >> 5) & 0x7ffff, 19) * 4);
-	} else if ((i & 0x7e000000u) == 0x34000000u) {
-		uint64_t v = xreg(tf, rt);
-
-		if (!(i >> 31))
-			v = (uint32_t)v;
-		if ((v == 0) != ((i >> 24) & 1))
-			next = pc + (uint64_t)(sext((i >> 5) & 0x7ffff, 19) * 4);
-	} else if ((i & 0x7e000000u) == 0x36000000u) {
-		unsigned int bit = ((i >> 31) << 5) | ((i >> 19) & 31);
-		bool set = (xreg(tf, rt) >> bit) & 1;
-
-		if (set == ((i >> 24) & 1))
-			next = pc + (uint64_t)(sext((i >> 5) & 0x3fff, 14) * 4);
-	} else if ((i & 0xff9ffc1fu) == 0xd61f0000u) { /* BR, BLR, RET */
-		next = xreg(tf, rn);
-		if ((i & 0xfffffc1fu) == 0xd63f0000u)
-			tf->x[30] = pc + 4;
-	} else { /* ADR, ADRP */
-		int64_t imm = sext(((i >> 5) & 0x7ffff) << 2 | ((i >> 29) & 3), 21);
-
-		set_xreg(tf, rt, i >> 31 ? (pc & ~0xfffull) + (uint64_t)(imm * 4096)
-					 : pc + (uint64_t)imm);
-	}
-	tf->pc = next;
 }
 
 /* ---- the XOL page ---- */
@@ -397,9 +299,9 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 		file_put(f);
 		return -EINVAL;
 	}
-	if (file_pread_kernel(f, &insn, 4, offset) < 0 || insn_classify(insn) == INSN_REJECT) {
+	if (file_pread_kernel(f, &insn, 4, offset) < 0 || probe_insn_classify(insn) == PROBE_INSN_REJECT) {
 		file_put(f);
-		return -EINVAL; /* arch_uprobe_analyze_insn's INSN_REJECTED */
+		return -EINVAL; /* arch_uprobe_analyze_insn's PROBE_INSN_REJECTED */
 	}
 	kmutex_lock(&uprobe_mutex);
 	unsigned long fl = spin_lock_irqsave(&uprobe_lock);
@@ -492,6 +394,13 @@ static struct ksvc_uprobe *probe_at(struct mm *mm, uint64_t pc)
 	return found;
 }
 
+/* Tell the consumers: perf's uprobe events, and the uprobe trace events. */
+static void report(struct ksvc_uprobe *u, const struct trapframe *tf, bool ret, uint64_t func)
+{
+	perf_uprobe_hit(u, (const uint64_t *)tf, ret, func);
+	uprobe_events_hit(u, (const uint64_t *)tf, ret, func);
+}
+
 static struct uprobe_task *utask_get(struct uthread *ut)
 {
 	if (!ut->uprobe)
@@ -537,7 +446,7 @@ static bool trampoline_hit(struct trapframe *tf)
 
 	tf->pc = t->ri[t->depth].ret;
 	if (!READ_ONCE(u->dying) && READ_ONCE(u->nr_ret))
-		perf_uprobe_hit(u, (const uint64_t *)tf, true, t->ri[t->depth].func);
+		report(u, tf, true, t->ri[t->depth].func);
 	uprobe_put(u);
 	return true;
 }
@@ -545,6 +454,8 @@ static bool trampoline_hit(struct trapframe *tf)
 /* BRK #0x005 from EL0: a probe, the end of an out-of-line step, or a return. */
 static bool uprobe_brk(struct trapframe *tf)
 {
+	if (!trapframe_from_user(tf))
+		return false;
 	struct mm *mm = current_proc()->mm;
 	struct uprobe_xol *x = READ_ONCE(mm->xol);
 	uint64_t pc = tf->pc;
@@ -570,11 +481,11 @@ static bool uprobe_brk(struct trapframe *tf)
 	bool entry = READ_ONCE(u->nr_entry) != 0, ret = READ_ONCE(u->nr_ret) != 0;
 
 	if (!READ_ONCE(u->dying) && entry)
-		perf_uprobe_hit(u, (const uint64_t *)tf, false, 0);
-	if (insn_classify(u->insn) == INSN_SIMULATE) {
+		report(u, tf, false, 0);
+	if (probe_insn_classify(u->insn) == PROBE_INSN_SIMULATE) {
 		if (!READ_ONCE(u->dying) && ret && (x = xol_get(mm)))
 			hijack_return(u, tf, x);
-		simulate(u->insn, tf, pc);
+		probe_insn_simulate(u->insn, tf, pc);
 	} else {
 		uint64_t slot = (x = xol_get(mm)) ? xol_slot(x, pc, u->insn) : 0;
 

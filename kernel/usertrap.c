@@ -136,7 +136,7 @@ void trap_brk_register(uint16_t imm, bool (*fn)(struct trapframe *tf))
 	kpanic("trap_brk_register: no free hook for BRK #%u", imm);
 }
 
-static bool brk_hook(struct trapframe *tf)
+bool trap_brk(struct trapframe *tf)
 {
 	uint16_t imm = (uint16_t)(tf->esr & 0xffff); /* ISS.Comment */
 
@@ -163,7 +163,7 @@ void trap_user_sync(struct trapframe *tf)
 		signal_force_fault(SIGBUS, BUS_ADRALN, tf->pc);
 		break;
 	case ESR_EC_BRK64:
-		if (brk_hook(tf))
+		if (trap_brk(tf))
 			break;
 		signal_force_fault(SIGTRAP, TRAP_BRKPT, tf->pc);
 		break;

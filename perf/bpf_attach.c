@@ -22,7 +22,8 @@
  * EEXIST), kept in the same table: as Linux's trace_uprobe filter has it, the program runs
  * at every hit of the probe by the event's process (a per-task event) or by anyone (a
  * CPU-wide one, on any CPU), enabled or not, with a struct pt_regs as ctx; a 0 from it drops
- * the hit for that event (perf_probe_bpf_run).  Inherited events do not carry it.
+ * the hit for that event (perf_probe_bpf_run).  Inherited events do not carry it.  Kprobe
+ * events take them too; their programs run at every hit, as Linux's kprobe_perf_func.
  *
  * Locking: core.bpf_lock (irqsave) guards core.prog; the filter holds it while the program
  * runs, so detaching waits for a run in flight and the program is never freed under it.
@@ -46,9 +47,9 @@ static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
 static struct {
 	const struct perf_event *e; /* NULL: a free slot */
 	uint64_t id;		    /* a tracepoint's */
-	struct ksvc_uprobe *probe;  /* a uprobe event's probe (NULL for a tracepoint) */
-	bool ret;		    /* a uprobe event's: a return probe */
-	int tgid;		    /* a per-task uprobe event's process, 0 for a CPU-wide one */
+	const void *probe;	    /* a probe event's uprobe or kprobe (NULL for a tracepoint) */
+	bool ret;		    /* a probe event's: a return probe */
+	int tgid;		    /* a per-task uprobe event's process, 0: every hit */
 	struct bpf_prog *prog; /* the event's reference (core.prog) */
 } tp_progs[TP_PROGS_MAX];	 /* (tp_lock) */
 static struct spinlock tp_lock = SPINLOCK_INIT;
@@ -57,8 +58,9 @@ static uint64_t tp_ctx[BPF_GUARD_CPUS][TP_CTX_MAX / 8]; /* per CPU, under bpf_ac
 
 static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
 {
-	bool probe = e->attr.type == PERF_TYPE_UPROBE;
-	struct ksvc_task *t = probe && e->target_tid ? ksvc_task_find(e->target_tid) : NULL;
+	bool up = e->attr.type == PERF_TYPE_UPROBE, probe = up || e->attr.type == PERF_TYPE_KPROBE;
+	/* Linux's trace_uprobe filter: the process of a per-task event; a kprobe has none */
+	struct ksvc_task *t = up && e->target_tid ? ksvc_task_find(e->target_tid) : NULL;
 	int err = -ENOMEM;
 
 	unsigned long f = spin_lock_irqsave(&tp_lock);
@@ -68,7 +70,8 @@ static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
 			continue;
 		tp_progs[i].e = e;
 		tp_progs[i].id = e->attr.config;
-		tp_progs[i].probe = probe ? e->hw.uprobe : NULL;
+		tp_progs[i].probe = up ? (const void *)e->hw.uprobe
+				       : probe ? (const void *)e->hw.kprobe : NULL;
 		tp_progs[i].ret = probe && (e->attr.config & 1);
 		tp_progs[i].tgid = t ? ksvc_task_tgid(t) : 0;
 		tp_progs[i].prog = prog;
@@ -144,7 +147,7 @@ int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t coo
 {
 	struct perf_event_core *c = perf_core(e);
 	bool tp = e->attr.type == PERF_TYPE_TRACEPOINT;
-	bool probe = e->attr.type == PERF_TYPE_UPROBE;
+	bool probe = e->attr.type == PERF_TYPE_UPROBE || e->attr.type == PERF_TYPE_KPROBE;
 	int err = 0;
 
 	unsigned long f = spin_lock_irqsave(&c->bpf_lock);
@@ -178,7 +181,8 @@ void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog)
 		c->bpf_cookie = 0;
 	}
 	spin_unlock_irqrestore(&c->bpf_lock, f);
-	if (old && (e->attr.type == PERF_TYPE_TRACEPOINT || e->attr.type == PERF_TYPE_UPROBE))
+	if (old && (e->attr.type == PERF_TYPE_TRACEPOINT || e->attr.type == PERF_TYPE_UPROBE ||
+		    e->attr.type == PERF_TYPE_KPROBE))
 		tp_detach(e); /* before the put: a run may still hold the program */
 	if (old)
 		bpf_prog_put(old);
@@ -190,8 +194,8 @@ void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
 
 	if (parent->attr.type == PERF_TYPE_TRACEPOINT)
 		return; /* the tracepoint's program already runs for every task */
-	if (parent->attr.type == PERF_TYPE_UPROBE)
-		return; /* Linux's child gets a trace_uprobe of its own, without the program */
+	if (parent->attr.type == PERF_TYPE_UPROBE || parent->attr.type == PERF_TYPE_KPROBE)
+		return; /* Linux's child gets a trace_[uk]probe of its own, without the program */
 	unsigned long f = spin_lock_irqsave(&pc->bpf_lock);
 
 	if (pc->prog) {
@@ -237,10 +241,10 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 #define PT_REGS_SIZE 336 /* arm64 struct pt_regs: user_pt_regs, then kernel-only words */
 static uint64_t probe_ctx[BPF_GUARD_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under bpf_active */
 
-unsigned int perf_probe_bpf_run(const struct ksvc_uprobe *u, bool ret, const uint64_t *regs,
-				const struct perf_event **dropped, unsigned int max)
+int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
+		       const struct perf_event **dropped, int max)
 {
-	unsigned int n = 0;
+	int n = 0;
 
 	if (!atomic_load_explicit(&tp_nr_progs, memory_order_relaxed))
 		return 0;
@@ -250,9 +254,14 @@ unsigned int perf_probe_bpf_run(const struct ksvc_uprobe *u, bool ret, const uin
 	bool copied = false, busy = ++bpf_active[cpu] != 1;
 	uint64_t *ctx = probe_ctx[cpu];
 
+	if (spin_is_held_by_me(&tp_lock)) { /* a kprobe in a tracepoint program's helper */
+		bpf_active[cpu]--;
+		ksvc_irq_restore(f);
+		return -1;
+	}
 	spin_lock(&tp_lock);
 	for (unsigned int i = 0; i < TP_PROGS_MAX && n < max; i++) {
-		if (!tp_progs[i].e || tp_progs[i].probe != u || tp_progs[i].ret != ret ||
+		if (!tp_progs[i].e || tp_progs[i].probe != probe || tp_progs[i].ret != ret ||
 		    (tp_progs[i].tgid && tp_progs[i].tgid != tgid))
 			continue;
 		/* trace_call_bpf: with a program already running on this CPU the hit is dropped */

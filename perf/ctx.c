@@ -361,6 +361,18 @@ void perf_each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg)
 	ksvc_irq_restore(f);
 }
 
+bool perf_ctx_held_here(void)
+{
+	unsigned long f = ksvc_irq_save();
+	struct perf_context *tc = task_ctx(ksvc_task_current());
+	struct perf_context *cc = perf_cpu_ctx[ksvc_cpu_id()];
+	bool held = (tc && spin_is_held_by_me(&tc->sched.lock)) ||
+		    (cc && spin_is_held_by_me(&cc->sched.lock));
+
+	ksvc_irq_restore(f);
+	return held;
+}
+
 struct sw_hit {
 	uint32_t config;
 	uint64_t n, addr;
@@ -658,6 +670,7 @@ int perf_init(void)
 	perf_pmu_register(perf_sw_pmu(), PERF_TYPE_SOFTWARE);
 	perf_pmu_register(perf_tp_pmu(), PERF_TYPE_TRACEPOINT);
 	perf_bp_init();
+	perf_pmu_register(perf_kprobe_pmu(), PERF_TYPE_KPROBE);
 	perf_pmu_register(perf_uprobe_pmu(), PERF_TYPE_UPROBE);
 	perf_bpf_init();
 	int err = pmuv3_probe(n, overflow, NULL);

@@ -74,27 +74,27 @@ static int uprobe_event_init(struct perf_event *e)
 	return 0;
 }
 
-static void uprobe_start(struct perf_event *e, int flags)
+void perf_probe_start(struct perf_event *e, int flags)
 {
 	(void)flags;
 	e->hw.state = 0;
 }
 
-static void uprobe_stop(struct perf_event *e, int flags)
+void perf_probe_stop(struct perf_event *e, int flags)
 {
 	(void)flags;
 	e->hw.state = PERF_HES_STOPPED;
 }
 
-static int uprobe_add(struct perf_event *e, int flags)
+int perf_probe_add(struct perf_event *e, int flags)
 {
 	e->hw.state = PERF_HES_STOPPED;
 	if (flags & PERF_EF_START)
-		uprobe_start(e, flags);
+		perf_probe_start(e, flags);
 	return 0;
 }
 
-static void uprobe_read(struct perf_event *e)
+void perf_probe_read(struct perf_event *e)
 {
 	(void)e; /* the count is e->count itself */
 }
@@ -103,11 +103,11 @@ static struct perf_pmu uprobe_pmu = {
 	.name = "uprobe",
 	.caps = PERF_PMU_CAP_SOFTWARE | PERF_PMU_CAP_NO_NMI,
 	.event_init = uprobe_event_init,
-	.add = uprobe_add,
-	.del = uprobe_stop,
-	.start = uprobe_start,
-	.stop = uprobe_stop,
-	.read = uprobe_read,
+	.add = perf_probe_add,
+	.del = perf_probe_stop,
+	.start = perf_probe_start,
+	.stop = perf_probe_stop,
+	.read = perf_probe_read,
 };
 
 struct perf_pmu *perf_uprobe_pmu(void)
@@ -115,21 +115,22 @@ struct perf_pmu *perf_uprobe_pmu(void)
 	return &uprobe_pmu;
 }
 
-/* ---- hits ---- */
+/* ---- hits (of uprobes and kprobes: kprobe.c calls perf_probe_event) ---- */
 
-#define UPROBE_DROPPED_MAX 64 /* bpf_attach.c's program table */
+#define PROBE_DROPPED_MAX 64 /* bpf_attach.c's program table */
 
-struct uprobe_hit {
-	struct ksvc_uprobe *u;
+struct probe_hit {
+	const struct perf_pmu *pmu;
+	const void *probe; /* hw.uprobe or hw.kprobe */
 	bool ret;
 	struct perf_tp_hit tp; /* the raw record and the registers, as a tracepoint's */
-	const struct perf_event *dropped[UPROBE_DROPPED_MAX]; /* their programs returned 0 */
-	unsigned int nr_dropped;
+	const struct perf_event *dropped[PROBE_DROPPED_MAX]; /* their programs returned 0 */
+	int nr_dropped;
 };
 
-static bool dropped(const struct uprobe_hit *h, const struct perf_event *e)
+static bool dropped(const struct probe_hit *h, const struct perf_event *e)
 {
-	for (unsigned int i = 0; i < h->nr_dropped; i++)
+	for (int i = 0; i < h->nr_dropped; i++)
 		if (h->dropped[i] == e)
 			return true;
 	return false;
@@ -137,14 +138,16 @@ static bool dropped(const struct uprobe_hit *h, const struct perf_event *e)
 
 static void hit_locked(struct perf_context *ctx, const void *arg)
 {
-	const struct uprobe_hit *h = arg;
+	const struct probe_hit *h = arg;
 	struct list_node *it;
 
 	spin_assert_held(&ctx->sched.lock);
 	list_for_each(it, &ctx->events) {
 		struct perf_event *e = perf_event_of(list_entry(it, struct perf_event_core, event_entry));
+		const void *probe = e->pmu == &uprobe_pmu ? (const void *)e->hw.uprobe
+							  : (const void *)e->hw.kprobe;
 
-		if (e->pmu != &uprobe_pmu || e->hw.uprobe != h->u || (bool)(e->attr.config & 1) != h->ret)
+		if (e->pmu != h->pmu || probe != h->probe || (bool)(e->attr.config & 1) != h->ret)
 			continue;
 		if (e->state != PERF_EVENT_STATE_ACTIVE || (e->hw.state & PERF_HES_STOPPED) ||
 		    dropped(h, e))
@@ -153,7 +156,8 @@ static void hit_locked(struct perf_context *ctx, const void *arg)
 	}
 }
 
-void perf_uprobe_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func)
+void perf_probe_event(const struct perf_pmu *pmu, const void *probe, bool ret,
+		      const uint64_t *regs, bool user, uint64_t func)
 {
 	uint8_t raw[UPROBE_RAW_MAX] = { 0 };
 	uint64_t ip[2] = { ret ? func : regs[32], regs[32] };
@@ -161,12 +165,21 @@ void perf_uprobe_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint
 	/* the record and its u32 size end 8-aligned: 20 bytes, 28 for a return */
 	uint32_t size = ret ? 28 : 20;
 
-	/* struct trace_entry: type (0: a perf-local probe has no trace event id), flags and
-	 * preempt_count 0 (process context, as Linux 6.1 shows them), pid */
+	/* struct trace_entry: type (0: a perf-local probe has no trace event id), flags
+	 * (TRACE_FLAG_IRQS_OFF for a kprobe, whose handler runs with interrupts masked) and
+	 * preempt_count 0, pid; then uprobe_/kprobe_trace_entry_head's addresses */
+	raw[2] = user ? 0 : 1;
 	memcpy(raw + 4, &pid, 4);
 	memcpy(raw + 8, ip, ret ? 16 : 8);
-	struct uprobe_hit h = { u, ret, { 0, raw, size, regs, true }, { 0 }, 0 };
+	struct probe_hit h = { pmu, probe, ret, { 0, raw, size, regs, user }, { 0 }, 0 };
 
-	h.nr_dropped = perf_probe_bpf_run(u, ret, regs, h.dropped, UPROBE_DROPPED_MAX);
+	h.nr_dropped = perf_probe_bpf_run(probe, ret, regs, h.dropped, PROBE_DROPPED_MAX);
+	if (h.nr_dropped < 0)
+		return; /* a program already runs on this CPU, or this CPU holds the table */
 	perf_each_current_ctx(hit_locked, &h);
+}
+
+void perf_uprobe_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func)
+{
+	perf_probe_event(&uprobe_pmu, u, ret, regs, true, func);
 }

@@ -97,6 +97,11 @@ void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *
 struct ksvc_uprobe;
 void perf_uprobe_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func);
 
+/* [IRQs masked] The kernel hit kprobe k (kern/ksvc.h) on the current task and CPU; regs are
+ * the kernel's registers there (user_pt_regs order, pc the probe). */
+struct ksvc_kprobe;
+void perf_kprobe_hit(struct ksvc_kprobe *k, const uint64_t *regs);
+
 /* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
 
 /* One sysfs attribute file: name and contents without the newline ("config:0-15"). */

@@ -364,9 +364,14 @@ void ksvc_user_regs(uint64_t regs[34])
 }
 
 /* Tracepoints: ids 1..999 exist; uses are counted in ksvc_fake.trace_uses. */
-bool ksvc_trace_event_valid(uint64_t id)
+int ksvc_trace_event_open(uint64_t id)
 {
-	return id >= 1 && id < 1000;
+	return id >= 1 && id <= 999 ? 0 : -EINVAL;
+}
+
+void ksvc_trace_event_close(uint64_t id)
+{
+	(void)id;
 }
 
 void ksvc_trace_use(uint64_t id, int delta)
@@ -633,4 +638,21 @@ void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret)
 	(void)u;
 	(void)ret;
 	ksvc_fake.uprobe_regs--;
+}
+
+/* Kprobes: none in the host tests. */
+int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
+			 struct ksvc_kprobe **out)
+{
+	(void)sym;
+	(void)off;
+	(void)addr;
+	(void)ret;
+	(void)out;
+	return -ENOENT;
+}
+
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+{
+	(void)k;
 }

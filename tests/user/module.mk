@@ -75,6 +75,11 @@ UPROGS += t_libbpf
 t_libbpf_SRCS := tests/user/t_libbpf.c $(BUILD)/user/bpf/pagefaults.bpf.lo
 t_libbpf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_libbpf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+# t_libbpf_probe: libbpf's SEC("uprobe//bin/hot:burn"), uretprobe and attach_kprobe
+UPROGS += t_libbpf_probe
+t_libbpf_probe_SRCS := tests/user/t_libbpf_probe.c $(BUILD)/user/bpf/probes.bpf.lo
+t_libbpf_probe_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_libbpf_probe_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bpf/%.bpf.o: tests/user/bpf/%.bpf.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)clang -target bpf -O2 -g -Wall -Werror -I/usr/aarch64-linux-gnu/include \
@@ -119,3 +124,6 @@ t_bpf_helpers_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lel
 $(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h
 UPROGS += t_uprobe
 t_uprobe_SRCS := tests/user/t_uprobe.c
+UPROGS += t_kprobe
+t_kprobe_SRCS := tests/user/t_kprobe.c
+$(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h

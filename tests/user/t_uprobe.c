@@ -28,6 +28,10 @@
  *    per-task one;
  *    BPF_LINK_CREATE with BPF_PERF_EVENT attaches, kprobe_multi is EOPNOTSUPP (Debian's 6.1
  *    has no CONFIG_FPROBE).
+ *  8 uprobe_events: definitions (named, default-named return probe, ENOENT, EINVAL), the
+ *    listing, events/<group>/<event>/{id,format} as Linux prints them, the event counted and
+ *    sampled as PERF_TYPE_TRACEPOINT (RAW common_type = its id), uprobe_profile's hits, EBUSY
+ *    while open (delete, O_TRUNC), deletion, the group directory going, O_TRUNC clearing.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -159,15 +163,6 @@ static int probe_fd(const void *addr, int pid, bool ret, bool inherit)
 	up_attr(&a, self_path, (uint64_t)off, ret);
 	a.inherit = inherit;
 	return (int)peo(&a, pid, -1, -1, 0);
-}
-
-static uint64_t count_of(int fd)
-{
-	uint64_t c = 0;
-
-	if (read(fd, &c, sizeof(c)) != sizeof(c))
-		return ~0ull;
-	return c;
 }
 
 /* ---- 1: sysfs ---- */
@@ -671,6 +666,117 @@ static void test_bpf(void)
 	close(map);
 }
 
+/* ---- 8: uprobe_events ---- */
+
+#define TRACEFS "/sys/kernel/tracing"
+
+static int write_file(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | flags), r;
+
+	if (fd < 0)
+		return -errno;
+	r = (int)write(fd, text, strlen(text));
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+static void test_events(void)
+{
+	char cmd[768], buf[4096], want[2048];
+	long off = file_offset((void *)f_inh);
+	struct perf_event_attr a;
+	int id, fd;
+
+	if (access(TRACEFS "/uprobe_events", F_OK)) {
+		tap_skip("uprobe_events", "no tracefs at " TRACEFS);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/inh %s:0x%lx\n", self_path, off);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) ? -1 : 0,
+		  "uprobe_events: define p:t_uprobe/inh");
+	snprintf(cmd, sizeof(cmd), "r %s:%ld\n", self_path, off);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) ? -1 : 0,
+		  "uprobe_events: define a return probe with the default name p_<file>_0x<offset> (decimal offset)");
+	CHECK(write_file(TRACEFS "/uprobe_events", "p:t_uprobe/x /no/such/file:0x10\n", O_APPEND) == -ENOENT,
+	      "uprobe_events: a missing file is ENOENT", "%d", write_file(TRACEFS "/uprobe_events", "p:t_uprobe/x /no/such/file:0x10\n", O_APPEND));
+	CHECK(write_file(TRACEFS "/uprobe_events", "p:t_uprobe/1x /bin/sh:0x10\n", O_APPEND) == -EINVAL,
+	      "uprobe_events: a name that starts with a digit is EINVAL", "-");
+	read_file(TRACEFS "/uprobe_events", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "p:t_uprobe/inh %s:0x%016lx\nr:uprobes/p_t_0x%lx %s:0x%016lx\n",
+		 self_path, off, off, self_path, off);
+	CHECK(strstr(buf, want) != NULL, "uprobe_events lists both as Linux prints them", "'%s'", buf);
+	read_file(TRACEFS "/events/t_uprobe/inh/id", buf, sizeof(buf));
+	id = atoi(buf);
+	read_file(TRACEFS "/events/t_uprobe/inh/format", buf, sizeof(buf));
+	snprintf(want, sizeof(want),
+		 "name: inh\nID: %d\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+		 "print fmt: \"(%%lx)\", REC->__probe_ip\n", id);
+	CHECK(id > 0 && !strcmp(buf, want), "events/t_uprobe/inh/format as Linux's", "'%s'", buf);
+	snprintf(cmd, sizeof(cmd), TRACEFS "/events/uprobes/p_t_0x%lx/format", off);
+	buf[0] = 0;
+	read_file(cmd, buf, sizeof(buf));
+	CHECK(strstr(buf, "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+			  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+			  "print fmt: \"(%lx <- %lx)\", REC->__probe_func, REC->__probe_ret_ip\n") != NULL,
+	      "a return probe's format has __probe_func and __probe_ret_ip", "'%s'", buf);
+
+	/* the event as PERF_TYPE_TRACEPOINT: counting and RAW */
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	struct ring r = { fd, NULL, 3 * 4096 };
+	struct sample sm[8];
+
+	if (!CHECK(fd >= 0, "perf_event_open of the uprobe event's id (PERF_TYPE_TRACEPOINT)", "%s",
+		   strerror(errno)))
+		return;
+	r.pg = mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	for (int k = 0; k < 4; k++)
+		f_inh(0);
+	int n = r.pg == MAP_FAILED ? -1 : ring_samples(&r, sm, 8);
+	uint16_t type = 0;
+	uint64_t ip = 0;
+
+	if (n > 0) {
+		memcpy(&type, sm[0].raw, 2);
+		memcpy(&ip, sm[0].raw + 8, 8);
+	}
+	CHECK(n == 4 && count_of(fd) == 4 && sm[0].rawsize == 20 && type == id &&
+		      ip == (uintptr_t)f_inh && sm[0].ip == (uintptr_t)f_inh,
+	      "4 calls: 4 samples, RAW common_type the event's id, __probe_ip the probe",
+	      "n %d count %llu size %u type %u ip %llx", n, (unsigned long long)count_of(fd),
+	      n > 0 ? sm[0].rawsize : 0, type, (unsigned long long)ip);
+	read_file(TRACEFS "/uprobe_profile", buf, sizeof(buf));
+	snprintf(want, sizeof(want), "  %s %-44s %15lu\n", self_path, "inh", 4ul);
+	CHECK(strstr(buf, want) != NULL, "uprobe_profile counts the 4 hits", "'%s'", buf);
+	CHECK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/inh\n", O_APPEND) == -EBUSY,
+	      "deleting an event a perf event has open is EBUSY", "-");
+	CHECK(write_file(TRACEFS "/uprobe_events", "\n", O_TRUNC) == -EBUSY,
+	      "an O_TRUNC open of uprobe_events while one is open is EBUSY", "-");
+	if (r.pg != MAP_FAILED)
+		munmap(r.pg, r.size);
+	close(fd);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/inh\n", O_APPEND) ? -1 : 0,
+		  "-:t_uprobe/inh deletes it once closed");
+	CHECK(access(TRACEFS "/events/t_uprobe", F_OK) && errno == ENOENT,
+	      "its group directory goes with its last event", "-");
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "", O_TRUNC) ? -1 : 0,
+		  "an O_TRUNC open clears the rest");
+	read_file(TRACEFS "/uprobe_events", buf, sizeof(buf));
+	CHECK(!strstr(buf, self_path), "uprobe_events no longer lists this program's probes", "'%s'", buf);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--child")) {
@@ -696,5 +802,6 @@ int main(int argc, char **argv)
 	test_sample();
 	test_inherit();
 	test_bpf();
+	test_events();
 	return tap_done();
 }

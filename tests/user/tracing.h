@@ -21,6 +21,16 @@ static inline long peo(struct perf_event_attr *a, int pid, int cpu, int group_fd
 	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
 }
 
+/* An event's count (read without read_format), all ones when the read fails. */
+static inline uint64_t count_of(int fd)
+{
+	uint64_t c = 0;
+
+	if (read(fd, &c, sizeof(c)) != sizeof(c))
+		return ~0ull;
+	return c;
+}
+
 /* A disabled cpu-clock sampling event on this task (for the wrong-program-type checks). */
 static inline int sw_sampling_fd(void)
 {
