@@ -82,6 +82,13 @@ echo "rc=$?"
 sec sched-switch
 bpftrace -e 'tracepoint:sched:sched_switch { @[kstack] = count(); @n = count(); } interval:s:1 { exit(); }'
 echo "rc=$?"
+sec kprobe
+# the kernel function behind write(2): ksys_write on Linux, sys_write here
+fn=$(awk '$3 == "ksys_write" || $3 == "sys_write" { print $3; exit }' /proc/kallsyms)
+echo "function $fn"
+# (here bpftrace warns that it "is not traceable": there is no available_filter_functions)
+bpftrace -e "kprobe:$fn /comm == \"hot\"/ { @[comm] = count(); @s[kstack] = count(); }" -c '/bin/hot 1'
+echo "rc=$?"
 sec pagefaults
 bpftrace -e 'software:page-faults:1 { @[comm] = count(); }' -c '/bin/hot 1'
 echo "rc=$?"

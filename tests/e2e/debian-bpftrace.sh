@@ -8,7 +8,8 @@
 # and histograms printed at exit() and at SIGINT.  --linux runs the same guest script on Linux
 # 6.1 under refvm.sh (../shared/tools/refvm.sh, -smp 2, 2 GiB) and checks it the same way.
 # Without the overlay: FAIL when make deps has downloaded bpftrace, SKIP otherwise.
-# KEEP_LOG=file keeps the guest's console (each section stamped with the guest's uptime).
+# KEEP_LOG=file keeps the guest's console (each section stamped with the guest's uptime);
+# CHECK_LOG=file checks such a log again without running anything.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-bpftrace"
@@ -30,7 +31,11 @@ trap '[ -z "${KEEP_LOG:-}" ] || cp "$w/run.log" "$KEEP_LOG"; rm -rf "$w"' EXIT
 guest=tests/e2e/debian-bpftrace-guest.sh
 hot=$BUILD/user/bin/hot
 log=$w/run.log
-if [ "${1:-}" = --linux ]; then
+if [ -n "${CHECK_LOG:-}" ]; then # check a kept log again (its kernel from the log)
+	cp "$CHECK_LOG" "$log"
+	kernel=perfkernel
+	grep -q '^  OS: Linux.*Debian' "$log" && kernel=Linux
+elif [ "${1:-}" = --linux ]; then
 	mkdir -p "$w/ov/bin"
 	cp -a "$OV/." "$w/ov/"
 	cp "$hot" "$w/ov/bin/hot"
@@ -153,9 +158,9 @@ k=$(section kstack)
 # "@[]: N" is the samples of user mode (no kernel stack), "]: N" closes a stack's entry
 total=$(printf '%s\n' "$k" | sed -n 's/^\(@\[\)\{0,1\}\]: \([0-9]*\)$/\2/p' | awk '{ s += $1 } END { print s + 0 }')
 named=$(printf '%s\n' "$k" | grep -cE '^    [A-Za-z_][A-Za-z0-9_.]*\+[0-9]+$')
-# 2 CPUs at 99 Hz for 2 s (plus start and exit) is about 400 samples; Linux under QEMU
-# delivers about half of an idle CPU's
-if [ "$total" -ge 150 ] && [ "$total" -le 700 ] && [ "$named" -ge 3 ]; then
+# 2 CPUs at 99 Hz for 2 s (plus start and exit) is about 400 samples; QEMU on a loaded host
+# delivers as few as a third of them to Linux (144 seen), a half here
+if [ "$total" -ge 100 ] && [ "$total" -le 700 ] && [ "$named" -ge 3 ]; then
 	ok "$kernel: profile:hz:99 kstack: $total samples, $named frames named function+offset"
 else
 	bad "$kernel: profile:hz:99 kstack: $total samples, $named named frames"
@@ -167,7 +172,8 @@ n=$(printf '%s\n' "$h" | sed -n 's/^@n: \([0-9]*\)$/\1/p')
 hsum=$(hist_sum us hist)
 csum=$(hist_sum cpu hist)
 buckets=$(printf '%s\n' "$h" | awk '/^@us:/ { on = 1; next } /^@/ { on = 0 } on && /^\[/' | wc -l)
-if [ -n "$n" ] && [ "$n" -ge 100 ] && [ "$hsum" = "$n" ] && [ "$csum" = "$n" ] && [ "$buckets" -ge 4 ]; then
+# hot on one CPU at 99 Hz for 2 s: about 200 samples (61 seen on Linux on a loaded host)
+if [ -n "$n" ] && [ "$n" -ge 40 ] && [ "$n" -le 300 ] && [ "$hsum" = "$n" ] && [ "$csum" = "$n" ] && [ "$buckets" -ge 4 ]; then
 	ok "$kernel: hist() and lhist(): $n samples in $buckets power-of-two buckets, lhist by cpu sums to it"
 else
 	bad "$kernel: hist: @n '$n', hist sum $hsum over $buckets buckets, lhist sum $csum"
@@ -197,6 +203,17 @@ if [ -n "$n" ] && [ "$n" -ge 10 ] && [ $# -ge 3 ]; then
 else
 	bad "$kernel: tracepoint:sched:sched_switch: @n '$n', top kstack \"$*\""
 	section sched-switch | head -20
+fi
+
+# hot's one printf is one write(2)
+n=$(key_count kprobe hot)
+fn=$(section kprobe | sed -n 's/^function //p')
+set -- $(top_stack kprobe)
+if [ "$n" = 1 ] && [ "${2:-}" = "$fn+0" ]; then
+	ok "$kernel: kprobe:$fn /comm == \"hot\"/: @[hot] 1, kstack from $2"
+else
+	bad "$kernel: kprobe:$fn: @[hot] $n, kstack \"$*\""
+	section kprobe | head -20
 fi
 
 n=$(key_count pagefaults hot)
