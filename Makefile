@@ -53,7 +53,7 @@ include tests/fuzz/fuzz.mk
 .DEFAULT_GOAL := all
 
 .PHONY: all deps kernel debug-kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf \
-	debian-strace debian-bpftool
+	debian-strace debian-bpftool debian-bpftrace test-tools
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -77,6 +77,12 @@ DEBIAN_BPFTOOL := $(BUILD)/debian-bpftool
 debian-bpftool: $(DEBIAN_BPFTOOL)/usr/sbin/bpftool
 $(DEBIAN_BPFTOOL)/usr/sbin/bpftool: tools/host/debian-bpftool.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/debian-bpftool.sh $(BUILD) $(DEBIAN_BPFTOOL)
+# and Debian's own arm64 bpftrace with LLVM (188 MB; run it with MEM=2048):
+# make run MEM=2048 OVERLAY=$(BUILD)/debian-bpftrace CMD='bpftrace -e ...'
+DEBIAN_BPFTRACE := $(BUILD)/debian-bpftrace
+debian-bpftrace: $(DEBIAN_BPFTRACE)/usr/bin/bpftrace
+$(DEBIAN_BPFTRACE)/usr/bin/bpftrace: tools/host/debian-bpftrace.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/debian-bpftrace.sh $(BUILD) $(DEBIAN_BPFTRACE)
 
 # ---- include paths ----
 # The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
@@ -175,7 +181,7 @@ $(INITRAMFS): $(UBINS) $(USCRIPTS) tools/host/mkinitramfs.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/mkinitramfs.sh $@ $(BUILD) $(UBINS) $(USCRIPTS)
 
 # ---- running ----
-RUN_ENV = SMP='$(SMP)' ICOUNT='$(ICOUNT)' OVERLAY='$(OVERLAY)' OUTDIR='$(OUTDIR)' \
+RUN_ENV = SMP='$(SMP)' ICOUNT='$(ICOUNT)' OVERLAY='$(OVERLAY)' OUTDIR='$(OUTDIR)' MEM='$(MEM)' \
 	MACHINE='$(MACHINE)' CPU='$(CPU)' BUILD='$(BUILD)'
 run: $(KERNEL_IMG) $(INITRAMFS)
 	$(Q)$(RUN_ENV) sh tools/host/run.sh $(KERNEL_IMG) $(INITRAMFS) '$(CMD)'
@@ -196,6 +202,12 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debian-strace debian-bpftool \
 		debug-kernel
 	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
+
+# Debian's bpftrace one-liners inside (LLVM in a 2 GiB guest: 2 to 6 minutes), kept out of
+# make test; tests/e2e/debian-bpftrace.sh --linux runs the same on Linux under refvm.sh
+test-tools: deps
+	$(Q)$(MAKE) --no-print-directory all debian-bpftrace
+	$(Q)BUILD='$(BUILD)' sh tests/e2e/debian-bpftrace.sh
 
 bench: deps
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)

@@ -76,9 +76,16 @@ int bpf_link_create(const union bpf_attr *attr)
 	err = bpf_prog_get_fd((int)attr->link_create.prog_fd, &prog);
 	if (err)
 		return err;
+	/* a KPROBE program with another attach type is a kprobe_multi link: not built, as in
+	 * Debian's 6.1 (no CONFIG_FPROBE), EOPNOTSUPP */
+	err = -EOPNOTSUPP;
+	if (prog->type == BPF_PROG_TYPE_KPROBE && attr->link_create.attach_type != BPF_PERF_EVENT)
+		goto out_prog;
 	err = -EINVAL;
-	/* PERF_EVENT and TRACEPOINT programs link to perf events (the event checks which) */
-	if ((prog->type != BPF_PROG_TYPE_PERF_EVENT && prog->type != BPF_PROG_TYPE_TRACEPOINT) ||
+	/* PERF_EVENT, TRACEPOINT and KPROBE programs link to perf events (the event checks
+	 * which) */
+	if ((prog->type != BPF_PROG_TYPE_PERF_EVENT && prog->type != BPF_PROG_TYPE_TRACEPOINT &&
+	     prog->type != BPF_PROG_TYPE_KPROBE) ||
 	    attr->link_create.attach_type != BPF_PERF_EVENT || attr->link_create.flags)
 		goto out_prog;
 	err = -EBADF;

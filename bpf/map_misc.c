@@ -12,7 +12,9 @@
  * bpf_get_stackid (bpf_stackmap_insert); buckets are preallocated so inserts never allocate.
  * Same id for the same stack; a different stack hashing to a taken id is EEXIST unless
  * BPF_F_REUSE_STACKID.  The syscall side can look up (zero-padded), delete and iterate; update
- * is EINVAL.  Not here: BPF_F_STACK_BUILD_ID.
+ * is EINVAL.  Not here: BPF_F_STACK_BUILD_ID.  The buckets come in chunks of at most
+ * STACK_CHUNK bytes: bpftrace's map (131072 ids of 127 frames) is 133 MB, which Linux takes
+ * from vmalloc and which no single block of the page allocator holds.
  */
 #include <stdint.h>
 
@@ -184,8 +186,11 @@ struct stackmap {
 	uint32_t bucket_size;
 	struct stack_bucket **buckets; /* (m) */
 	struct stack_bucket *free; /* (m) */
-	uint8_t *pool;
+	uint32_t nchunks;
+	uint8_t **chunks; /* the buckets' storage, threaded onto free at create */
 };
+
+#define STACK_CHUNK (1u << 20)
 
 #define PERF_MAX_STACK 127
 
@@ -201,9 +206,19 @@ static int stack_check(const union bpf_attr *attr)
 	return 0;
 }
 
+static void stack_release(struct stackmap *s)
+{
+	for (uint32_t c = 0; s->chunks && c < s->nchunks; c++)
+		ksvc_free(s->chunks[c]);
+	ksvc_free(s->chunks);
+	ksvc_free(s->buckets);
+	ksvc_free(s);
+}
+
 static int stack_alloc(struct bpf_map *map)
 {
 	struct stackmap *s = ksvc_alloc(sizeof(*s));
+	uint32_t per_chunk, left;
 
 	if (!s)
 		return -ENOMEM;
@@ -213,18 +228,28 @@ static int stack_alloc(struct bpf_map *map)
 	s->bucket_size = (uint32_t)sizeof(struct stack_bucket) + map->value_size;
 	s->buckets = ksvc_alloc(sizeof(*s->buckets) * s->nbuckets);
 	/* one spare per id so a replacing insert always finds a free bucket */
-	s->pool = ksvc_alloc((size_t)s->bucket_size * (map->max_entries + 1));
-	if (!s->buckets || !s->pool) {
-		ksvc_free(s->buckets);
-		ksvc_free(s->pool);
-		ksvc_free(s);
+	left = map->max_entries + 1;
+	per_chunk = STACK_CHUNK / s->bucket_size;
+	s->nchunks = (left + per_chunk - 1) / per_chunk;
+	s->chunks = ksvc_alloc(sizeof(*s->chunks) * s->nchunks);
+	if (!s->buckets || !s->chunks) {
+		stack_release(s);
 		return -ENOMEM;
 	}
-	for (uint32_t i = 0; i <= map->max_entries; i++) {
-		struct stack_bucket *b = (void *)(s->pool + (size_t)i * s->bucket_size);
+	for (uint32_t c = 0; c < s->nchunks; c++, left -= per_chunk) {
+		uint32_t n = left < per_chunk ? left : per_chunk;
 
-		b->next_free = s->free;
-		s->free = b;
+		s->chunks[c] = ksvc_alloc((size_t)s->bucket_size * n);
+		if (!s->chunks[c]) {
+			stack_release(s);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			struct stack_bucket *b = (void *)(s->chunks[c] + (size_t)i * s->bucket_size);
+
+			b->next_free = s->free;
+			s->free = b;
+		}
 	}
 	map->priv = s;
 	return 0;
@@ -232,11 +257,7 @@ static int stack_alloc(struct bpf_map *map)
 
 static void stack_free(struct bpf_map *map)
 {
-	struct stackmap *s = map->priv;
-
-	ksvc_free(s->buckets);
-	ksvc_free(s->pool);
-	ksvc_free(s);
+	stack_release(map->priv);
 }
 
 static uint32_t ips_hash(const uint64_t *ips, uint32_t nr)

@@ -8,8 +8,10 @@
  * EINVAL for unknown types/flags/names and bad log attributes, EFAULT for bad pointers,
  * EBADF/EINVAL for lddw map fds that are not maps, ENOSPC when the log was too small.
  * Program types: BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL (for PROG_TEST_RUN) and
- * BPF_PROG_TYPE_SOCKET_FILTER (loads, with Linux's __sk_buff access rules; none runs here) and
- * BPF_PROG_TYPE_TRACEPOINT (attached to tracepoint events: perf/bpf_attach.c).
+ * BPF_PROG_TYPE_SOCKET_FILTER (loads, with Linux's __sk_buff access rules; none runs here),
+ * BPF_PROG_TYPE_TRACEPOINT (attached to tracepoint events: perf/bpf_attach.c) and
+ * BPF_PROG_TYPE_KPROBE (ctx a struct pt_regs; uprobe and kprobe events take them,
+ * perf/bpf_attach.c).
  * The tag is Linux's: the first 8 bytes of the SHA-1 of the instructions as loaded, with the
  * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
  * offsets there differ from load to load (bpf_prog_calc_tag).
@@ -282,7 +284,8 @@ static int load_check(const union bpf_attr *attr)
 	if (attr->prog_flags & ~flags_ok)
 		return -EINVAL;
 	if (attr->prog_type != BPF_PROG_TYPE_PERF_EVENT && attr->prog_type != BPF_PROG_TYPE_SYSCALL &&
-	    attr->prog_type != BPF_PROG_TYPE_SOCKET_FILTER && attr->prog_type != BPF_PROG_TYPE_TRACEPOINT)
+	    attr->prog_type != BPF_PROG_TYPE_SOCKET_FILTER && attr->prog_type != BPF_PROG_TYPE_TRACEPOINT &&
+	    attr->prog_type != BPF_PROG_TYPE_KPROBE)
 		return -EINVAL;
 	if ((attr->prog_flags & BPF_F_SLEEPABLE) && attr->prog_type != BPF_PROG_TYPE_SYSCALL)
 		return -EINVAL;

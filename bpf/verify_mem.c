@@ -307,6 +307,11 @@ static int ctx_access(struct venv *env, uint32_t regno, const struct reg *p, int
 	if (env->prog->type == BPF_PROG_TYPE_TRACEPOINT && !write && o >= 8 && o + size <= 2048 &&
 	    o % size == 0)
 		ok = true;
+	/* BPF_PROG_TYPE_KPROBE: struct pt_regs (336 bytes on arm64), read-only, aligned loads
+	 * (kprobe_prog_is_valid_access) */
+	if (env->prog->type == BPF_PROG_TYPE_KPROBE && !write && o >= 0 && o + size <= 336 &&
+	    o % size == 0)
+		ok = true;
 	/* BPF_PROG_TYPE_SYSCALL: ctx is the caller's buffer; PROG_TEST_RUN checks its size */
 	if (env->prog->type == BPF_PROG_TYPE_SYSCALL && o >= 0 && o + size < 65535 && o % size == 0)
 		ok = true;

@@ -217,6 +217,9 @@ struct pseudo_ops {
 	/* Write of n bytes (kernel copy, NUL-terminated): n or -errno.  NULL: read-only
 	 * (open for writing is EACCES, as kernfs and proc do for root). */
 	long (*store)(struct inode *ino, const char *buf, size_t n);
+	/* Regular files opened for writing with O_TRUNC: 0 or the open's -errno, without
+	 * vfs_lock held.  NULL: O_TRUNC does nothing. */
+	int (*truncate)(struct inode *ino);
 	/* Directories: bring the entries up to date, under vfs_lock (must not sleep on anything
 	 * but kmalloc): before looking up name (len bytes) or, with name NULL, before a listing. */
 	void (*refresh)(struct inode *dir, const char *name, size_t len);

@@ -406,6 +406,13 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 	if (S_ISREG(ino->mode) && !ino->pseudo)
 		abs_path = open_path_locked(base, path);
 	fs_mutex_unlock(&vfs_lock);
+	/* a pseudo file's truncation (tracefs's uprobe_events drops every probe), unlocked */
+	if ((flags & O_TRUNC) && acc != O_RDONLY && ino->pseudo && ino->pseudo->truncate &&
+	    (err = ino->pseudo->truncate(ino)) != 0) {
+		inode_put(ino);
+		kfree(abs_path);
+		return err;
+	}
 	if (S_ISREG(ino->mode) || S_ISDIR(ino->mode))
 		flags |= O_LARGEFILE; /* Linux forces it on 64-bit; F_GETFL shows it */
 	f = file_alloc(vfs_inode_fops(ino), ino, (unsigned int)flags &

@@ -519,6 +519,9 @@ static void make_pid_dir_locked(struct inode *parent, int id, bool task)
 	pseudo_file_locked(d, "maps", 0444, &maps_ops, arg);
 	pseudo_file_locked(d, "cmdline", 0444, &cmdline_ops, arg);
 	pseudo_symlink_locked(d, "exe", NULL, &exe_ops, arg);
+	/* every process's root is the one root (no chroot here): bcc's symbol resolver opens
+	 * a process's files through it */
+	pseudo_symlink_locked(d, "root", "/", NULL, arg);
 	pseudo_mkdir_locked(d, "fd", 0500, &procfs_fd_dir_ops, arg);
 	pseudo_mkdir_locked(d, "fdinfo", 0500, &procfs_fdinfo_dir_ops, arg);
 	if (!task)

@@ -10,8 +10,10 @@
  *     or listing of its system's directory;
  *   available_events ("system:event" lines), available_tracers / current_tracer ("nop", the
  *     only tracer), tracing_on, trace (the nop tracer's empty buffer header), trace_pipe (what
- *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, kprobe_events and
- *     uprobe_events (empty: no dynamic probes yet).
+ *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, kprobe_events (empty:
+ *     no kprobes), uprobe_events and uprobe_profile (trace_uprobe.c's text interface over
+ *     kernel/uprobe_events.c: "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC
+ *     clears; each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
  * /sys/kernel/debug ("none" as the source): perf's api/fs finds them by statfs magic and
@@ -42,6 +44,7 @@
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/trace.h>
+#include <kern/uprobes.h>
 #include <bpf/bpf.h>
 #include <linux/fcntl.h>
 #include <linux/magic.h>
@@ -49,7 +52,7 @@
 #include <linux/stat.h>
 #include "fs_internal.h"
 
-static struct inode *tracefs_root, *debugfs_root;
+static struct inode *tracefs_root, *debugfs_root, *events_root;
 
 /* ---- the mount table (V) ---- */
 
@@ -114,15 +117,23 @@ enum tf_kind {
 	TF_TRACE_PIPE,
 	TF_HEADER_PAGE,
 	TF_HEADER_EVENT,
+	TF_PROBE_FORMAT, /* parg >> 8: a uprobe event's id */
+	TF_UPROBE_EVENTS,
+	TF_UPROBE_PROFILE,
 };
 
-static void format_show(struct pbuf *b, const struct trace_event *ev)
+static void format_head(struct pbuf *b, const char *name, unsigned int id)
 {
-	pb_printf(b, "name: %s\nID: %u\nformat:\n", ev->name, ev->id);
+	pb_printf(b, "name: %s\nID: %u\nformat:\n", name, id);
 	pb_printf(b, "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
 		  "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
 		  "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
 		  "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
+}
+
+static void format_show(struct pbuf *b, const struct trace_event *ev)
+{
+	format_head(b, ev->name, ev->id);
 	for (unsigned int i = 0; i < ev->nr_fields; i++) {
 		const struct trace_field *f = &ev->fields[i];
 
@@ -132,11 +143,54 @@ static void format_show(struct pbuf *b, const struct trace_event *ev)
 	pb_printf(b, "\nprint fmt: %s\n", ev->print_fmt);
 }
 
+/* ---- uprobe events: uprobe_events, uprobe_profile, their format files ---- */
+
+struct probe_show {
+	struct pbuf *b;
+	enum tf_kind kind;
+	unsigned int id;
+};
+
+static void probe_show_one(const struct uprobe_event_info *i, void *arg)
+{
+	struct probe_show *s = arg;
+
+	switch (s->kind) {
+	case TF_UPROBE_EVENTS:
+		pb_printf(s->b, "%c:%s/%s %s:0x%016llx\n", i->ret ? 'r' : 'p', i->group, i->name,
+			  i->path, (unsigned long long)i->offset);
+		break;
+	case TF_UPROBE_PROFILE:
+		pb_printf(s->b, "  %s %-44s %15llu\n", i->path, i->name,
+			  (unsigned long long)i->hits);
+		break;
+	default:
+		if (i->id != s->id)
+			break;
+		/* trace_uprobe.c uprobe_event_define_fields / set_print_fmt */
+		format_head(s->b, i->name, i->id);
+		if (i->ret)
+			pb_printf(s->b, "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+				  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+				  "\nprint fmt: \"(%%lx <- %%lx)\", REC->__probe_func, REC->__probe_ret_ip\n");
+		else
+			pb_printf(s->b, "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+				  "\nprint fmt: \"(%%lx)\", REC->__probe_ip\n");
+		break;
+	}
+}
+
 static int tf_show(struct inode *ino, struct pbuf *b)
 {
 	long arg = ino->parg;
+	struct probe_show ps = { b, (enum tf_kind)(arg & 0xff), (unsigned int)(arg >> 8) };
 
 	switch ((enum tf_kind)(arg & 0xff)) {
+	case TF_PROBE_FORMAT:
+	case TF_UPROBE_EVENTS:
+	case TF_UPROBE_PROFILE:
+		uprobe_events_each(probe_show_one, &ps);
+		break;
 	case TF_FORMAT:
 		format_show(b, &trace_events[arg >> 8]);
 		break;
@@ -287,6 +341,250 @@ static void events_dir_refresh(struct inode *dir, const char *name, size_t len)
 
 static const struct pseudo_ops events_dir_ops = { .refresh = events_dir_refresh };
 
+/* ---- uprobe_events: definitions (trace_uprobe.c create_trace_uprobe) ---- */
+
+/* is_good_name: [A-Za-z_][A-Za-z0-9_]* */
+static bool good_name(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* "[GRP/]EVENT" after the command letter's ':' into group and name (default group uprobes). */
+static int split_name(const char *s, char *group, char *name, size_t size)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash) {
+		if ((size_t)(slash - s) >= size || strlen(slash + 1) >= size)
+			return -EINVAL;
+		memcpy(group, s, (size_t)(slash - s));
+		group[slash - s] = 0;
+		s = slash + 1;
+	} else {
+		ksnprintf(group, size, "uprobes");
+	}
+	if (strlen(s) >= size)
+		return -EINVAL;
+	ksnprintf(name, size, "%s", s);
+	return good_name(group) && good_name(name) ? 0 : -EINVAL;
+}
+
+/* events/GROUP/NAME for a new event (GROUP made when missing). */
+static void probe_dirs_add(const char *group, const char *name, uint16_t id)
+{
+	struct ramfs_dirent *de;
+	struct inode *g, *d;
+
+	fs_mutex_lock(&vfs_lock);
+	if (!events_root)
+		goto out;
+	events_dir_refresh(events_root, NULL, 0);
+	de = ramfs_lookup_locked(events_root, group, strlen(group));
+	g = de ? de->inode : pseudo_mkdir_locked(events_root, group, 0750, NULL, 0);
+	if (!g)
+		goto out;
+	if (!de) {
+		ctl_file_locked(g, "enable", 0640, &ctl_ops, "0\n");
+		ctl_file_locked(g, "filter", 0640, &ctl_ops, "none\n");
+	} else if (g->pseudo && g->pseudo->refresh) {
+		g->pseudo->refresh(g, NULL, 0); /* a static system's events first */
+	}
+	d = pseudo_mkdir_locked(g, name, 0750, NULL, 0);
+	if (d) {
+		struct inode *idf;
+
+		ctl_file_locked(d, "enable", 0640, &ctl_ops, "0\n");
+		ctl_file_locked(d, "filter", 0640, &ctl_ops, "none\n");
+		pseudo_file_locked(d, "format", 0440, &tf_ops, (long)id << 8 | TF_PROBE_FORMAT);
+		idf = pseudo_text_locked(d, "id", "%u\n", id);
+		if (idf)
+			idf->mode = S_IFREG | 0440;
+	}
+out:
+	fs_mutex_unlock(&vfs_lock);
+}
+
+/* Take events/GROUP/NAME away, and GROUP with its last probe event. */
+static void probe_dirs_del(const char *group, const char *name)
+{
+	struct ramfs_dirent *gde, *de;
+
+	fs_mutex_lock(&vfs_lock);
+	gde = events_root ? ramfs_lookup_locked(events_root, group, strlen(group)) : NULL;
+	de = gde ? ramfs_lookup_locked(gde->inode, name, strlen(name)) : NULL;
+	if (de)
+		pseudo_remove_locked(gde->inode, de);
+	if (gde && !gde->inode->pseudo) {
+		bool others = false;
+		struct list_node *n;
+
+		list_for_each(n, &gde->inode->dirents) {
+			struct ramfs_dirent *e = list_entry(n, struct ramfs_dirent, node);
+
+			others |= S_ISDIR(e->inode->mode);
+		}
+		if (!others)
+			pseudo_remove_locked(events_root, gde);
+	}
+	fs_mutex_unlock(&vfs_lock);
+}
+
+static int probe_define(char **argv, int argc)
+{
+	char group[64], name[64];
+	bool ret = argv[0][0] == 'r';
+	char *colon = strrchr(argv[1], ':'), *end;
+	struct inode *ino;
+	uint16_t id;
+	int err;
+
+	if (argc < 2 || !colon || colon == argv[1])
+		return -EINVAL;
+	if (argc > 2)
+		return -EINVAL; /* fetch arguments: not built */
+	*colon = 0;
+	uint64_t off = strtoul(colon + 1, &end, 0);
+
+	if (end == colon + 1 || *end)
+		return -EINVAL; /* also "(ref_ctr)" and "%return": not built */
+	if (argv[0][1] == ':') {
+		err = split_name(argv[0] + 2, group, name, sizeof(name));
+		if (err)
+			return err;
+	} else if (argv[0][1]) {
+		return -EINVAL;
+	} else {
+		/* "p_%s_0x%lx" (a 'p' for return probes too): the file's name up to its first
+		 * '.', '-' or '_' */
+		const char *base = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+		char tail[32];
+		size_t n = 0;
+
+		while (base[n] && base[n] != '.' && base[n] != '-' && base[n] != '_' &&
+		       n < sizeof(tail) - 1) {
+			tail[n] = base[n];
+			n++;
+		}
+		tail[n] = 0;
+		ksnprintf(group, sizeof(group), "uprobes");
+		ksnprintf(name, sizeof(name), "p_%s_0x%llx", tail, (unsigned long long)off);
+	}
+	err = vfs_lookup_at(AT_FDCWD, argv[1], true, &ino);
+	if (err)
+		return err;
+	err = S_ISREG(ino->mode) ? 0 : -EINVAL;
+	inode_put(ino);
+	if (!err)
+		err = uprobe_event_add(group, name, argv[1], off, ret, &id);
+	if (!err)
+		probe_dirs_add(group, name, id);
+	return err;
+}
+
+static int probe_command(char *line)
+{
+	char *argv[8];
+	int argc = 0;
+	char group[64], name[64];
+
+	for (char *p = line; *p && argc < 8;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (!*p)
+			break;
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	if (!argc)
+		return 0;
+	if (argv[0][0] == '-') {
+		int err = argv[0][1] == ':' && argc == 1 ? split_name(argv[0] + 2, group, name, 64)
+							 : -EINVAL;
+
+		if (!err)
+			err = uprobe_event_del(group, name);
+		if (!err)
+			probe_dirs_del(group, name);
+		return err;
+	}
+	if (argv[0][0] != 'p' && argv[0][0] != 'r')
+		return -EINVAL;
+	return probe_define(argv, argc);
+}
+
+/* Each line a command (trace_parse_run_command): '#' starts a comment. */
+static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
+{
+	char line[512];
+
+	(void)ino;
+	for (size_t at = 0; at < n;) {
+		const char *nl = memchr(buf + at, '\n', n - at);
+		size_t len = nl ? (size_t)(nl - (buf + at)) : n - at;
+		int err;
+
+		if (len >= sizeof(line))
+			return -EINVAL;
+		memcpy(line, buf + at, len);
+		line[len] = 0;
+		at += len + 1;
+		char *hash = strchr(line, '#');
+
+		if (hash)
+			*hash = 0;
+		err = probe_command(line);
+		if (err)
+			return err;
+	}
+	return (long)n;
+}
+
+struct probe_names {
+	unsigned int n;
+	char group[64][64], name[64][64];
+};
+
+static void probe_name_one(const struct uprobe_event_info *i, void *arg)
+{
+	struct probe_names *pn = arg;
+
+	if (pn->n < 64) {
+		memcpy(pn->group[pn->n], i->group, 64);
+		memcpy(pn->name[pn->n], i->name, 64);
+		pn->n++;
+	}
+}
+
+/* O_TRUNC: every probe goes (dyn_events_release_all), or EBUSY when one is in use. */
+static int uprobe_events_truncate(struct inode *ino)
+{
+	struct probe_names *pn = kmalloc(sizeof(*pn));
+	int err;
+
+	(void)ino;
+	if (!pn)
+		return -ENOMEM;
+	uprobe_events_each(probe_name_one, pn);
+	err = uprobe_event_clear();
+	for (unsigned int i = 0; i < pn->n && !err; i++)
+		probe_dirs_del(pn->group[i], pn->name[i]);
+	kfree(pn);
+	return err;
+}
+
+static const struct pseudo_ops uprobe_events_ops = {
+	.show = tf_show,
+	.store = uprobe_events_store,
+	.truncate = uprobe_events_truncate,
+};
+
 /* ---- the trees ---- */
 
 static struct inode *fs_root_new(uint32_t magic)
@@ -306,6 +604,7 @@ static void build_tracefs_locked(struct inode *r)
 	fs_mutex_assert_held(&vfs_lock);
 	struct inode *ev = pseudo_mkdir_locked(r, "events", 0750, &events_dir_ops, 0);
 
+	events_root = ev;
 	if (ev) {
 		ctl_file_locked(ev, "enable", 0640, &ctl_ops, "0\n");
 		pseudo_file_locked(ev, "header_page", 0440, &tf_ops, TF_HEADER_PAGE);
@@ -319,7 +618,8 @@ static void build_tracefs_locked(struct inode *r)
 	pseudo_file_locked(r, "trace_pipe", 0440, &tf_ops, TF_TRACE_PIPE);
 	ctl_file_locked(r, "saved_cmdlines", 0440, &ctl_ops, "");
 	ctl_file_locked(r, "kprobe_events", 0640, &ctl_ops, "");
-	ctl_file_locked(r, "uprobe_events", 0640, &ctl_ops, "");
+	pseudo_file_locked(r, "uprobe_events", 0640, &uprobe_events_ops, TF_UPROBE_EVENTS);
+	pseudo_file_locked(r, "uprobe_profile", 0440, &tf_ops, TF_UPROBE_PROFILE);
 	ctl_file_locked(r, "set_event", 0640, &ctl_ops, "");
 }
 

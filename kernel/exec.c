@@ -29,6 +29,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/uprobes.h>
 #include <kern/signal.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
@@ -344,9 +345,13 @@ static int load_image(struct proc *p, struct file *f, const struct elf_plan *pla
 		mm_put(mm);
 		return err;
 	}
+	unsigned long fl = spin_lock_irqsave(&p->lock); /* uprobes' walk of every mm reads it */
+
 	p->mm = mm;
+	spin_unlock_irqrestore(&p->lock, fl);
 	mm_activate(mm);
 	mm_put(old);
+	uprobe_exec(current_uthread());
 
 	struct exec_stack_args sa = {
 		.argv = a->argv,

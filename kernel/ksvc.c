@@ -16,6 +16,7 @@
 #include <kern/string.h>
 #include <kern/time.h>
 #include <kern/trace.h>
+#include <kern/uprobes.h>
 #include <kern/trap.h>
 #include <kern/proc.h>
 #include <kern/signal.h>
@@ -249,9 +250,15 @@ void ksvc_user_regs(uint64_t regs[34])
 		memset(regs, 0, 34 * sizeof(uint64_t));
 }
 
-bool ksvc_trace_event_valid(uint64_t id)
+int ksvc_trace_event_open(uint64_t id)
 {
-	return trace_event_by_id(id) != NULL;
+	return trace_event_by_id(id) ? 0 : uprobe_event_open(id);
+}
+
+void ksvc_trace_event_close(uint64_t id)
+{
+	if (!trace_event_by_id(id))
+		uprobe_event_close(id);
 }
 
 const char *ksvc_trace_event_name(uint64_t id)

@@ -9,6 +9,7 @@
 #include <arch/debug.h>
 #include <kern/assert.h>
 #include <kern/clock.h>
+#include <kern/format.h>
 #include <kern/irq.h>
 #include <kern/kernel.h>
 #include <kern/mm.h>
@@ -20,6 +21,7 @@
 #include <kern/syscall.h>
 #include <kern/vdso.h>
 #include <kern/vm.h>
+#include <kern/uprobes.h>
 #include <libfdt.h>
 #include <perf/perf.h>
 
@@ -133,7 +135,8 @@ void kernel_cpu_online(struct cpu *c)
 
 	idle->tid = 0;
 	idle->kthread = true;
-	memcpy(idle->comm, "swapper", 8);
+	/* Linux's idle task names: bpf_get_current_comm in a CPU-wide program reads them */
+	ksnprintf(idle->comm, sizeof(idle->comm), "swapper/%u", c->id);
 	spin_init(&idle->lock);
 	sched_init_cpu(c, idle);
 	gic_init_cpu();
@@ -209,6 +212,8 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	if (gic_init(pf))
 		kpanic("GIC initialisation failed");
 	vm_init();
+	uprobe_init();
+	kprobe_init();
 	syscall_init();
 	time_init(pf->timer_virt_intid, pf->timer_freq_hz);
 	if (pf->rtc_base) /* PL031 RTCDR (offset 0): seconds since the epoch */

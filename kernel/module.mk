@@ -4,7 +4,8 @@ PSRCS += kernel/dt.c kernel/page.c kernel/kmalloc.c kernel/lib/format.c kernel/l
 KSRCS += kernel/main.c kernel/mm.c kernel/printk.c kernel/sched.c kernel/smp.c kernel/time.c \
 	kernel/ksvc.c kernel/usertrap.c kernel/selftest.c kernel/userinit.c kernel/lib/stackprot.c \
 	kernel/vm.c kernel/proc.c kernel/exec.c kernel/syscall.c kernel/sys_bpf.c kernel/klog.c \
-	kernel/ptrace.c kernel/ptrace_req.c kernel/jit_text.c
+	kernel/ptrace.c kernel/ptrace_req.c kernel/jit_text.c kernel/uprobes.c kernel/probe_insn.c kernel/kprobes.c \
+	kernel/uprobe_events.c
 
 UNIT_TESTS += dt page format ksym
 UNIT_SRCS_dt := kernel/dt.c

@@ -85,6 +85,17 @@ void kpanic(const char *fmt, ...)
 extern const char kallsyms_text[], kallsyms_text_end[]; /* kernel/kallsyms.S */
 extern char _stext[], _etext[];				/* linker.ld */
 
+bool ksym_is_text(uint64_t addr)
+{
+	return addr >= (uint64_t)_stext && addr < (uint64_t)_etext;
+}
+
+bool ksym_addr(const char *name, uint64_t *addr, uint64_t *size)
+{
+	return ksym_find_name(kallsyms_text, (size_t)(kallsyms_text_end - kallsyms_text), name, addr,
+			      size);
+}
+
 bool ksym_lookup(uint64_t addr, char *name, size_t size, uint64_t *off)
 {
 	if (addr < (uint64_t)_stext || addr >= (uint64_t)_etext)

@@ -25,6 +25,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/uprobes.h>
 #include <kern/ptrace.h>
 #include <kern/signal.h>
 #include <kern/signal_proc.h>
@@ -76,6 +77,13 @@ struct proc *proc_first_locked(void)
 	return list_empty(&all_procs) ? NULL : list_entry(all_procs.next, struct proc, all_node);
 }
 
+struct proc *proc_next_locked(struct proc *p)
+{
+	spin_assert_held(&proc_tree_lock);
+	return p->all_node.next == &all_procs ? NULL
+					      : list_entry(p->all_node.next, struct proc, all_node);
+}
+
 struct proc *proc_find_locked(int tgid)
 {
 	spin_assert_held(&proc_tree_lock);
@@ -124,6 +132,7 @@ static struct uthread *uthread_alloc(const char *comm)
 
 static void uthread_free(struct uthread *ut)
 {
+	uprobe_task_free(ut);
 	sched_untrack_task(&ut->task);
 	free_pages(ut->task.kstack, 2);
 	kfree(ut);
@@ -496,7 +505,10 @@ static void proc_finish(struct proc *p)
 
 	ptrace_tracer_exit(p);
 	mm_activate(NULL);
+	unsigned long mfl = spin_lock_irqsave(&p->lock); /* uprobes' walk of every mm reads it */
+
 	p->mm = NULL;
+	spin_unlock_irqrestore(&p->lock, mfl);
 	mm_put(mm);
 	files_put(proc_files_swap(p, NULL));
 	inode_put(p->cwd);

@@ -3,7 +3,8 @@
  *
  * SVC is a system call; instruction/data aborts go to the VM (demand paging, copy-on-write)
  * and become SIGSEGV/SIGBUS when they cannot be resolved; undefined instructions SIGILL;
- * alignment faults SIGBUS; BRK SIGTRAP.  Before returning to EL0: a forked child writes its
+ * alignment faults SIGBUS; BRK SIGTRAP
+ * unless a handler registered for its immediate takes it (uprobes).  Before returning to EL0: a forked child writes its
  * CLONE_CHILD_SETTID word, an exiting thread group ends the thread, signals are delivered.
  */
 #include <asm/siginfo.h>
@@ -118,6 +119,33 @@ static bool emulate_mrs_iss(struct trapframe *tf, uint32_t iss)
 	return true;
 }
 
+static struct {
+	uint16_t imm;
+	bool (*fn)(struct trapframe *tf);
+} brk_hooks[4];
+
+void trap_brk_register(uint16_t imm, bool (*fn)(struct trapframe *tf))
+{
+	for (unsigned int i = 0; i < sizeof(brk_hooks) / sizeof(brk_hooks[0]); i++) {
+		if (!brk_hooks[i].fn) {
+			brk_hooks[i].imm = imm;
+			brk_hooks[i].fn = fn;
+			return;
+		}
+	}
+	kpanic("trap_brk_register: no free hook for BRK #%u", imm);
+}
+
+bool trap_brk(struct trapframe *tf)
+{
+	uint16_t imm = (uint16_t)(tf->esr & 0xffff); /* ISS.Comment */
+
+	for (unsigned int i = 0; i < sizeof(brk_hooks) / sizeof(brk_hooks[0]); i++)
+		if (brk_hooks[i].fn && brk_hooks[i].imm == imm)
+			return brk_hooks[i].fn(tf);
+	return false;
+}
+
 void trap_user_sync(struct trapframe *tf)
 {
 	uint32_t ec = (uint32_t)(tf->esr >> ESR_EC_SHIFT) & 0x3f;
@@ -135,6 +163,8 @@ void trap_user_sync(struct trapframe *tf)
 		signal_force_fault(SIGBUS, BUS_ADRALN, tf->pc);
 		break;
 	case ESR_EC_BRK64:
+		if (trap_brk(tf))
+			break;
 		signal_force_fault(SIGTRAP, TRAP_BRKPT, tf->pc);
 		break;
 	case ESR_EC_BREAKPT_LOW:

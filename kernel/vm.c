@@ -18,6 +18,7 @@
 #include <kern/syscall.h>
 #include <kern/trap.h>
 #include <kern/vm.h>
+#include <kern/uprobes.h>
 #include <linux/perf_event.h>
 #include <perf/perf.h>
 
@@ -396,6 +397,7 @@ static int fill_page(struct vm_area *v, uint64_t va, uint64_t *pfn_out)
 			free_pages(page, 0);
 			return -EIO;
 		}
+		uprobe_fill_page(v, va, page);
 	}
 	*pfn_out = virt_to_phys(page) >> PAGE_SHIFT;
 	return 0;
@@ -497,6 +499,14 @@ int vm_copy_to_user_mm(struct mm *mm, uint64_t dst, const void *src, uint64_t n)
 	return ksvc_copy_to_user((void *)dst, src, n);
 }
 
+void vm_icache_sync(void *k, uint64_t n)
+{
+	/* clean to the point of unification, then drop every CPU's I-cache */
+	for (uint64_t a = (uint64_t)k & ~63ull; a < (uint64_t)k + n; a += 64)
+		__asm__ volatile("dc cvau, %0" ::"r"(a) : "memory");
+	__asm__ volatile("dsb ish\n ic ialluis\n dsb ish\n isb" ::: "memory");
+}
+
 /*
  * ptrace's access to another process's memory (PEEK/POKE; Linux's access_remote_vm with
  * FOLL_FORCE): up to len bytes between buf and addr in mm, one page at a time; the number of
@@ -546,10 +556,7 @@ uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len,
 
 		if (write) {
 			memcpy(k, (char *)buf + done, n);
-			/* the tracee may run what was written: clean to PoU, drop the I-cache */
-			for (uint64_t a = (uint64_t)k & ~63ull; a < (uint64_t)k + n; a += 64)
-				__asm__ volatile("dc cvau, %0" ::"r"(a) : "memory");
-			__asm__ volatile("dsb ish\n ic ialluis\n dsb ish\n isb" ::: "memory");
+			vm_icache_sync(k, n); /* the tracee may run what was written */
 		} else {
 			memcpy((char *)buf + done, k, n);
 		}

@@ -18,6 +18,13 @@
  * [8, 2048)); when any program returns 0 the hit is dropped for every event.  Not done:
  * Linux's EACCES for a program that reads past the event's fields (max_ctx_offset).
  *
+ * Uprobe events take BPF_PROG_TYPE_KPROBE programs only (EINVAL for another type, before
+ * EEXIST), kept in the same table: as Linux's trace_uprobe filter has it, the program runs
+ * at every hit of the probe by the event's process (a per-task event) or by anyone (a
+ * CPU-wide one, on any CPU), enabled or not, with a struct pt_regs as ctx; a 0 from it drops
+ * the hit for that event (perf_probe_bpf_run).  Inherited events do not carry it.  Kprobe
+ * events take them too; their programs run at every hit, as Linux's kprobe_perf_func.
+ *
  * Locking: core.bpf_lock (irqsave) guards core.prog; the filter holds it while the program
  * runs, so detaching waits for a run in flight and the program is never freed under it.
  */
@@ -39,7 +46,10 @@ static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
 
 static struct {
 	const struct perf_event *e; /* NULL: a free slot */
-	uint64_t id;
+	uint64_t id;		    /* a tracepoint's */
+	const void *probe;	    /* a probe event's uprobe or kprobe (NULL for a tracepoint) */
+	bool ret;		    /* a probe event's: a return probe */
+	int tgid;		    /* a per-task uprobe event's process, 0: every hit */
 	struct bpf_prog *prog; /* the event's reference (core.prog) */
 } tp_progs[TP_PROGS_MAX];	 /* (tp_lock) */
 static struct spinlock tp_lock = SPINLOCK_INIT;
@@ -48,6 +58,9 @@ static uint64_t tp_ctx[BPF_GUARD_CPUS][TP_CTX_MAX / 8]; /* per CPU, under bpf_ac
 
 static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
 {
+	bool up = e->attr.type == PERF_TYPE_UPROBE, probe = up || e->attr.type == PERF_TYPE_KPROBE;
+	/* Linux's trace_uprobe filter: the process of a per-task event; a kprobe has none */
+	struct ksvc_task *t = up && e->target_tid ? ksvc_task_find(e->target_tid) : NULL;
 	int err = -ENOMEM;
 
 	unsigned long f = spin_lock_irqsave(&tp_lock);
@@ -57,13 +70,17 @@ static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
 			continue;
 		tp_progs[i].e = e;
 		tp_progs[i].id = e->attr.config;
+		tp_progs[i].probe = up ? (const void *)e->hw.uprobe
+				       : probe ? (const void *)e->hw.kprobe : NULL;
+		tp_progs[i].ret = probe && (e->attr.config & 1);
+		tp_progs[i].tgid = t ? ksvc_task_tgid(t) : 0;
 		tp_progs[i].prog = prog;
 		atomic_fetch_add(&tp_nr_progs, 1);
 		err = 0;
 		break;
 	}
 	spin_unlock_irqrestore(&tp_lock, f);
-	if (!err)
+	if (!err && !probe)
 		ksvc_trace_use(e->attr.config, 1); /* the hook fires for the program alone too */
 	return err;
 }
@@ -84,7 +101,7 @@ static void tp_detach(const struct perf_event *e)
 		found = true;
 	}
 	spin_unlock_irqrestore(&tp_lock, f);
-	if (found)
+	if (found && e->attr.type == PERF_TYPE_TRACEPOINT)
 		ksvc_trace_use(e->attr.config, -1);
 }
 
@@ -109,7 +126,7 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit)
 
 		spin_lock(&tp_lock);
 		for (unsigned int i = 0; i < TP_PROGS_MAX && ret; i++) {
-			if (!tp_progs[i].e || tp_progs[i].id != hit->id)
+			if (!tp_progs[i].e || tp_progs[i].probe || tp_progs[i].id != hit->id)
 				continue;
 			if (!copied) {
 				memcpy(ctx, hit->rec, n);
@@ -130,17 +147,20 @@ int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t coo
 {
 	struct perf_event_core *c = perf_core(e);
 	bool tp = e->attr.type == PERF_TYPE_TRACEPOINT;
+	bool probe = e->attr.type == PERF_TYPE_UPROBE || e->attr.type == PERF_TYPE_KPROBE;
 	int err = 0;
 
 	unsigned long f = spin_lock_irqsave(&c->bpf_lock);
 
-	if (tp && bpf_prog_type(prog) != BPF_PROG_TYPE_TRACEPOINT)
+	/* perf_event_set_bpf_prog: a tracing event's program type first, then EEXIST */
+	if ((tp && bpf_prog_type(prog) != BPF_PROG_TYPE_TRACEPOINT) ||
+	    (probe && bpf_prog_type(prog) != BPF_PROG_TYPE_KPROBE))
 		err = -EINVAL;
 	else if (c->prog)
 		err = -EEXIST;
-	else if (!tp && bpf_prog_type(prog) != BPF_PROG_TYPE_PERF_EVENT)
+	else if (!tp && !probe && bpf_prog_type(prog) != BPF_PROG_TYPE_PERF_EVENT)
 		err = -EINVAL;
-	else if (!tp || (err = tp_attach(e, prog)) == 0) {
+	else if ((!tp && !probe) || (err = tp_attach(e, prog)) == 0) {
 		c->prog = prog; /* takes over the caller's reference */
 		c->bpf_cookie = cookie;
 	}
@@ -161,7 +181,8 @@ void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog)
 		c->bpf_cookie = 0;
 	}
 	spin_unlock_irqrestore(&c->bpf_lock, f);
-	if (old && e->attr.type == PERF_TYPE_TRACEPOINT)
+	if (old && (e->attr.type == PERF_TYPE_TRACEPOINT || e->attr.type == PERF_TYPE_UPROBE ||
+		    e->attr.type == PERF_TYPE_KPROBE))
 		tp_detach(e); /* before the put: a run may still hold the program */
 	if (old)
 		bpf_prog_put(old);
@@ -173,6 +194,8 @@ void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
 
 	if (parent->attr.type == PERF_TYPE_TRACEPOINT)
 		return; /* the tracepoint's program already runs for every task */
+	if (parent->attr.type == PERF_TYPE_UPROBE || parent->attr.type == PERF_TYPE_KPROBE)
+		return; /* Linux's child gets a trace_[uk]probe of its own, without the program */
 	unsigned long f = spin_lock_irqsave(&pc->bpf_lock);
 
 	if (pc->prog) {
@@ -211,6 +234,49 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 	bpf_active[cpu]--;
 	ksvc_irq_restore(f);
 	return ret != 0;
+}
+
+/* ---- programs on probe events ---- */
+
+#define PT_REGS_SIZE 336 /* arm64 struct pt_regs: user_pt_regs, then kernel-only words */
+static uint64_t probe_ctx[BPF_GUARD_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under bpf_active */
+
+int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
+		       const struct perf_event **dropped, int max)
+{
+	int n = 0;
+
+	if (!atomic_load_explicit(&tp_nr_progs, memory_order_relaxed))
+		return 0;
+	unsigned long f = ksvc_irq_save();
+	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
+	int tgid = ksvc_current_tgid();
+	bool copied = false, busy = ++bpf_active[cpu] != 1;
+	uint64_t *ctx = probe_ctx[cpu];
+
+	if (spin_is_held_by_me(&tp_lock)) { /* a kprobe in a tracepoint program's helper */
+		bpf_active[cpu]--;
+		ksvc_irq_restore(f);
+		return -1;
+	}
+	spin_lock(&tp_lock);
+	for (unsigned int i = 0; i < TP_PROGS_MAX && n < max; i++) {
+		if (!tp_progs[i].e || tp_progs[i].probe != probe || tp_progs[i].ret != ret ||
+		    (tp_progs[i].tgid && tp_progs[i].tgid != tgid))
+			continue;
+		/* trace_call_bpf: with a program already running on this CPU the hit is dropped */
+		if (!busy && !copied) {
+			memcpy(ctx, regs, 34 * sizeof(uint64_t));
+			memset(ctx + 34, 0, PT_REGS_SIZE - 34 * sizeof(uint64_t));
+			copied = true;
+		}
+		if (busy || !bpf_prog_run(tp_progs[i].prog, ctx))
+			dropped[n++] = tp_progs[i].e;
+	}
+	spin_unlock(&tp_lock);
+	bpf_active[cpu]--;
+	ksvc_irq_restore(f);
+	return n;
 }
 
 /* ---- struct bpf_perf_ops ---- */
@@ -268,11 +334,25 @@ static bool on_this_cpu(struct perf_event *e)
 	return ctx && ctx->task == ksvc_task_current();
 }
 
+/*
+ * The registers of the program's ctx (bpf_perf_event_output, get_stackid, get_stack): a
+ * PERF_EVENT ctx (struct bpf_perf_event_data) and a KPROBE one (struct pt_regs) start with
+ * them; for tracepoint and syscall programs bpf/ hands these a ctx laid out so too
+ * (bpf_helper_impl's variants).
+ */
+static void ctx_regs(const void *ctx, uint64_t regs[34])
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+
+	memset(regs, 0, 34 * sizeof(uint64_t));
+	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
+	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), 34 * sizeof(uint64_t)));
+}
+
 static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 {
 	struct perf_event *e = event;
-	const struct bpf_perf_event_data_kern *k = ctx;
-	uint64_t regs[34] = { 0 };
+	uint64_t regs[34];
 
 	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
 		return -EINVAL;
@@ -280,8 +360,7 @@ static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 		return -E2BIG;
 	if (!on_this_cpu(e))
 		return -EOPNOTSUPP;
-	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
-	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), sizeof(regs)));
+	ctx_regs(ctx, regs);
 	return perf_output_raw(e, regs, (regs[33] & 0xf) == 0, data, (uint32_t)size);
 }
 
@@ -304,11 +383,9 @@ static long ops_read(void *event, struct bpf_perf_event_value *v)
 
 static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
 {
-	const struct bpf_perf_event_data_kern *k = ctx;
-	uint64_t regs[34] = { 0 };
+	uint64_t regs[34];
 
-	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
-	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), sizeof(regs)));
+	ctx_regs(ctx, regs);
 	return perf_bpf_callchain(regs, (regs[33] & 0xf) == 0, user, ips, max);
 }
 

@@ -338,8 +338,7 @@ void perf_tick(void)
 
 /* fn(ctx, arg) on the running task's context, then on this CPU's when it has events, each
  * under its lock with interrupts masked: where software and tracepoint events happen. */
-static void each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg),
-			     const void *arg)
+void perf_each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg), const void *arg)
 {
 	struct perf_context *tc, *cc;
 	unsigned long f;
@@ -362,6 +361,18 @@ static void each_current_ctx(void (*fn)(struct perf_context *ctx, const void *ar
 	ksvc_irq_restore(f);
 }
 
+bool perf_ctx_held_here(void)
+{
+	unsigned long f = ksvc_irq_save();
+	struct perf_context *tc = task_ctx(ksvc_task_current());
+	struct perf_context *cc = perf_cpu_ctx[ksvc_cpu_id()];
+	bool held = (tc && spin_is_held_by_me(&tc->sched.lock)) ||
+		    (cc && spin_is_held_by_me(&cc->sched.lock));
+
+	ksvc_irq_restore(f);
+	return held;
+}
+
 struct sw_hit {
 	uint32_t config;
 	uint64_t n, addr;
@@ -380,7 +391,7 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
 {
 	struct sw_hit h = { config, n, addr, in_kernel };
 
-	each_current_ctx(sw_hit_locked, &h);
+	perf_each_current_ctx(sw_hit_locked, &h);
 }
 
 static void tp_hit_locked(struct perf_context *ctx, const void *arg)
@@ -395,7 +406,7 @@ void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *
 
 	if (!perf_ready || !perf_tp_bpf_run(&hit))
 		return;
-	each_current_ctx(tp_hit_locked, &hit);
+	perf_each_current_ctx(tp_hit_locked, &hit);
 }
 
 /* ---- fork: inheritance ---- */
@@ -659,6 +670,8 @@ int perf_init(void)
 	perf_pmu_register(perf_sw_pmu(), PERF_TYPE_SOFTWARE);
 	perf_pmu_register(perf_tp_pmu(), PERF_TYPE_TRACEPOINT);
 	perf_bp_init();
+	perf_pmu_register(perf_kprobe_pmu(), PERF_TYPE_KPROBE);
+	perf_pmu_register(perf_uprobe_pmu(), PERF_TYPE_UPROBE);
 	perf_bpf_init();
 	int err = pmuv3_probe(n, overflow, NULL);
 

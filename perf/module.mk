@@ -1,6 +1,7 @@
 # perf/ sources: portable files go in PSRCS (kernel and host tests), kernel-only ones in KSRCS.
 PSRCS += perf/record.c perf/attr.c perf/ring.c perf/sideband.c perf/pmu.c perf/pmuv3.c \
-	perf/core.c perf/ctx.c perf/sw.c perf/output.c perf/sysfs.c perf/bpf_attach.c perf/bp.c perf/tp.c
+	perf/core.c perf/ctx.c perf/sw.c perf/output.c perf/sysfs.c perf/bpf_attach.c perf/bp.c perf/tp.c \
+	perf/uprobe.c perf/kprobe.c
 # Host cmocka tests: tests/unit/test_<name>.c, one per portable file.  Add the name here.
 # A test needing extra host libraries sets UNIT_LIBS_<name>.
 FAKE_SRCS += tests/fakes/ksvc_fake.c

@@ -463,6 +463,9 @@ struct perf_pmu {
 #define PERF_PMU_MAX_TYPES 16
 /* Type Linux 6.1 gives the DT-probed armv8_pmuv3 under QEMU: after kprobe (6) and uprobe (7). */
 #define PERF_TYPE_PMUV3 8
+/* Linux registers kprobe then uprobe right after breakpoint: the first dynamic types */
+#define PERF_TYPE_KPROBE 6
+#define PERF_TYPE_UPROBE 7
 
 /* Register pmu at type (>= 0) or the first free type >= PERF_TYPE_MAX (-1). -EBUSY, -ENOSPC. */
 int perf_pmu_register(struct perf_pmu *pmu, int type);
@@ -501,6 +504,8 @@ struct perf_hw {
 	uint64_t last_period;	/* [p] the period of the sample being taken */
 	uint64_t bp_addr;	/* [i] breakpoint: the aligned address (bp.c) */
 	struct list_node bp_node; /* breakpoint: in bp.c's reservations (its lock) */
+	struct ksvc_uprobe *uprobe; /* [i] uprobe event: its probe (uprobe.c) */
+	struct ksvc_kprobe *kprobe; /* [i] kprobe event: its probe (kprobe.c) */
 };
 #define PERF_HW_64BIT 0x1     /* config1:0 `long`: 64-bit count (chained or PMUv3p5) */
 #define PERF_HW_USER_READ 0x2 /* config1:1 `rdpmc`: user space reads the counter */
@@ -733,6 +738,13 @@ void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog);
 void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent);
 /* [any] Run e's program for an overflow: false drops the sample. */
 bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr);
+/* [proc, or IRQs masked for a kprobe] A hit of a probe (a uprobe's or a kprobe's; its
+ * return when ret) with these registers: run the BPF_PROG_TYPE_KPROBE programs of the events
+ * it concerns (ctx: a struct pt_regs whose user_pt_regs they fill).  The events whose program
+ * dropped the hit go into dropped (at most max): their number; -1 when the whole hit must be
+ * dropped (this CPU is inside the program table already). */
+int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
+		       const struct perf_event **dropped, int max);
 void perf_bpf_init(void);
 /* core.c: the perf event behind fd with a reference, or -EBADF. */
 int perf_event_get_fd(int fd, struct perf_event **out);
@@ -854,12 +866,33 @@ struct perf_tp_hit {
 	bool user;
 };
 struct perf_pmu *perf_tp_pmu(void);
+/* uprobe.c: the uprobe PMU, registered at PERF_TYPE_UPROBE. */
+struct perf_pmu *perf_uprobe_pmu(void);
+/* kprobe.c: the kprobe PMU, registered at PERF_TYPE_KPROBE. */
+struct perf_pmu *perf_kprobe_pmu(void);
+/* uprobe.c: a probe (probe: hw.uprobe or hw.kprobe of pmu's events) was hit on the current
+ * task and CPU: programs, counts, samples (RAW: the probe trace record). */
+void perf_probe_event(const struct perf_pmu *pmu, const void *probe, bool ret,
+		      const uint64_t *regs, bool user, uint64_t func);
+/* uprobe.c: the pmu callbacks of the probe PMUs (software-like: hits count themselves). */
+int perf_probe_add(struct perf_event *e, int flags);
+void perf_probe_start(struct perf_event *e, int flags);
+void perf_probe_stop(struct perf_event *e, int flags);
+void perf_probe_read(struct perf_event *e);
+/* ctx.c: does this CPU hold the current task's or its own context lock (a probe hit inside
+ * perf itself, which must be dropped)? */
+bool perf_ctx_held_here(void);
+/* ctx.c: fn on the running task's context and this CPU's, each under its lock, IRQs masked. */
+void perf_each_current_ctx(void (*fn)(struct perf_context *ctx, const void *arg), const void *arg);
 /* bpf_attach.c: run the BPF_PROG_TYPE_TRACEPOINT programs attached to hit's tracepoint:
  * false when one returned 0 (the hit is dropped).  [any] */
 bool perf_tp_bpf_run(const struct perf_tp_hit *hit);
 /* bpf_attach.c: the tracepoint event is going away: take its program off its tracepoint. */
 void perf_tp_bpf_release(struct perf_event *e);
 void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit);
+/* [c] One hit of an active event with a tracepoint-like record: count, sample each elapsed
+ * period (uprobe.c uses it too). */
+void perf_tp_count_one(struct perf_event *e, const struct perf_tp_hit *hit);
 /* output.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
 void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle);
 /* in_kernel: the occurrence happened in kernel mode (a switch, a migration), which events

@@ -10,7 +10,8 @@
  * which Linux does not list on QEMU (refvm: max shows cpu_cycles, stall, stall_backend,
  * stall_frontend; cortex-a72 cpu_cycles only), caps/slots,
  * bus_slots, bus_width as "0x%08x" (PMMIR_EL1 fields; QEMU's PMMIR reads 0 and we do not
- * read it: reported as 0), and a cpus file.  perf_sysctl_get/set keep kernel.perf_event_*:
+ * read it: reported as 0), and a cpus file; "uprobe" has format/retprobe "config:0" and
+ * format/ref_ctr_offset "config:32-63", "kprobe" format/retprobe.  perf_sysctl_get/set keep kernel.perf_event_*:
  * paranoid (Debian default 3; proc_dointvec, any int), max_sample_rate (perf_limits, which
  * perf_event_open checks; minimum 1 as perf_proc_update_handler), mlock_kb (516, any int),
  * max_stack (127) and cpu_time_max_percent (25), the last two read-only here.
@@ -78,6 +79,12 @@ static const struct perf_sysfs_attr armv8_caps[] = {
 	{ "bus_width", "0x00000000" },
 };
 
+/* kernel/events/core.c: the uprobe PMU's format group; the kprobe PMU's is its first */
+static const struct perf_sysfs_attr uprobe_format[] = {
+	{ "retprobe", "config:0" },
+	{ "ref_ctr_offset", "config:32-63" },
+};
+
 #define EV_VALUE_LEN 16
 
 /* "event=0x%04x" (no formatter dependency: this file is portable). */
@@ -133,6 +140,10 @@ int perf_sysfs_pmus(void (*emit)(const struct perf_sysfs_pmu *pmu, void *arg), v
 			emit(&d, arg);
 			spin_unlock_irqrestore(&ev_lock, fl);
 		} else {
+			if (pmu->type == PERF_TYPE_UPROBE || pmu->type == PERF_TYPE_KPROBE) {
+				d.format = uprobe_format; /* kprobe: retprobe only */
+				d.nr_format = pmu->type == PERF_TYPE_UPROBE ? ARRAY_SIZE(uprobe_format) : 1;
+			}
 			emit(&d, arg);
 		}
 		n++;

@@ -21,17 +21,25 @@
 #include <kern/ksvc.h>
 #include "perf_internal.h"
 
+static void tp_destroy(struct perf_event *e)
+{
+	perf_tp_bpf_release(e);
+	ksvc_trace_event_close(e->attr.config);
+}
+
 static int tp_event_init(struct perf_event *e)
 {
 	if (e->attr.type != PERF_TYPE_TRACEPOINT)
 		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
-	if (!ksvc_trace_event_valid(e->attr.config))
-		return -EINVAL;
+	int err = ksvc_trace_event_open(e->attr.config);
+
+	if (err)
+		return err;
 	if (e->attr.freq && e->attr.sample_freq)
 		e->hw.sample_period = e->hw.last_period = 1;
-	e->destroy = perf_tp_bpf_release;
+	e->destroy = tp_destroy;
 	return 0;
 }
 
@@ -96,16 +104,21 @@ void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hi
 			continue;
 		if (e->attr.exclude_kernel && !hit->user)
 			continue; /* perf_tp_event_match: exclude_user is not looked at */
-		atomic_fetch_add(&e->count, 1);
-		if (e->attr.sample_period) {
-			bool more = false;
+		perf_tp_count_one(e, hit);
+	}
+}
 
-			e->hw.period_left -= 1;
-			while (e->hw.period_left <= 0) {
-				e->hw.period_left += (int64_t)e->hw.sample_period;
-				perf_tp_sample(e, hit, more);
-				more = true;
-			}
+void perf_tp_count_one(struct perf_event *e, const struct perf_tp_hit *hit)
+{
+	atomic_fetch_add(&e->count, 1);
+	if (e->attr.sample_period) {
+		bool more = false;
+
+		e->hw.period_left -= 1;
+		while (e->hw.period_left <= 0) {
+			e->hw.period_left += (int64_t)e->hw.sample_period;
+			perf_tp_sample(e, hit, more);
+			more = true;
 		}
 	}
 }

@@ -157,6 +157,9 @@ void trap_el1_sync(struct trapframe *tf)
 	/* A fault in a user-copy routine resumes at its fixup (EFAULT), never panics. */
 	if ((ec == ESR_EC_DABT_CUR) && trap_fixup_uaccess(tf))
 		return;
+	/* kprobes: the handler kernel/kprobes.c registered for the BRK's immediate */
+	if (ec == ESR_EC_BRK64 && trap_brk(tf))
+		return;
 	report("kernel exception", tf);
 	kpanic("unhandled kernel exception");
 }

@@ -247,8 +247,11 @@ const uint64_t *ksvc_irq_regs(bool *user);
  * counter and ns readings (the perf_event_mmap_page time_* conversion). */
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
 /* ---- tracepoints (trace/trace.c) ---- */
-/* [any] Is id a tracepoint of this kernel (PERF_TYPE_TRACEPOINT config)? */
-bool ksvc_trace_event_valid(uint64_t id);
+/* [sleep] A perf event starts using tracepoint id (PERF_TYPE_TRACEPOINT config): 0, or
+ * -EINVAL when there is no such tracepoint, or a uprobe event's registration errno. */
+int ksvc_trace_event_open(uint64_t id);
+/* [sleep] ... and stops (its destroy). */
+void ksvc_trace_event_close(uint64_t id);
 /* [any] The name of tracepoint id ("sched_switch", "sys_enter_openat"), or NULL. */
 const char *ksvc_trace_event_name(uint64_t id);
 /* [any] One more (delta 1) or one fewer (-1) active perf event on tracepoint id: the hooks
@@ -256,6 +259,33 @@ const char *ksvc_trace_event_name(uint64_t id);
 void ksvc_trace_use(uint64_t id, int delta);
 /* [proc] The current task's user registers (at the last entry from user space). */
 void ksvc_user_regs(uint64_t regs[34]);
+
+/* ---- uprobes (kernel/uprobes.c) ---- */
+
+struct ksvc_uprobe; /* one probed (file, offset), shared by its registrations */
+/*
+ * [sleep] Probe the instruction at offset of the file at path (ret: its return, else its
+ * entry) in every process that maps it, now and later: 0 with *out (hits then reach
+ * perf_uprobe_hit with it), or -ENOENT and the open errors of path, -EINVAL (not a regular
+ * file, offset past the end or not 4-aligned, an instruction Linux does not probe), -ENOMEM.
+ */
+int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out);
+/* [sleep] Undo one registration (ret as given); the last one takes the BRKs out. */
+void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret);
+
+/* ---- kprobes (kernel/kprobes.c) ---- */
+
+struct ksvc_kprobe; /* one probed kernel address, shared by its registrations */
+/*
+ * [sleep] Probe the kernel instruction at sym+off (sym NULL: at addr), the function's entry
+ * (ret false; return probes are not built: -EOPNOTSUPP): 0 with *out (hits then reach
+ * perf_kprobe_hit with it), -ENOENT (no such function), -EINVAL (outside the kernel's text,
+ * not 4-aligned, a refused instruction or function), -ENOSPC, -ENOMEM.
+ */
+int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
+			 struct ksvc_kprobe **out);
+/* [sleep] Undo one registration; the last one puts the original instruction back. */
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k);
 
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 

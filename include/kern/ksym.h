@@ -15,3 +15,12 @@ bool ksym_find(const char *tab, size_t len, uint64_t addr, char *name, size_t si
 
 /* [any] ksym_find in the running kernel's own table, for addresses in its code only. */
 bool ksym_lookup(uint64_t addr, char *name, size_t size, uint64_t *off);
+/*
+ * The function (T or t) called name in tab: its address and its size (to the next symbol's
+ * address); false when there is none.
+ */
+bool ksym_find_name(const char *tab, size_t len, const char *name, uint64_t *addr, uint64_t *size);
+/* [any] ksym_find_name in the running kernel's own table. */
+bool ksym_addr(const char *name, uint64_t *addr, uint64_t *size);
+/* [any] Is addr in the kernel image's code? */
+bool ksym_is_text(uint64_t addr);

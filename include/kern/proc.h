@@ -22,6 +22,7 @@ struct inode;
 struct sighand;
 struct trapframe;
 struct ptrace_link;
+struct uprobe_task;
 
 #define PROC_RLIM_NLIMITS 16
 
@@ -94,6 +95,7 @@ struct uthread {
 	/* fault counts for rusage and the page-fault software events */
 	uint64_t min_flt, maj_flt;
 	uint64_t utime_ns, stime_ns;
+	struct uprobe_task *uprobe; /* pending return probes (kernel/uprobes.c), or NULL */
 };
 
 extern struct spinlock proc_tree_lock;
@@ -124,6 +126,8 @@ struct uthread *proc_find_thread_locked(int tid);
 struct proc *proc_find_locked(int tgid);
 /* Some process (the oldest still listed, zombies too), or NULL: proc_tree_lock held. */
 struct proc *proc_first_locked(void);
+/* The process listed after p, or NULL: proc_tree_lock held. */
+struct proc *proc_next_locked(struct proc *p);
 
 /* Replace p's descriptor table (under p->lock, for /proc/PID/fd): the old one, whose
  * reference passes to the caller. */

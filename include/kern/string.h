@@ -18,3 +18,5 @@ int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 char *strrchr(const char *s, int c);
+/* base 0 (0x.. hex, 0.. octal, else decimal), 8, 10 or 16; no sign, no locale */
+unsigned long strtoul(const char *s, char **end, int base);

@@ -19,6 +19,7 @@
 
 struct file;
 struct vm_area;
+struct uprobe_xol;
 
 struct vm_ops {
 	/* The pfn to map at addr (page aligned); 0 or -EFAULT (SIGBUS). */
@@ -79,6 +80,7 @@ struct mm {
 	uint64_t stack_top;
 	uint64_t sigtramp; /* the signal return trampoline: the vDSO's __kernel_rt_sigreturn */
 	uint64_t vdso;	   /* the vDSO's base (AT_SYSINFO_EHDR), 0 when not mapped */
+	struct uprobe_xol *xol; /* the uprobes' out-of-line page (kernel/uprobes.c), or NULL */
 	uint64_t start_code, end_code, start_data, end_data, arg_start, arg_end, env_start, env_end;
 };
 
@@ -107,5 +109,7 @@ void vm_init(void);
 /* Highest free gap of len bytes below mm->mmap_base (where a top-down mmap puts a new
  * mapping); 0 when none.  mm->lock held. */
 uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len);
+/* Instructions were written at kernel address k (n bytes): make instruction fetch see them. */
+void vm_icache_sync(void *k, uint64_t n);
 /* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
 uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);

@@ -91,6 +91,17 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel);
  * layout) and the registers to sample (user_pt_regs order; user: user-mode registers). */
 void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *regs, bool user);
 
+/* [proc] The current task hit uprobe u (kern/ksvc.h) at its entry (ret false) or returned
+ * from the function at func that it probes (ret true): regs are its user registers
+ * (user_pt_regs order; pc is the probe, or the return address). */
+struct ksvc_uprobe;
+void perf_uprobe_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func);
+
+/* [IRQs masked] The kernel hit kprobe k (kern/ksvc.h) on the current task and CPU; regs are
+ * the kernel's registers there (user_pt_regs order, pc the probe). */
+struct ksvc_kprobe;
+void perf_kprobe_hit(struct ksvc_kprobe *k, const uint64_t *regs);
+
 /* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
 
 /* One sysfs attribute file: name and contents without the newline ("config:0-15"). */

@@ -15,32 +15,46 @@ static int hexval(char c)
 	return -1;
 }
 
+/* One "%016lx %c %s\n" line at p: its address, type, name and name length, and the next
+ * line; NULL when p does not start a whole table line. */
+static const char *next_line(const char *p, const char *end, uint64_t *a, char *type,
+			     const char **n, size_t *nlen)
+{
+	int i;
+
+	if (end - p <= 19)
+		return NULL;
+	*a = 0;
+	for (i = 0; i < 16 && hexval(p[i]) >= 0; i++)
+		*a = *a << 4 | (uint64_t)hexval(p[i]);
+	const char *nl = p + 19;
+
+	while (nl < end && *nl != '\n')
+		nl++;
+	if (i != 16 || p[16] != ' ' || p[18] != ' ' || nl == end)
+		return NULL;
+	*type = p[17];
+	*n = p + 19;
+	*nlen = (size_t)(nl - *n);
+	return nl + 1;
+}
+
 bool ksym_find(const char *tab, size_t len, uint64_t addr, char *name, size_t size, uint64_t *off)
 {
-	const char *p = tab, *end = tab + len, *best = NULL;
-	size_t best_len = 0;
-	uint64_t best_addr = 0;
+	const char *p = tab, *end = tab + len, *best = NULL, *n, *next;
+	size_t best_len = 0, nlen;
+	uint64_t best_addr = 0, a;
+	char t;
 
-	while (end - p > 19) {
-		uint64_t a = 0;
-		int i;
-
-		for (i = 0; i < 16 && hexval(p[i]) >= 0; i++)
-			a = a << 4 | (uint64_t)hexval(p[i]);
-		const char *n = p + 19, *nl = n;
-
-		while (nl < end && *nl != '\n')
-			nl++;
-		if (i != 16 || p[16] != ' ' || p[18] != ' ' || nl == end)
-			break; /* not a table line */
+	while ((next = next_line(p, end, &a, &t, &n, &nlen)) != NULL) {
 		if (a > addr)
 			break; /* sorted: nothing further starts at or below addr */
-		if (p[17] == 'T' || p[17] == 't') {
+		if (t == 'T' || t == 't') {
 			best = n;
-			best_len = (size_t)(nl - n);
+			best_len = nlen;
 			best_addr = a;
 		}
-		p = nl + 1;
+		p = next;
 	}
 	if (!best || !size)
 		return false;
@@ -50,4 +64,28 @@ bool ksym_find(const char *tab, size_t len, uint64_t addr, char *name, size_t si
 	name[best_len] = 0;
 	*off = addr - best_addr;
 	return true;
+}
+
+bool ksym_find_name(const char *tab, size_t len, const char *name, uint64_t *addr, uint64_t *size)
+{
+	const char *p = tab, *end = tab + len, *n, *next;
+	size_t want = strlen(name), nlen;
+	bool found = false;
+	uint64_t a;
+	char t;
+
+	while ((next = next_line(p, end, &a, &t, &n, &nlen)) != NULL) {
+		if (found) {
+			*size = a - *addr; /* up to the next symbol */
+			return true;
+		}
+		if ((t == 'T' || t == 't') && nlen == want && !memcmp(n, name, want)) {
+			*addr = a;
+			found = true;
+		}
+		p = next;
+	}
+	if (found)
+		*size = 4; /* the last symbol: one instruction known */
+	return found;
 }

@@ -139,7 +139,6 @@ char *strrchr(const char *s, int c)
 }
 
 /* strtoul: libfdt's overlay code references it; base 0/8/10/16, no locale. */
-unsigned long strtoul(const char *s, char **end, int base);
 unsigned long strtoul(const char *s, char **end, int base)
 {
 	unsigned long v = 0;

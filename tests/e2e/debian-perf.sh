@@ -7,7 +7,8 @@
 # the calls of a function with a hardware breakpoint; perf report names the kernel functions of
 # a syscall-heavy workload's samples (/proc/kallsyms); perf list shows the tracepoints, perf
 # record -e sched:sched_switch -a + perf script decodes them (inside and on the host), perf trace
-# -s summarizes a program's syscalls.
+# -s summarizes a program's syscalls; perf probe -x /bin/hot burn adds a uprobe that perf
+# record -e probe_hot:burn samples, and perf probe -d deletes it.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-perf"
@@ -39,6 +40,11 @@ $P report -i /out/k.data --stdio --no-children --sort sym > /out/k.txt 2> /dev/n
 $P record -e sched:sched_switch -a -o /out/sw.data -- sleep 0.3 2> /out/sw.err
 $P script -i /out/sw.data > /out/sw.txt 2> /dev/null
 $P trace -s -- true > /out/trace.txt 2>&1
+$P probe -x /bin/hot burn > /out/probe.txt 2>&1
+$P record -e probe_hot:burn -o /out/up.data -- hot 1 2> /out/up.err
+$P script -i /out/up.data > /out/up.txt 2> /dev/null
+$P probe -d probe_hot:burn >> /out/probe.txt 2>&1
+cat /sys/kernel/tracing/uprobe_events > /out/up-left.txt
 echo DONE" > "$w/run.log" 2>&1
 grep -q '^perf version 6\.1' "$w/run.log" && ok "perf --version: $(grep '^perf version' "$w/run.log")" ||
 	{ bad "perf --version"; tail -20 "$w/run.log"; }
@@ -71,6 +77,11 @@ perf script -i "$w/out/sw.data" 2> /dev/null | grep -q 'prev_comm=.*==> next_com
 	ok "the host's perf script decodes those sched_switch records" || bad "host perf script of sched_switch"
 grep -Eq '^ +brk +[0-9]+ ' "$w/out/trace.txt" 2> /dev/null && ok "perf trace -s -- true: syscall summary" ||
 	{ bad "perf trace -s"; tail -5 "$w/out/trace.txt" 2> /dev/null; }
+# a uprobe: perf probe -x writes uprobe_events, perf record -e probe_hot:burn samples each call
+n=$(grep -c "probe_hot:burn: ($(printf %x $((burn))))" "$w/out/up.txt" 2> /dev/null)
+[ "$n" = 8 ] && grep -q 'Added new event' "$w/out/probe.txt" && ! [ -s "$w/out/up-left.txt" ] &&
+	ok "perf probe -x /bin/hot burn, perf record -e probe_hot:burn: burn's 8 calls, then perf probe -d" ||
+	{ bad "uprobe via perf probe: $n samples"; cat "$w/out/probe.txt" "$w/out/up.err" 2> /dev/null; }
 v=$(awk -F, '$3 ~ /^mem:/ { print $1 }' "$w/out/bp.csv" 2> /dev/null)
 [ "$v" = 8 ] && ok "perf stat -e mem:<burn>:x counts burn's 8 calls" || { bad "breakpoint count '$v'"; cat "$w/out/bp.csv"; }
 # kernel samples of a syscall-heavy dd resolve through /proc/kallsyms to kernel functions

@@ -364,9 +364,14 @@ void ksvc_user_regs(uint64_t regs[34])
 }
 
 /* Tracepoints: ids 1..999 exist; uses are counted in ksvc_fake.trace_uses. */
-bool ksvc_trace_event_valid(uint64_t id)
+int ksvc_trace_event_open(uint64_t id)
 {
-	return id >= 1 && id < 1000;
+	return id >= 1 && id <= 999 ? 0 : -EINVAL;
+}
+
+void ksvc_trace_event_close(uint64_t id)
+{
+	(void)id;
 }
 
 void ksvc_trace_use(uint64_t id, int delta)
@@ -612,7 +617,7 @@ bool ksvc_cpu_has_lse_atomics(void)
 /* Tracepoint names: "fake_tp" for every valid id. */
 const char *ksvc_trace_event_name(uint64_t id)
 {
-	return ksvc_trace_event_valid(id) ? "fake_tp" : NULL;
+	return ksvc_trace_event_open(id) ? NULL : "fake_tp";
 }
 
 /* Other tasks' descriptors: the host fake has one task, whose tid is ksvc_current_tid(). */
@@ -634,4 +639,47 @@ int ksvc_bpffs_get(const void *upath, const struct ksvc_file_ops **ops, void **p
 {
 	(void)upath, (void)ops, (void)priv;
 	return -ENOENT;
+}
+
+/* Uprobes: "/bin/hot" exists, at 4-aligned offsets below 4096; registrations are counted in
+ * ksvc_fake.uprobe_regs. */
+struct ksvc_uprobe {
+	int dummy;
+};
+static struct ksvc_uprobe fake_uprobe;
+
+int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out)
+{
+	(void)ret;
+	if (strcmp(path, "/bin/hot"))
+		return -ENOENT;
+	if (offset >= 4096 || (offset & 3))
+		return -EINVAL;
+	ksvc_fake.uprobe_regs++;
+	*out = &fake_uprobe;
+	return 0;
+}
+
+void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret)
+{
+	(void)u;
+	(void)ret;
+	ksvc_fake.uprobe_regs--;
+}
+
+/* Kprobes: none in the host tests. */
+int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
+			 struct ksvc_kprobe **out)
+{
+	(void)sym;
+	(void)off;
+	(void)addr;
+	(void)ret;
+	(void)out;
+	return -ENOENT;
+}
+
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+{
+	(void)k;
 }

@@ -28,6 +28,7 @@ struct ksvc_fake_state {
 	int current_task; /* index into the fake task table */
 	uint64_t irq_regs[34]; /* what ksvc_irq_regs reports */
 	int trace_uses; /* ksvc_trace_use: active tracepoint events */
+	int uprobe_regs; /* ksvc_uprobe_register minus unregister */
 	bool irq_user;
 	struct ksvc_irq_work *irq_work; /* queued, run by ksvc_fake_irq_work_run */
 	int fasync_kills[8]; /* ksvc_kill_fasync calls by reason (POLL_IN..POLL_HUP) */

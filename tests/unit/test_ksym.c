@@ -45,10 +45,27 @@ static void test_lookup(void **state)
 	assert_false(ksym_find(tab, sizeof(tab) - 1, 0xffff800000080208ull, name, 0, &off));
 }
 
+static void test_by_name(void **state)
+{
+	uint64_t addr = 0, size = 0;
+
+	(void)state;
+	assert_true(ksym_find_name(tab, sizeof(tab) - 1, "kmain", &addr, &size));
+	assert_int_equal(addr, 0xffff800000080100ull);
+	assert_int_equal(size, 0x80); /* to the next symbol, a data one */
+	assert_true(ksym_find_name(tab, sizeof(tab) - 1, "helper_with_a_long_name", &addr, &size));
+	assert_int_equal(size, 0xfe00);
+	/* data symbols and prefixes are not functions of that name */
+	assert_false(ksym_find_name(tab, sizeof(tab) - 1, "a_table", &addr, &size));
+	assert_false(ksym_find_name(tab, sizeof(tab) - 1, "kmai", &addr, &size));
+	assert_false(ksym_find_name(tab, 30, "kmain", &addr, &size));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_by_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,10 +64,11 @@ USCRIPTS += tests/user/t_busybox.sh tests/user/t_profile.sh
 # Every C test includes tap.h: rebuild them when it changes.
 UPROGS += t_tracepoint
 t_tracepoint_SRCS := tests/user/t_tracepoint.c
-TESTS_USER_C := t_tracepoint t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace
+TESTS_USER_C := t_tracepoint t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe
 # (keep whatever the default goal was: this rule must not become it)
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
+$(BUILD)/user/bin/t_tracepoint $(BUILD)/user/bin/t_uprobe: tests/user/tracing.h
 .DEFAULT_GOAL := $(tests_user_goal)
 UPROGS += t_perf_bpf
 t_perf_bpf_SRCS := tests/user/t_perf_bpf.c
@@ -76,6 +77,11 @@ UPROGS += t_libbpf
 t_libbpf_SRCS := tests/user/t_libbpf.c $(BUILD)/user/bpf/pagefaults.bpf.lo
 t_libbpf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_libbpf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+# t_libbpf_probe: libbpf's SEC("uprobe//bin/hot:burn"), uretprobe and attach_kprobe
+UPROGS += t_libbpf_probe
+t_libbpf_probe_SRCS := tests/user/t_libbpf_probe.c $(BUILD)/user/bpf/probes.bpf.lo
+t_libbpf_probe_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_libbpf_probe_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bpf/%.bpf.o: tests/user/bpf/%.bpf.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)clang -target bpf -O2 -g -Wall -Werror -I/usr/aarch64-linux-gnu/include \
@@ -118,3 +124,8 @@ t_bpf_helpers_SRCS := tests/user/t_bpf_helpers.c $(BUILD)/user/bpf/helpers.bpf.l
 t_bpf_helpers_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_helpers_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h
+UPROGS += t_uprobe
+t_uprobe_SRCS := tests/user/t_uprobe.c
+UPROGS += t_kprobe
+t_kprobe_SRCS := tests/user/t_kprobe.c
+$(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h

@@ -136,12 +136,14 @@ static long map_op(int cmd, int fd, const void *key, void *value)
 	return sys_bpf(cmd, &a);
 }
 
+static int load_type = BPF_PROG_TYPE_PERF_EVENT; /* what load_insns loads */
+
 static int load_insns(const struct bpf_insn *p, unsigned int n)
 {
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.prog_type = load_type;
 	a.insns = (uintptr_t)p;
 	a.insn_cnt = n;
 	a.license = (uintptr_t) "GPL";
@@ -498,6 +500,34 @@ int main(void)
 		ev_close(&e);
 	}
 
+	/* bpftrace's stack map for ustack/kstack: 131072 ids of 127 frames, 133 MB that Linux
+	 * allocates at create time; ids from a sampling program look up as above */
+	int big = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 127, 131072);
+	int bprog = big >= 0 ? load_stack_prog(big, BPF_F_USER_STACK) : -1;
+
+	if (CHECK(bprog >= 0 && ev_open(&e) == 0, "STACK_TRACE map of 131072 x 127 frames",
+		  "map %d prog %d errno %d", big, bprog, errno)) {
+		uint64_t ips[127] = { 0 };
+		uint32_t id;
+
+		EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, bprog), "SET_BPF on the big stack map");
+		map_zero();
+		n = run(&e, &count, &lo, &hi);
+		v = map_get();
+		id = (uint32_t)v.cookie;
+		CHECK(n >= 15 && v.cookie >> 32 == 1 && id < 131072,
+		      "get_stackid into the big map returns an id", "%#llx",
+		      (unsigned long long)v.cookie);
+		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, big, &id, ips), "look it up in the big map");
+		CHECK(ips[0] == last_ip, "the big map's stack starts at the sample's ip",
+		      "%#llx vs %#llx", (unsigned long long)ips[0], (unsigned long long)last_ip);
+		ev_close(&e);
+	}
+	if (bprog >= 0)
+		close(bprog);
+	if (big >= 0)
+		close(big);
+
 	/* bpf_get_stack with BPF_F_USER_STACK into the program's stack */
 	int gprog = load_get_stack_prog();
 
@@ -604,5 +634,50 @@ int main(void)
 		      "%llu of %llu", (unsigned long long)good, (unsigned long long)raws);
 		ev_close(&e);
 	}
+
+	/* The same helpers from KPROBE programs (uprobes; bpftrace's BEGIN, END, uprobe:), whose
+	 * ctx is struct pt_regs, and from TRACEPOINT programs (bpftrace's printf and ustack in a
+	 * tracepoint: probe): Linux's kprobe_prog_func_proto and tp_prog_func_proto have
+	 * perf_event_output, get_stackid and get_stack, not perf_prog_read_value (perf_event
+	 * programs only) */
+	int stk = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
+	static const struct {
+		int type;
+		const char *name;
+	} kinds[] = { { BPF_PROG_TYPE_KPROBE, "KPROBE" }, { BPF_PROG_TYPE_TRACEPOINT, "TRACEPOINT" } };
+
+	for (unsigned int k = 0; k < 2; k++) {
+		struct bpf_insn rv[] = {
+			MOV64_REG(2, 10),
+			ADD64_IMM(2, -24),
+			MOV64_IMM(3, 24),
+			CALL(BPF_FUNC_perf_prog_read_value),
+			MOV64_IMM(0, 0),
+			EXIT(),
+		};
+		int kp[4];
+
+		load_type = kinds[k].type;
+		/* the output program reads ctx+16: a register (KPROBE), a record field (TRACEPOINT) */
+		kp[0] = arr >= 0 ? load_output_prog(arr) : -1;
+		kp[1] = stk >= 0 ? load_stack_prog(stk, BPF_F_USER_STACK) : -1;
+		kp[2] = load_get_stack_prog();
+		errno = 0;
+		kp[3] = load_insns(rv, sizeof(rv) / sizeof(rv[0]));
+		CHECK(kp[0] >= 0 && kp[1] >= 0 && kp[2] >= 0,
+		      k ? "TRACEPOINT programs call perf_event_output, get_stackid, get_stack"
+			: "KPROBE programs call perf_event_output, get_stackid, get_stack",
+		      "fds %d %d %d errno %d", kp[0], kp[1], kp[2], errno);
+		CHECK(kp[3] < 0 && errno == EINVAL,
+		      k ? "a TRACEPOINT program calling perf_prog_read_value: EINVAL"
+			: "a KPROBE program calling perf_prog_read_value: EINVAL",
+		      "fd %d errno %d", kp[3], errno);
+		for (int i = 0; i < 4; i++)
+			if (kp[i] >= 0)
+				close(kp[i]);
+	}
+	load_type = BPF_PROG_TYPE_PERF_EVENT;
+	if (stk >= 0)
+		close(stk);
 	return tap_done();
 }

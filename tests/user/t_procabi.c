@@ -1,7 +1,7 @@
 /*
  * t_procabi.c - process ABI that Linux perf's own test suite reads: /proc/PID/fd (readlink
  * names and the listing), /proc/<tid> and /proc/PID/task/<tid> of a thread that does not
- * lead its group; user and system time; CLOCK_REALTIME from the RTC; /sys/kernel/notes' build id; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
+ * lead its group; /proc/PID/root; user and system time; CLOCK_REALTIME from the RTC; /sys/kernel/notes' build id; the kernel log (syslog(2) as busybox dmesg reads it, /dev/kmsg).  Each check passes on perfkernel and on Linux 6.1 (refvm.sh).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -582,9 +582,48 @@ static void check_cputime(void)
 	      "user %.3f s, system %.3f s", du, ds);
 }
 
+/* /proc/PID/root: a link to the process's root, "/" here, that walks and openat(2)s through
+ * as bcc's symbol resolver does (bpftrace's ustack): openat(root fd, "bin/prog") */
+static void check_root(void)
+{
+	char got[512], exe[512], path[600];
+	struct stat a, b;
+	long n;
+
+	n = readlink("/proc/self/root", got, sizeof(got) - 1);
+	got[n > 0 ? n : 0] = 0;
+	CHECK(n == 1 && !strcmp(got, "/"), "readlink(/proc/self/root) is /", "n %ld \"%s\" errno %d",
+	      n, got, errno);
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)getppid());
+	n = readlink(path, got, sizeof(got) - 1);
+	got[n > 0 ? n : 0] = 0;
+	CHECK(n == 1 && !strcmp(got, "/"), "readlink(/proc/PPID/root) is /", "n %ld \"%s\" errno %d",
+	      n, got, errno);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0 || stat("/proc/self/exe", &a)) {
+		tap_fail("/proc/self/root walks", "/proc/self/exe: %s", strerror(errno));
+		return;
+	}
+	exe[n] = 0;
+	snprintf(path, sizeof(path), "/proc/self/root%s", exe);
+	CHECK(!stat(path, &b) && a.st_ino == b.st_ino, "stat(/proc/self/root/<exe>) is the program",
+	      "%s errno %d", path, errno);
+	int root = open("/proc/self/root", O_RDONLY);
+	int fd = root >= 0 ? openat(root, exe + 1, O_RDONLY) : -1;
+
+	CHECK(fd >= 0 && !fstat(fd, &b) && a.st_ino == b.st_ino,
+	      "openat(open(/proc/self/root), <exe without />) opens the program", "root %d fd %d errno %d",
+	      root, fd, errno);
+	if (fd >= 0)
+		close(fd);
+	if (root >= 0)
+		close(root);
+}
+
 int main(void)
 {
 	tap_init("t_procabi", 60);
+	check_root();
 	check_fd_links();
 	check_fd_listing();
 	check_threads();

@@ -38,28 +38,11 @@
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include "tracing.h"
 #include "tap.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define TRACEFS_MAGIC 0x74726163
-
-static long peo(struct perf_event_attr *a, int pid, int cpu, int group_fd, unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
-}
-
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY), n = 0, r;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)n < size - 1 && (r = (int)read(fd, buf + n, size - 1 - n)) > 0)
-		n += r;
-	buf[n] = 0;
-	close(fd);
-	return n;
-}
 
 static long event_id(const char *sysev)
 {
@@ -528,76 +511,17 @@ static void test_backward(void)
 
 /* ---- 6: BPF_PROG_TYPE_TRACEPOINT programs ---- */
 
-#define INSN(c, d, s_, o, i)                                                                       \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s_), .off = (o), .imm = (i) })
-#define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV64_REG(d, s_) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s_, 0, 0)
-#define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-/* value[0] += 1; value[1] = ctx's __syscall_nr (offset 8); return ret */
-static int load_tp_prog(int type, int map, int ret)
-{
-	struct bpf_insn p[] = {
-		INSN(BPF_LDX | BPF_MEM | BPF_W, 7, 1, 8, 0),
-		INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
-		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map),
-		INSN(0, 0, 0, 0, 0),
-		MOV64_REG(2, 10),
-		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
-		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
-		INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0),
-		MOV64_IMM(1, 1),
-		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
-		INSN(BPF_STX | BPF_MEM | BPF_DW, 0, 7, 8, 0),
-		MOV64_IMM(0, ret),
-		EXIT(),
-	};
-	struct bpf_insn trivial[] = { MOV64_IMM(0, 1), EXIT() };
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.insns = (uintptr_t)(type == BPF_PROG_TYPE_TRACEPOINT ? p : trivial);
-	a.insn_cnt = type == BPF_PROG_TYPE_TRACEPOINT ? sizeof(p) / sizeof(p[0]) : 2;
-	a.license = (uintptr_t) "GPL";
-	return (int)sys_bpf(BPF_PROG_LOAD, &a);
-}
-
-static void map_value(int map, uint64_t v[2])
-{
-	union bpf_attr a;
-	uint32_t key = 0;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = map;
-	a.key = (uintptr_t)&key;
-	a.value = (uintptr_t)v;
-	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
-		v[0] = v[1] = ~0ull;
-}
-
 static void test_bpf(void)
 {
 	long id = event_id("syscalls/sys_enter_getpid");
 	struct perf_event_attr a;
-	union bpf_attr ma;
 	uint64_t v[2], count = 0;
 	int map, tp_prog, tp_prog0, pe_prog, fd, sw;
 
-	memset(&ma, 0, sizeof(ma));
-	ma.map_type = BPF_MAP_TYPE_ARRAY;
-	ma.key_size = 4;
-	ma.value_size = 16;
-	ma.max_entries = 1;
-	map = (int)sys_bpf(BPF_MAP_CREATE, &ma);
-	tp_prog = load_tp_prog(BPF_PROG_TYPE_TRACEPOINT, map, 1);
-	tp_prog0 = load_tp_prog(BPF_PROG_TYPE_TRACEPOINT, map, 0);
-	pe_prog = load_tp_prog(BPF_PROG_TYPE_PERF_EVENT, map, 1);
+	map = bpf_count_map();
+	tp_prog = bpf_count_prog(BPF_PROG_TYPE_TRACEPOINT, BPF_PROG_TYPE_TRACEPOINT, map, 1, BPF_W, 8);
+	tp_prog0 = bpf_count_prog(BPF_PROG_TYPE_TRACEPOINT, BPF_PROG_TYPE_TRACEPOINT, map, 0, BPF_W, 8);
+	pe_prog = bpf_count_prog(BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_TRACEPOINT, map, 1, BPF_W, 8);
 	if (map < 0 || tp_prog < 0 || tp_prog0 < 0 || pe_prog < 0) {
 		tap_fail("BPF_PROG_TYPE_TRACEPOINT programs load", "%d %d %d %d: %s", map, tp_prog,
 			 tp_prog0, pe_prog, strerror(errno));
@@ -605,13 +529,7 @@ static void test_bpf(void)
 	}
 	tp_attr(&a, id);
 	fd = (int)peo(&a, 0, -1, -1, 0);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = 100000;
-	a.disabled = 1;
-	sw = (int)peo(&a, 0, -1, -1, 0);
+	sw = sw_sampling_fd();
 	EXPECT_ERRNO(ioctl(fd, PERF_EVENT_IOC_SET_BPF, pe_prog), EINVAL,
 		     "SET_BPF of a PERF_EVENT program on a tracepoint event is EINVAL");
 	EXPECT_ERRNO(ioctl(sw, PERF_EVENT_IOC_SET_BPF, tp_prog), EINVAL,
@@ -624,7 +542,7 @@ static void test_bpf(void)
 	for (int i = 0; i < 10; i++)
 		syscall(SYS_getpid);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	map_value(map, v);
+	bpf_count_value(map, v);
 	/* the program runs for every getpid on the machine: at least ours */
 	CHECK(v[0] >= 10 && v[0] < 20 && v[1] == SYS_getpid,
 	      "the program ran for each getpid and read __syscall_nr from its ctx", "runs %llu nr %llu",
@@ -634,25 +552,25 @@ static void test_bpf(void)
 	CHECK(count == 10, "returning 1 keeps the hits: the event counted 10", "%llu",
 	      (unsigned long long)count);
 	close(fd);
-	map_value(map, v);
+	bpf_count_value(map, v);
 	count = v[0];
 	for (int i = 0; i < 5; i++)
 		syscall(SYS_getpid);
-	map_value(map, v);
+	bpf_count_value(map, v);
 	CHECK(v[0] == count, "closing the event takes its program off the tracepoint",
 	      "runs %llu after %llu", (unsigned long long)v[0], (unsigned long long)count);
 
 	tp_attr(&a, id);
 	fd = (int)peo(&a, 0, -1, -1, 0);
 	EXPECT_OK(ioctl(fd, PERF_EVENT_IOC_SET_BPF, tp_prog0), "SET_BPF of a program returning 0");
-	map_value(map, v);
+	bpf_count_value(map, v);
 	uint64_t runs0 = v[0];
 
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	for (int i = 0; i < 10; i++)
 		syscall(SYS_getpid);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	map_value(map, v);
+	bpf_count_value(map, v);
 	if (read(fd, &count, sizeof(count)) != sizeof(count))
 		count = ~0ull;
 	CHECK(count == 0 && v[0] >= runs0 + 10,

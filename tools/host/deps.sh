@@ -10,7 +10,9 @@
 # list is never changed.  Debian's own arm64 perf (linux-perf) and the libraries it links go to
 # BUILD_DIR/deps/perf-root the same way (tools/host/debian-perf.sh makes an overlay of them), and
 # Debian's arm64 strace with its libraries to BUILD_DIR/deps/strace-root (debian-strace.sh),
-# bpftool to BUILD_DIR/deps/bpftool-root (debian-bpftool.sh).
+# Debian's bpftool to BUILD_DIR/deps/bpftool-root (debian-bpftool.sh), and
+# Debian's arm64 bpftrace with LLVM and its other libraries to BUILD_DIR/deps/bpftrace-root
+# (debian-bpftrace.sh; about 55 MB of packages, 230 MB unpacked).
 set -eu
 B=${1:-build}
 HOST_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
@@ -25,6 +27,13 @@ PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 li
 STRACE_PKGS="strace"
 # bpftool 7.1 (libbpf is linked in; its Depends: libcap2, libelf1, zlib1g)
 BPFTOOL_PKGS="bpftool libcap2 libelf1 zlib1g"
+# bpftrace 0.17 and the packages of its Depends closure for arm64 (LLVM 14, clang 14, bcc's
+# libbpfcc, libbpf, libdw...), less glibc, libstdc++ and libgcc_s as for perf; and the
+# kernel's uapi headers (linux-libc-dev), which bpftrace's clang parses for tracepoint: probes
+# when the kernel has no BTF
+BPFTRACE_PKGS="bpftrace libbpf1 libbpfcc libclang1-14 libclang-cpp14 libllvm14 libdw1 libelf1
+  libedit2 libbsd0 libmd0 libffi8 libtinfo6 libxml2 libicu72 liblzma5 libz3-4 zlib1g libbz2-1.0
+  linux-libc-dev"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -76,4 +85,5 @@ fetch_root() {
 fetch_root perf "$PERF_PKGS"
 fetch_root strace "$STRACE_PKGS"
 fetch_root bpftool "$BPFTOOL_PKGS"
+fetch_root bpftrace "$BPFTRACE_PKGS"
 fetch_root testenv "$TESTENV_PKGS"

@@ -1,0 +1,206 @@
+/*
+ * kprobes.c - kernel probes: a BRK patched into the kernel's own text at a function's
+ * address (from the image's symbol table) plus an offset, and what runs when one is hit
+ * (perf's kprobe PMU registers them through ksvc_kprobe_register and receives the hits
+ * through perf_kprobe_hit).
+ *
+ * Linux 6.1 (kernel/kprobes.c, arch/arm64/kernel/probes/) is the reference for what user
+ * space sees: the probe is BRK #0x004 (KPROBES_BRK_IMM); an unknown symbol is ENOENT, an
+ * address outside the kernel's text, not 4-aligned, on a refused instruction or on a
+ * function the kernel will not probe (its own trap, perf, BPF and lock code: Linux's
+ * NOKPROBE blacklist) is EINVAL; the probed instruction is simulated when it uses the PC and
+ * otherwise runs out of line from a read-only executable slot of its own followed by
+ * BRK #0x006 (KPROBES_BRK_SS_IMM), whose trap resumes after the probe (Linux single-steps the
+ * slot instead); a hit while this CPU already handles one is missed (kprobe_running).
+ *
+ * The text is written through the linear map's alias of the image (the image's own mapping is
+ * read-only) and made visible to instruction fetch on every CPU (DC CVAU, IC IVAU broadcast,
+ * DSB, ISB).  A BRK may replace any instruction while other CPUs run it (the architecture
+ * allows it); putting the original back races with a CPU that still fetches the BRK: such a
+ * CPU finds no probe there and the instruction no longer a BRK, and runs it again.
+ * Not built: return probes (EOPNOTSUPP), removing slots (a site keeps its slot for the
+ * kernel's life: at most 64 sites per boot, then ENOSPC).
+ *
+ * Locks: kprobe_mutex (sleeping) serialises register/unregister; the BRK path reads the
+ * table without it (an entry's address, instruction and slot are set before it is armed and
+ * never change afterwards).
+ */
+#include <arch/memlayout.h>
+#include <arch/trapframe.h>
+#include <kern/errno.h>
+#include <kern/ksvc.h>
+#include <kern/ksym.h>
+#include <kern/mm.h>
+#include <kern/probe_insn.h>
+#include <kern/sched.h>
+#include <kern/string.h>
+#include <kern/trap.h>
+#include <kern/uprobes.h>
+#include <kern/vm.h>
+#include <perf/perf.h>
+
+#define KPROBE_BRK_IMM 0x004
+#define KPROBE_SS_IMM 0x006
+#define KPROBE_BRK (0xd4200000u | (KPROBE_BRK_IMM << 5))
+#define KPROBE_SS_BRK (0xd4200000u | (KPROBE_SS_IMM << 5))
+#define KPROBES_MAX 64
+#define KSYM_NAME_LEN 512
+
+struct ksvc_kprobe {
+	uint64_t addr;		/* 0: a free entry */
+	uint32_t insn;		/* the original instruction */
+	uint32_t *slot;		/* its out-of-line copy and the BRK after it, or NULL */
+	unsigned int nr;	/* registrations (kprobe_mutex; read racily by the BRK path) */
+};
+
+static struct ksvc_kprobe kprobes[KPROBES_MAX];
+static struct kmutex kprobe_mutex;
+static bool kprobe_running[MAX_CPUS]; /* [IRQs masked] this CPU is in a hit's handlers */
+
+/* Prefixes of the functions the hit path runs or that run with its locks held. */
+static const char *const blacklist[] = {
+	"perf_", "pmuv3_", "bpf_", "ksvc_", "trap_", "spin_", "kprobe", "uprobe", "debug_",
+	"arch_", "gic_", "irq", "sched", "schedule", "timer", "tlb", "mm_", "memcpy", "memset",
+	"memmove", "memcmp", "str", "printk", "vprintk", "klog", "uart", "ksym", "kmalloc",
+	"kfree", "alloc_pages", "free_pages", "page_", "probe_insn", "vm_", "signal_", "wait",
+	"kmutex", "sys_bpf", "sys_perf_event_open", "fpsimd", "cpu_", "smp_", "psci", "trace_",
+	/* the assembly of exception entry and return, boot, context switch and user copies */
+	"el0_", "el1", "el2_", "ret_to_", "thread_trampoline", "user_thread_start",
+	"init_thread_start", "vectors", "_head", "primary_", "secondary_", "map_blocks", "pt_walk",
+	"table_alloc", "ioremap", "semihost", "uaccess", "ipi_", "dump_backtrace", "print_addr",
+	"report", "syscall_dispatch", "kpanic", "panic", "idle",
+};
+
+static bool blacklisted(const char *name)
+{
+	for (unsigned int i = 0; i < sizeof(blacklist) / sizeof(blacklist[0]); i++)
+		if (!strncmp(name, blacklist[i], strlen(blacklist[i])))
+			return true;
+	return false;
+}
+
+/* Write one instruction of the kernel's text and make every CPU fetch it. */
+static void text_poke(uint64_t addr, uint32_t insn)
+{
+	uint32_t *alias = phys_to_virt(virt_to_phys((void *)addr));
+
+	WRITE_ONCE(*alias, insn);
+	__asm__ volatile("dc cvau, %0\n dsb ish\n ic ivau, %1\n dsb ish\n isb"
+			 ::"r"(alias), "r"(addr) : "memory");
+}
+
+/* The probe address for sym+off or addr: 0, -ENOENT, -EINVAL. */
+static int resolve(const char *sym, uint64_t off, uint64_t *addr)
+{
+	char name[64];
+	uint64_t base, size, at;
+
+	if (sym) {
+		if (!ksym_addr(sym, &base, &size))
+			return -ENOENT;
+		*addr = base + off;
+	}
+	if (!ksym_is_text(*addr) || (*addr & 3) || !ksym_lookup(*addr, name, sizeof(name), &at) ||
+	    blacklisted(name))
+		return -EINVAL;
+	return 0;
+}
+
+int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
+			 struct ksvc_kprobe **out)
+{
+	struct ksvc_kprobe *k = NULL, *free_k = NULL;
+	int err;
+
+	if (ret)
+		return -EOPNOTSUPP; /* return probes: not built */
+	err = resolve(sym, off, &addr);
+	if (err)
+		return err;
+	uint32_t insn = *(const uint32_t *)addr;
+	enum probe_insn_kind kind = probe_insn_classify(insn);
+
+	if (kind == PROBE_INSN_REJECT || insn == KPROBE_BRK)
+		return -EINVAL;
+	kmutex_lock(&kprobe_mutex);
+	for (unsigned int i = 0; i < KPROBES_MAX && !k; i++) {
+		if (kprobes[i].addr == addr)
+			k = &kprobes[i];
+		else if (!kprobes[i].addr && !free_k)
+			free_k = &kprobes[i];
+	}
+	if (!k && !free_k) {
+		kmutex_unlock(&kprobe_mutex);
+		return -ENOSPC;
+	}
+	if (!k) {
+		uint32_t code[2] = { insn, KPROBE_SS_BRK };
+
+		k = free_k;
+		k->insn = insn;
+		k->slot = kind == PROBE_INSN_STEP ? ksvc_text_alloc(code, sizeof(code)) : NULL;
+		if (kind == PROBE_INSN_STEP && !k->slot) {
+			kmutex_unlock(&kprobe_mutex);
+			return -ENOMEM;
+		}
+		__atomic_store_n(&k->addr, addr, __ATOMIC_RELEASE);
+	}
+	if (k->nr++ == 0)
+		text_poke(addr, KPROBE_BRK);
+	kmutex_unlock(&kprobe_mutex);
+	*out = k;
+	return 0;
+}
+
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+{
+	kmutex_lock(&kprobe_mutex);
+	if (k->nr && --k->nr == 0)
+		text_poke(k->addr, k->insn);
+	kmutex_unlock(&kprobe_mutex);
+}
+
+/* [IRQs masked] BRK #4 or #6 in the kernel. */
+static bool kprobe_brk(struct trapframe *tf)
+{
+	uint16_t imm = (uint16_t)(tf->esr & 0xffff);
+	uint64_t pc = tf->pc;
+	struct ksvc_kprobe *k = NULL;
+
+	if (trapframe_from_user(tf))
+		return false;
+	for (unsigned int i = 0; i < KPROBES_MAX && !k; i++) {
+		struct ksvc_kprobe *e = &kprobes[i];
+		uint64_t a = __atomic_load_n(&e->addr, __ATOMIC_ACQUIRE);
+
+		if (!a)
+			continue;
+		if (imm == KPROBE_SS_IMM && e->slot && pc == (uint64_t)e->slot + 4) {
+			tf->pc = a + 4; /* the out-of-line step is done */
+			return true;
+		}
+		if (imm == KPROBE_BRK_IMM && a == pc)
+			k = e;
+	}
+	if (!k)
+		return imm == KPROBE_BRK_IMM && *(const uint32_t *)pc != KPROBE_BRK; /* gone: rerun */
+	unsigned int cpu = this_cpu()->id;
+
+	if (READ_ONCE(k->nr) && !kprobe_running[cpu]) {
+		kprobe_running[cpu] = true;
+		perf_kprobe_hit(k, (const uint64_t *)tf);
+		kprobe_running[cpu] = false;
+	}
+	if (k->slot)
+		tf->pc = (uint64_t)k->slot;
+	else
+		probe_insn_simulate(k->insn, tf, pc);
+	return true;
+}
+
+void kprobe_init(void)
+{
+	kmutex_init(&kprobe_mutex);
+	trap_brk_register(KPROBE_BRK_IMM, kprobe_brk);
+	trap_brk_register(KPROBE_SS_IMM, kprobe_brk);
+}

@@ -1,0 +1,222 @@
+/* t_kprobe: the kprobe PMU (perf_event_open with the type from
+ * /sys/bus/event_source/devices/kprobe/type), checked against Linux 6.1's ABI; passes on
+ * perfkernel and on Linux (refvm.sh).  The probed function is the kernel's getpid handler,
+ * found by name in /proc/kallsyms (__arm64_sys_getpid on Linux, sys_getpid here).
+ *
+ *  1 sysfs: type, format/retprobe "config:0".
+ *  2 errnos: no symbol and no address (EINVAL), an unknown symbol (ENOENT), an empty name
+ *    (EINVAL), a bad name pointer (EFAULT), an offset not on an instruction (EINVAL).
+ *  3 counting: N getpid calls count N while enabled, none while disabled; by symbol and by
+ *    address (config1 0, config2 the address).
+ *  4 sampling: PERF_SAMPLE_IP is the probe (a kernel address), TID ours.
+ *  5 BPF_PROG_TYPE_KPROBE: SET_BPF (EINVAL for a TRACEPOINT program), the program runs at
+ *    each hit and 0 from it drops the hit.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include "tracing.h"
+#include "tap.h"
+
+static int kprobe_type = -1;
+static const char *getpid_sym;
+static uint64_t getpid_addr;
+
+/* The address of the first of names found in /proc/kallsyms (T or t), or 0. */
+static uint64_t kallsyms_find(const char *const *names, const char **found)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], sym[200];
+	unsigned long long a;
+	char t;
+	uint64_t best = 0;
+
+	if (!f)
+		return 0;
+	while (!best && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %199s", &a, &t, sym) != 3 || (t != 'T' && t != 't'))
+			continue;
+		for (int i = 0; names[i]; i++)
+			if (!strcmp(sym, names[i])) {
+				best = a;
+				*found = names[i];
+			}
+	}
+	fclose(f);
+	return best;
+}
+
+static void kp_attr(struct perf_event_attr *a, const char *sym, uint64_t off, bool ret)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = (uint32_t)kprobe_type;
+	a->config = ret;
+	a->config1 = (uintptr_t)sym;
+	a->config2 = off;
+}
+
+static void test_sysfs(void)
+{
+	char buf[128];
+
+	CHECK(read_file("/sys/bus/event_source/devices/kprobe/type", buf, sizeof(buf)) > 0 &&
+		      (kprobe_type = atoi(buf)) > 0,
+	      "/sys/bus/event_source/devices/kprobe/type", "%s", buf);
+	CHECK(read_file("/sys/bus/event_source/devices/kprobe/format/retprobe", buf, sizeof(buf)) > 0 &&
+		      !strcmp(buf, "config:0\n"),
+	      "format/retprobe is config:0", "'%s'", buf);
+}
+
+static void test_errnos(void)
+{
+	struct perf_event_attr a;
+
+	kp_attr(&a, NULL, 0, false);
+	EXPECT_ERRNO(peo(&a, 0, -1, -1, 0), EINVAL, "no symbol and no address is EINVAL");
+	kp_attr(&a, "no_such_function_here", 0, false);
+	EXPECT_ERRNO(peo(&a, 0, -1, -1, 0), ENOENT, "an unknown symbol is ENOENT");
+	kp_attr(&a, "", 0, false);
+	EXPECT_ERRNO(peo(&a, 0, -1, -1, 0), EINVAL, "an empty symbol is EINVAL");
+	kp_attr(&a, (const char *)8, 0, false);
+	EXPECT_ERRNO(peo(&a, 0, -1, -1, 0), EFAULT, "a bad symbol pointer is EFAULT");
+	kp_attr(&a, getpid_sym, 2, false);
+	EXPECT_ERRNO(peo(&a, 0, -1, -1, 0), EINVAL, "an offset inside an instruction is EINVAL");
+}
+
+static void test_count(void)
+{
+	struct perf_event_attr a;
+	int fd, fa;
+
+	kp_attr(&a, getpid_sym, 0, false);
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	if (!CHECK(fd >= 0, "a kprobe on the getpid handler opens", "%s: %s", getpid_sym, strerror(errno)))
+		return;
+	for (int i = 0; i < 50; i++)
+		syscall(SYS_getpid);
+	uint64_t c = count_of(fd);
+
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < 10; i++)
+		syscall(SYS_getpid);
+	CHECK(c == 50 && count_of(fd) == 50, "50 getpid calls count 50, none while disabled",
+	      "%llu then %llu", (unsigned long long)c, (unsigned long long)count_of(fd));
+	close(fd);
+
+	kp_attr(&a, NULL, getpid_addr, false);
+	fa = (int)peo(&a, 0, -1, -1, 0);
+	for (int i = 0; i < 7; i++)
+		syscall(SYS_getpid);
+	CHECK(fa >= 0 && count_of(fa) == 7, "by address (config1 0, config2 the address): 7 of 7",
+	      "fd %d count %llu", fa, (unsigned long long)count_of(fa));
+	if (fa >= 0)
+		close(fa);
+}
+
+static void test_sample(void)
+{
+	struct perf_event_attr a;
+	size_t size = 3 * 4096;
+
+	kp_attr(&a, getpid_sym, 0, false);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	int fd = (int)peo(&a, 0, -1, -1, 0);
+	struct perf_event_mmap_page *pg = fd < 0 ? MAP_FAILED :
+		mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (!CHECK(pg != MAP_FAILED, "a sampling kprobe event with a ring", "%s", strerror(errno)))
+		return;
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_getpid);
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), pos = 0;
+	int n = 0, good = 0;
+
+	while (pos < head) {
+		struct perf_event_header *h = (void *)((char *)pg + 4096 + pos % (size - 4096));
+
+		if (h->type == PERF_RECORD_SAMPLE) {
+			uint64_t ip;
+			uint32_t pid, tid;
+
+			memcpy(&ip, h + 1, 8);
+			memcpy(&pid, (char *)(h + 1) + 8, 4);
+			memcpy(&tid, (char *)(h + 1) + 12, 4);
+			n++;
+			good += ip == getpid_addr && pid == (uint32_t)getpid() && tid == (uint32_t)gettid() &&
+				(h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+		}
+		pos += h->size;
+	}
+	CHECK(n == 3 && good == 3, "3 calls, 3 kernel samples at the probe with our pid/tid",
+	      "%d samples, %d right", n, good);
+	munmap(pg, size);
+	close(fd);
+}
+
+static void test_bpf(void)
+{
+	struct perf_event_attr a;
+	uint64_t v[2];
+	int map = bpf_count_map();
+	int kp = bpf_count_prog(BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_KPROBE, map, 1, BPF_DW, 0);
+	int kp0 = bpf_count_prog(BPF_PROG_TYPE_KPROBE, BPF_PROG_TYPE_KPROBE, map, 0, BPF_DW, 0);
+	int tp = bpf_count_prog(BPF_PROG_TYPE_TRACEPOINT, BPF_PROG_TYPE_KPROBE, map, 1, BPF_DW, 0);
+
+	if (!CHECK(map >= 0 && kp >= 0 && kp0 >= 0 && tp >= 0, "KPROBE programs load", "%s",
+		   strerror(errno)))
+		return;
+	kp_attr(&a, getpid_sym, 0, false);
+	int fd = (int)peo(&a, 0, -1, -1, 0);
+
+	EXPECT_ERRNO(ioctl(fd, PERF_EVENT_IOC_SET_BPF, tp), EINVAL,
+		     "SET_BPF of a TRACEPOINT program on a kprobe event is EINVAL");
+	EXPECT_OK(ioctl(fd, PERF_EVENT_IOC_SET_BPF, kp), "SET_BPF of a KPROBE program on a kprobe event");
+	for (int i = 0; i < 10; i++)
+		syscall(SYS_getpid);
+	bpf_count_value(map, v);
+	/* a CPU-wide program would also see other tasks' getpid: this one is per task */
+	CHECK(v[0] == 10 && count_of(fd) == 10, "the program runs at each of 10 hits, returning 1 keeps them",
+	      "runs %llu count %llu", (unsigned long long)v[0], (unsigned long long)count_of(fd));
+	close(fd);
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	EXPECT_OK(ioctl(fd, PERF_EVENT_IOC_SET_BPF, kp0), "SET_BPF of a program returning 0");
+	for (int i = 0; i < 10; i++)
+		syscall(SYS_getpid);
+	bpf_count_value(map, v);
+	CHECK(v[0] == 20 && count_of(fd) == 0, "returning 0 drops the hits: the event counts 0",
+	      "runs %llu count %llu", (unsigned long long)v[0], (unsigned long long)count_of(fd));
+	close(fd);
+	close(kp);
+	close(kp0);
+	close(tp);
+	close(map);
+}
+
+int main(void)
+{
+	static const char *const names[] = { "__arm64_sys_getpid", "sys_getpid", NULL };
+
+	tap_init("t_kprobe", 60);
+	test_sysfs();
+	if (kprobe_type < 0) {
+		tap_skip("kprobe events", "no kprobe PMU");
+		return tap_done();
+	}
+	getpid_addr = kallsyms_find(names, &getpid_sym);
+	if (!CHECK(getpid_addr != 0, "the getpid handler is in /proc/kallsyms", "none of its names"))
+		return tap_done();
+	test_errnos();
+	test_count();
+	test_sample();
+	test_bpf();
+	return tap_done();
+}

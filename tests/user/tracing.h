@@ -1,0 +1,134 @@
+/* tracing.h - what the tracing tests (t_tracepoint, t_uprobe) share (header only):
+ * perf_event_open, reading a small tracefs/sysfs file, and a counting eBPF program that adds
+ * 1 to word 0 of an array map's element 0, stores one word of its ctx in word 1, and returns
+ * a chosen value (the tests check both words to see that it ran and what its ctx held).
+ */
+#ifndef TESTS_USER_TRACING_H
+#define TESTS_USER_TRACING_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline long peo(struct perf_event_attr *a, int pid, int cpu, int group_fd,
+		       unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
+}
+
+/* An event's count (read without read_format), all ones when the read fails. */
+static inline uint64_t count_of(int fd)
+{
+	uint64_t c = 0;
+
+	if (read(fd, &c, sizeof(c)) != sizeof(c))
+		return ~0ull;
+	return c;
+}
+
+/* A disabled cpu-clock sampling event on this task (for the wrong-program-type checks). */
+static inline int sw_sampling_fd(void)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 100000;
+	a.disabled = 1;
+	return (int)peo(&a, 0, -1, -1, 0);
+}
+
+/* The file's contents, NUL-terminated, in buf: the length, or -errno. */
+static inline int read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY), n = 0, r;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)n < size - 1 && (r = (int)read(fd, buf + n, size - 1 - n)) > 0)
+		n += r;
+	buf[n] = 0;
+	close(fd);
+	return n;
+}
+
+#define INSN(c, d, s_, o, i)                                                                       \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s_), .off = (o), .imm = (i) })
+#define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define MOV64_REG(d, s_) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s_, 0, 0)
+#define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+static inline long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(SYS_bpf, cmd, a, sizeof(*a));
+}
+
+/* The array map (one element of two u64 words) the counting program writes: fd or -1. */
+static inline int bpf_count_map(void)
+{
+	union bpf_attr ma;
+
+	memset(&ma, 0, sizeof(ma));
+	ma.map_type = BPF_MAP_TYPE_ARRAY;
+	ma.key_size = 4;
+	ma.value_size = 16;
+	ma.max_entries = 1;
+	return (int)sys_bpf(BPF_MAP_CREATE, &ma);
+}
+
+/*
+ * Load a program of type: when type is counting_type, value[0] += 1 and value[1] = the
+ * ctx word of size ld_size (BPF_W, BPF_DW) at ctx_off, returning ret; any other type gets
+ * "return 1" (for the wrong-type attach checks).  The fd or -1.
+ */
+static inline int bpf_count_prog(uint32_t type, uint32_t counting_type, int map, int ret,
+				 uint8_t ld_size, int16_t ctx_off)
+{
+	struct bpf_insn p[] = {
+		INSN(BPF_LDX | BPF_MEM | ld_size, 7, 1, ctx_off, 0),
+		INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map),
+		INSN(0, 0, 0, 0, 0),
+		MOV64_REG(2, 10),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0),
+		MOV64_IMM(1, 1),
+		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD),
+		INSN(BPF_STX | BPF_MEM | BPF_DW, 0, 7, 8, 0),
+		MOV64_IMM(0, ret),
+		EXIT(),
+	};
+	struct bpf_insn trivial[] = { MOV64_IMM(0, 1), EXIT() };
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)(type == counting_type ? p : trivial);
+	a.insn_cnt = type == counting_type ? sizeof(p) / sizeof(p[0]) : 2;
+	a.license = (uintptr_t) "GPL";
+	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+/* The two words of the map's element 0 (all ones when the lookup fails). */
+static inline void bpf_count_value(int map, uint64_t v[2])
+{
+	union bpf_attr a;
+	uint32_t key = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = map;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)v;
+	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a))
+		v[0] = v[1] = ~0ull;
+}
+
+#endif
