@@ -6,8 +6,8 @@
  *
  * Linux 6.1 (kernel/kprobes.c, arch/arm64/kernel/probes/) is the reference for what user
  * space sees: the probe is BRK #0x004 (KPROBES_BRK_IMM); an unknown symbol is ENOENT, an
- * address outside the kernel's text, not 4-aligned, on a refused instruction or on a
- * function the kernel will not probe (its own trap, perf, BPF and lock code: Linux's
+ * address outside the kernel's text, not 4-aligned, on a refused instruction, inside an
+ * exclusive load/store sequence, or on a function the kernel will not probe (its own trap, perf, BPF and lock code: Linux's
  * NOKPROBE blacklist) is EINVAL; the probed instruction is simulated when it uses the PC and
  * otherwise runs out of line from a read-only executable slot of its own followed by
  * BRK #0x006 (KPROBES_BRK_SS_IMM), whose trap resumes after the probe (Linux single-steps the
@@ -19,7 +19,7 @@
  * allows it); putting the original back races with a CPU that still fetches the BRK: such a
  * CPU finds no probe there and the instruction no longer a BRK, and runs it again.
  * Not built: return probes (EOPNOTSUPP), removing slots (a site keeps its slot for the
- * kernel's life: at most 64 sites per boot, then ENOSPC).
+ * kernel's life: at most 512 sites per boot, then ENOSPC).
  *
  * Locks: kprobe_mutex (sleeping) serialises register/unregister; the BRK path reads the
  * table without it (an entry's address, instruction and slot are set before it is armed and
@@ -43,14 +43,14 @@
 #define KPROBE_SS_IMM 0x006
 #define KPROBE_BRK (0xd4200000u | (KPROBE_BRK_IMM << 5))
 #define KPROBE_SS_BRK (0xd4200000u | (KPROBE_SS_IMM << 5))
-#define KPROBES_MAX 64
+#define KPROBES_MAX 512
 #define KSYM_NAME_LEN 512
 
 struct ksvc_kprobe {
 	uint64_t addr;		/* 0: a free entry */
 	uint32_t insn;		/* the original instruction */
 	uint32_t *slot;		/* its out-of-line copy and the BRK after it, or NULL */
-	unsigned int nr;	/* registrations (kprobe_mutex; read racily by the BRK path) */
+	unsigned int nr;	/* registrations (atomic; armed from 0 to 1 under kprobe_mutex) */
 };
 
 static struct ksvc_kprobe kprobes[KPROBES_MAX];
@@ -89,6 +89,22 @@ static void text_poke(uint64_t addr, uint32_t insn)
 			 ::"r"(alias), "r"(addr) : "memory");
 }
 
+/*
+ * Inside a load-exclusive/store-exclusive sequence (Linux's is_probed_address_atomic, 16
+ * instructions back within the function)?  The trap would clear the exclusive monitor and the
+ * store-exclusive would fail for ever.
+ */
+static bool in_exclusive(uint64_t addr, uint64_t func)
+{
+	for (uint64_t a = addr; a >= func + 4 && addr - a < 16 * 4; a -= 4) {
+		uint32_t i = *(const uint32_t *)(a - 4);
+
+		if ((i & 0x3f000000u) == 0x08000000u) /* load/store exclusive */
+			return (i >> 22) & 1; /* a load first: inside; a store: after one */
+	}
+	return false;
+}
+
 /* The probe address for sym+off or addr: 0, -ENOENT, -EINVAL. */
 static int resolve(const char *sym, uint64_t off, uint64_t *addr)
 {
@@ -101,7 +117,7 @@ static int resolve(const char *sym, uint64_t off, uint64_t *addr)
 		*addr = base + off;
 	}
 	if (!ksym_is_text(*addr) || (*addr & 3) || !ksym_lookup(*addr, name, sizeof(name), &at) ||
-	    blacklisted(name))
+	    blacklisted(name) || in_exclusive(*addr, *addr - at))
 		return -EINVAL;
 	return 0;
 }
@@ -145,17 +161,23 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 		}
 		__atomic_store_n(&k->addr, addr, __ATOMIC_RELEASE);
 	}
-	if (k->nr++ == 0)
+	if (__atomic_fetch_add(&k->nr, 1, __ATOMIC_RELAXED) == 0)
 		text_poke(addr, KPROBE_BRK);
 	kmutex_unlock(&kprobe_mutex);
 	*out = k;
 	return 0;
 }
 
+void ksvc_kprobe_dup(struct ksvc_kprobe *k)
+{
+	/* under perf's spinlocks (fork): no mutex; the caller's registration keeps nr above 0 */
+	__atomic_fetch_add(&k->nr, 1, __ATOMIC_RELAXED);
+}
+
 void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
 {
 	kmutex_lock(&kprobe_mutex);
-	if (k->nr && --k->nr == 0)
+	if (__atomic_sub_fetch(&k->nr, 1, __ATOMIC_RELAXED) == 0)
 		text_poke(k->addr, k->insn);
 	kmutex_unlock(&kprobe_mutex);
 }

@@ -30,7 +30,18 @@ enum probe_insn_kind probe_insn_classify(uint32_t i)
 	    (i & 0xff000000u) == 0xd4000000u ||	/* exception generation */
 	    (i & 0xfe000000u) == 0xd6000000u)	/* the other branch-register forms, ERET */
 		return PROBE_INSN_REJECT;
-	/* aarch64_insn_is_steppable's system class: no MSR, no MRS of DAIF */
+	/* aarch64_insn_is_steppable's system class: no MSR, no MRS of DAIF, and of the hints
+	 * only those it lists (NOP, PAC and BTI landing pads, CSDB, ESB, PSB): a WFE stepped
+	 * after the trap cleared the exclusive monitor may never wake */
+	if ((i & 0xfffff01fu) == 0xd503201fu) {
+		switch ((i >> 5) & 0x7f) {
+		case 0x00: case 0x10: case 0x11: case 0x14: case 0x19: case 0x1b: case 0x1d:
+		case 0x1f: case 0x20: case 0x22: case 0x24: case 0x26:
+			return PROBE_INSN_STEP;
+		default:
+			return PROBE_INSN_REJECT;
+		}
+	}
 	if ((i & 0xfff00000u) == 0xd5100000u ||	/* MSR (register) */
 	    (i & 0xfff8f01fu) == 0xd500401fu ||	/* MSR (immediate) */
 	    (i & 0xffffffe0u) == 0xd53b4220u)	/* MRS Xt, DAIF */

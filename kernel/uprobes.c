@@ -23,7 +23,8 @@
  *    address, nesting up to 64 deep (MAX_URETPROBE_DEPTH).
  * Different from Linux: after the out-of-line instruction a second BRK in its slot brings
  * the task back (Linux single-steps it); the slot of a probe site stays with it for the mm's
- * life (at most 510 sites per process, then the hit is a SIGTRAP as for a stray BRK); the
+ * life (the area has 32 pages: 16383 sites per process, then the hit is a SIGTRAP as for a
+ * stray BRK); the
  * instruction is checked when the probe is registered rather than when it is first installed;
  * a child forked inside a function with a pending return probe does not get the XOL page, so
  * its return there faults.
@@ -52,7 +53,9 @@
 #define UPROBE_BRK_IMM 0x005
 #define UPROBE_BRK (0xd4200000u | (UPROBE_BRK_IMM << 5))
 #define XOL_SLOT 8	/* bytes: the instruction and a BRK */
-#define XOL_SLOTS (PAGE_SIZE / XOL_SLOT)
+#define XOL_PER_PAGE (PAGE_SIZE / XOL_SLOT)
+#define XOL_PAGES 32	/* the area's size; its pages are allocated as slots fill them */
+#define XOL_SLOTS (XOL_PAGES * XOL_PER_PAGE)
 #define URET_DEPTH 64	/* Linux's MAX_URETPROBE_DEPTH */
 
 struct ksvc_uprobe {
@@ -65,14 +68,19 @@ struct ksvc_uprobe {
 	_Atomic int refs;      /* the list's, and each hit or pending return in flight */
 };
 
-/* The XOL page of an mm: slot 0 the return trampoline, then one slot per probe site. */
+/* The XOL area of an mm: slot 0 the return trampoline, then one slot per probe site. */
+struct xol_meta {
+	uint64_t vaddr[XOL_PER_PAGE]; /* the probe each slot of a page steps for */
+	uint32_t insn[XOL_PER_PAGE];
+};
+
 struct uprobe_xol {
 	struct mm *mm;
 	uint64_t vaddr;
-	void *page;
 	struct spinlock lock;
 	unsigned int nr;	/* slots used (lock) */
-	struct { uint64_t vaddr; uint32_t insn; } slot[XOL_SLOTS];
+	void *page[XOL_PAGES];	/* allocated as slots reach them (lock to write) */
+	struct xol_meta *meta[XOL_PAGES];
 };
 
 /* A thread's pending return probes. */
@@ -94,15 +102,27 @@ static void uprobe_put(struct ksvc_uprobe *u)
 	}
 }
 
-/* ---- the XOL page ---- */
+/* ---- the XOL area ---- */
 
 static int xol_fault(struct vm_area *vma, uint64_t addr, uint64_t *pfn)
 {
 	struct uprobe_xol *x = vma->priv;
+	void *page = READ_ONCE(x->page[(addr - vma->start) / PAGE_SIZE]);
 
-	(void)addr;
-	*pfn = virt_to_phys(x->page) >> PAGE_SHIFT;
+	if (!page)
+		return -EFAULT; /* no slot there yet */
+	*pfn = virt_to_phys(page) >> PAGE_SHIFT;
 	return 0;
+}
+
+static void xol_free(struct uprobe_xol *x)
+{
+	for (unsigned int i = 0; i < XOL_PAGES; i++) {
+		if (x->page[i])
+			free_pages(x->page[i], 0);
+		kfree(x->meta[i]);
+	}
+	kfree(x);
 }
 
 static void xol_close(struct vm_area *vma)
@@ -111,13 +131,29 @@ static void xol_close(struct vm_area *vma)
 
 	if (x->mm->xol == x)
 		x->mm->xol = NULL;
-	free_pages(x->page, 0);
-	kfree(x);
+	xol_free(x);
 }
 
 static const struct vm_ops xol_ops = { .fault = xol_fault, .close = xol_close, .name = "[uprobes]" };
 
-/* The mm's XOL page, made at its first hit (Linux's xol_add_vma); NULL when out of memory. */
+/* Make page i of the area (lock held or x private): false when out of memory. */
+static bool xol_page_add(struct uprobe_xol *x, unsigned int i)
+{
+	void *page = alloc_pages(0);
+	struct xol_meta *m = kmalloc(sizeof(*m));
+
+	if (!page || !m) {
+		if (page)
+			free_pages(page, 0);
+		kfree(m);
+		return false;
+	}
+	x->meta[i] = m;
+	WRITE_ONCE(x->page[i], page);
+	return true;
+}
+
+/* The mm's XOL area, made at its first hit (Linux's xol_add_vma); NULL when out of memory. */
 static struct uprobe_xol *xol_get(struct mm *mm)
 {
 	struct uprobe_xol *x;
@@ -127,23 +163,24 @@ static struct uprobe_xol *xol_get(struct mm *mm)
 	if (x)
 		goto out;
 	x = kmalloc(sizeof(*x));
-	uint64_t va = vm_find_gap_locked(mm, PAGE_SIZE);
+	uint64_t va = vm_find_gap_locked(mm, XOL_PAGES * PAGE_SIZE);
 
-	if (!x || !va || !(x->page = alloc_pages(0))) {
-		kfree(x);
+	if (!x || !va || !xol_page_add(x, 0)) {
+		if (x)
+			xol_free(x);
 		x = NULL;
 		goto out;
 	}
 	x->mm = mm;
 	x->vaddr = va;
 	spin_init(&x->lock);
-	*(uint32_t *)x->page = UPROBE_BRK; /* slot 0: the return trampoline */
+	*(uint32_t *)x->page[0] = UPROBE_BRK; /* slot 0: the return trampoline */
 	x->nr = 1;
-	vm_icache_sync(x->page, 4);
-	if (vm_map_fixed(mm, va, PAGE_SIZE, VMA_EXEC | VMA_SPECIAL | VMA_DONTCOPY | VMA_NOMAYWRITE,
-			 NULL, 0, 0, &xol_ops, x)) {
-		free_pages(x->page, 0);
-		kfree(x);
+	vm_icache_sync(x->page[0], 4);
+	if (vm_map_fixed(mm, va, XOL_PAGES * PAGE_SIZE,
+			 VMA_EXEC | VMA_SPECIAL | VMA_DONTCOPY | VMA_NOMAYWRITE, NULL, 0, 0, &xol_ops,
+			 x)) {
+		xol_free(x);
 		x = NULL;
 		goto out;
 	}
@@ -153,24 +190,31 @@ out:
 	return x;
 }
 
-/* The slot running insn for the probe at vaddr: its address, or 0 when the page is full. */
+/* The slot running insn for the probe at vaddr: its address, or 0 when the area is full. */
 static uint64_t xol_slot(struct uprobe_xol *x, uint64_t vaddr, uint32_t insn)
 {
 	uint64_t at = 0;
 	unsigned long f = spin_lock_irqsave(&x->lock);
 
-	for (unsigned int s = 1; s < x->nr && !at; s++)
-		if (x->slot[s].vaddr == vaddr && x->slot[s].insn == insn)
-			at = x->vaddr + s * XOL_SLOT;
-	if (!at && x->nr < XOL_SLOTS) {
-		unsigned int s = x->nr++;
-		uint32_t *k = (uint32_t *)((char *)x->page + s * XOL_SLOT);
+	for (unsigned int s = 1; s < x->nr && !at; s++) {
+		const struct xol_meta *m = x->meta[s / XOL_PER_PAGE];
 
-		x->slot[s].vaddr = vaddr;
-		x->slot[s].insn = insn;
+		if (m->vaddr[s % XOL_PER_PAGE] == vaddr && m->insn[s % XOL_PER_PAGE] == insn)
+			at = x->vaddr + s * XOL_SLOT;
+	}
+	if (!at && x->nr < XOL_SLOTS &&
+	    (x->nr % XOL_PER_PAGE || xol_page_add(x, x->nr / XOL_PER_PAGE))) {
+		unsigned int s = x->nr;
+		struct xol_meta *m = x->meta[s / XOL_PER_PAGE];
+		uint32_t *k = (uint32_t *)((char *)x->page[s / XOL_PER_PAGE] +
+					   (s % XOL_PER_PAGE) * XOL_SLOT);
+
+		m->vaddr[s % XOL_PER_PAGE] = vaddr;
+		m->insn[s % XOL_PER_PAGE] = insn;
 		k[0] = insn;
 		k[1] = UPROBE_BRK;
 		vm_icache_sync(k, XOL_SLOT);
+		WRITE_ONCE(x->nr, s + 1); /* after the slot: the BRK path reads nr unlocked */
 		at = x->vaddr + s * XOL_SLOT;
 	}
 	spin_unlock_irqrestore(&x->lock, f);
@@ -341,6 +385,14 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 	return 0;
 }
 
+void ksvc_uprobe_dup(struct ksvc_uprobe *u, bool ret)
+{
+	unsigned long f = spin_lock_irqsave(&uprobe_lock);
+
+	*(ret ? &u->nr_ret : &u->nr_entry) += 1; /* the caller's registration keeps it listed */
+	spin_unlock_irqrestore(&uprobe_lock, f);
+}
+
 void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret)
 {
 	bool last;
@@ -460,14 +512,14 @@ static bool uprobe_brk(struct trapframe *tf)
 	struct uprobe_xol *x = READ_ONCE(mm->xol);
 	uint64_t pc = tf->pc;
 
-	if (x && pc >= x->vaddr && pc < x->vaddr + PAGE_SIZE) {
+	if (x && pc >= x->vaddr && pc < x->vaddr + XOL_PAGES * PAGE_SIZE) {
 		unsigned int s = (unsigned int)((pc - x->vaddr) / XOL_SLOT);
 
 		if (pc == x->vaddr)
 			return trampoline_hit(tf);
 		if ((pc - x->vaddr) % XOL_SLOT != 4 || s >= READ_ONCE(x->nr))
 			return false;
-		tf->pc = x->slot[s].vaddr + 4;
+		tf->pc = x->meta[s / XOL_PER_PAGE]->vaddr[s % XOL_PER_PAGE] + 4;
 		return true;
 	}
 	struct ksvc_uprobe *u = probe_at(mm, pc);

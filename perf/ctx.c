@@ -424,6 +424,10 @@ static struct perf_event *inherit_one(struct perf_event *pe, struct perf_context
 	ce->primary_id = top->primary_id;
 	ce->state = pe->state == PERF_EVENT_STATE_OFF ? PERF_EVENT_STATE_OFF
 						       : PERF_EVENT_STATE_INACTIVE;
+	/* probe events: the child shares the parent's probe (its path or name pointer is the
+	 * parent's user memory, which the forking task may not have) */
+	ce->hw.uprobe = pe->hw.uprobe;
+	ce->hw.kprobe = pe->hw.kprobe;
 	/* An event still waiting for exec is enabled by the child's own exec. */
 	if (perf_pmu_init_event(ce)) {
 		perf_event_put(ce);

@@ -41,6 +41,11 @@ static int kprobe_event_init(struct perf_event *e)
 		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
+	if (e->hw.kprobe) {
+		ksvc_kprobe_dup(e->hw.kprobe); /* inherited: the parent's probe */
+		err = 0;
+		goto done;
+	}
 	if (e->attr.config1) {
 		name = ksvc_alloc(KSYM_NAME_LEN);
 		if (!name)
@@ -68,6 +73,7 @@ static int kprobe_event_init(struct perf_event *e)
 	ksvc_free(name);
 	if (err)
 		return err;
+done:
 	if (e->attr.freq && e->attr.sample_freq)
 		e->hw.sample_period = e->hw.last_period = 1;
 	e->destroy = kprobe_destroy;

@@ -19,6 +19,8 @@
  * tracepoints.  A BPF_PROG_TYPE_KPROBE program on the event (bpf_attach.c) sees the hit's
  * registers as struct pt_regs and drops it by returning 0.
  *
+ * An inherited event shares its parent's probe (Linux reads the path again from the forking
+ * task's memory, and fails the fork with EFAULT when it is not there).
  * Not built: ref_ctr_offset (USDT semaphores): a non-zero one gets EOPNOTSUPP.
  */
 #include <linux/perf_event.h>
@@ -51,6 +53,11 @@ static int uprobe_event_init(struct perf_event *e)
 		return -EOPNOTSUPP;
 	if (e->attr.config >> 32)
 		return -EOPNOTSUPP; /* ref_ctr_offset: not built */
+	if (e->hw.uprobe) {
+		/* inherited: one more registration of the parent's probe */
+		ksvc_uprobe_dup(e->hw.uprobe, ret);
+		goto done;
+	}
 	if (!e->attr.config1)
 		return -EINVAL;
 	path = ksvc_alloc(UPROBE_PATH_MAX);
@@ -68,6 +75,7 @@ static int uprobe_event_init(struct perf_event *e)
 	ksvc_free(path);
 	if (err)
 		return err;
+done:
 	if (e->attr.freq && e->attr.sample_freq)
 		e->hw.sample_period = e->hw.last_period = 1;
 	e->destroy = uprobe_destroy;

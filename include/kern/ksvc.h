@@ -272,6 +272,9 @@ struct ksvc_uprobe; /* one probed (file, offset), shared by its registrations */
 int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out);
 /* [sleep] Undo one registration (ret as given); the last one takes the BRKs out. */
 void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret);
+/* [any] One more registration of u (an inherited event's, under perf's spinlocks at fork),
+ * undone by unregister; the caller holds one already. */
+void ksvc_uprobe_dup(struct ksvc_uprobe *u, bool ret);
 
 /* ---- kprobes (kernel/kprobes.c) ---- */
 
@@ -286,6 +289,8 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 			 struct ksvc_kprobe **out);
 /* [sleep] Undo one registration; the last one puts the original instruction back. */
 void ksvc_kprobe_unregister(struct ksvc_kprobe *k);
+/* [any] One more registration of k, as ksvc_uprobe_dup. */
+void ksvc_kprobe_dup(struct ksvc_kprobe *k);
 
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 

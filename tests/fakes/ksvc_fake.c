@@ -660,6 +660,13 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 	return 0;
 }
 
+void ksvc_uprobe_dup(struct ksvc_uprobe *u, bool ret)
+{
+	(void)u;
+	(void)ret;
+	ksvc_fake.uprobe_regs++;
+}
+
 void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret)
 {
 	(void)u;
@@ -677,6 +684,11 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 	(void)ret;
 	(void)out;
 	return -ENOENT;
+}
+
+void ksvc_kprobe_dup(struct ksvc_kprobe *k)
+{
+	(void)k;
 }
 
 void ksvc_kprobe_unregister(struct ksvc_kprobe *k)

@@ -5,8 +5,9 @@
  *   perffuzz [children] [operations] [seed]
  *
  * Each child keeps up to 64 fds and does, at random: perf_event_open with an attr of random
- * type, size, config, period, sample_type, read_format, flag bits, breakpoint fields, pid, cpu,
- * group fd and open flags; bpf(2) commands (MAP_CREATE with random types and sizes, PROG_LOAD of
+ * type, size, config, period, sample_type, read_format, flag bits, breakpoint fields, probe
+ * fields (the kprobe and uprobe PMUs, types 6 and 7: a kernel function or a file, any offset),
+ * pid, cpu, group fd and open flags; bpf(2) commands (MAP_CREATE with random types and sizes, PROG_LOAD of
  * random instructions, the others with random attrs and fds); and on its fds the perf ioctls
  * (with PERF_IOC_FLAG_GROUP, random arguments and fds), mmap of random sizes, offsets and
  * protections with a touch of the mapping, read, dup, close; some work between, and now and
@@ -68,6 +69,16 @@ static void do_open(void)
 	a->type = rnd() % 4 ? (uint32_t)(rnd() % 6) : (uint32_t)rnd();
 	a->size = sizes[rnd() % 12];
 	a->config = rnd() % 3 ? rnd() % 12 : rnd();
+	if (rnd() % 8 == 0) {
+		/* probes at random offsets in programs everyone runs and in kernel functions */
+		static const char *const where[] = { "/bin/busybox", "/bin/perffuzz", "/bin/sh",
+						     "sys_getpid", "sys_read", "sys_write", "sys_openat",
+						     "sys_close", "file_put", "" };
+
+		a->type = 6 + (uint32_t)(rnd() % 2);
+		a->config1 = rnd() % 8 ? (uint64_t)(uintptr_t)where[rnd() % 10] : rnd();
+		a->config2 = rnd() % 4 ? (rnd() % 0x2000) & ~3ull : rnd();
+	}
 	if (a->type == PERF_TYPE_BREAKPOINT) {
 		a->bp_type = (uint32_t)(rnd() % 8);
 		a->bp_addr = rnd() % 2 ? (uint64_t)buf : rnd();
