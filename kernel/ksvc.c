@@ -228,15 +228,9 @@ void arch_cpu_relax(void)
 
 /* ---- interrupted context ---- */
 
-const uint64_t *ksvc_irq_regs(bool *user)
+bool ksvc_in_irq(void)
 {
-	struct trapframe *tf = this_cpu()->irq_tf;
-
-	if (!tf)
-		return NULL;
-	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
-	*user = trapframe_from_user(tf);
-	return (const uint64_t *)tf;
+	return this_cpu()->irq_tf != NULL;
 }
 
 void ksvc_user_regs(uint64_t regs[34])
@@ -441,18 +435,21 @@ int ksvc_signal_current(int sig, bool thread)
 
 struct ksvc_timer {
 	struct ktimer kt;
-	void (*fn)(void *arg);
+	ksvc_timer_fn *fn;
 	void *arg;
 };
 
+/* ktimers run from the timer interrupt (kernel/time.c), whose frame trap_irq recorded */
 static void ksvc_timer_fire(struct ktimer *kt)
 {
 	struct ksvc_timer *t = container_of(kt, struct ksvc_timer, kt);
+	struct trapframe *tf = this_cpu()->irq_tf;
 
-	t->fn(t->arg);
+	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
+	t->fn(t->arg, (const uint64_t *)tf, trapframe_from_user(tf));
 }
 
-struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg)
+struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg)
 {
 	struct ksvc_timer *t = kmalloc(sizeof(*t));
 

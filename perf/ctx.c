@@ -638,13 +638,6 @@ void perf_task_exit(void)
 
 /* ---- boot ---- */
 
-static bool overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
-		     void *cookie)
-{
-	(void)cookie;
-	return perf_event_overflow(e, period, regs, user);
-}
-
 int perf_init(void)
 {
 	unsigned int n = ksvc_nr_cpus();
@@ -660,7 +653,7 @@ int perf_init(void)
 	perf_pmu_register(perf_tp_pmu(), PERF_TYPE_TRACEPOINT);
 	perf_bp_init();
 	perf_bpf_init();
-	int err = pmuv3_probe(n, overflow, NULL);
+	int err = pmuv3_probe(n);
 
 	if (err && err != -ENODEV)
 		return err;

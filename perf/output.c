@@ -261,25 +261,25 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 				    uint64_t *chain, unsigned int room)
 {
 	unsigned int n = 0, max = e->attr.sample_max_stack ? e->attr.sample_max_stack : 127;
-	uint64_t uregs[34];
+	uint64_t uregs[PERF_REGS_NR];
 
 	if (max + 4 < room)
 		room = max + 4;
 	if (!user && !e->attr.exclude_callchain_kernel) {
 		chain[n++] = PERF_CONTEXT_KERNEL;
-		chain[n++] = regs[32];
-		n += walk_frames(chain + n, room - n - 2, regs[29], false);
+		chain[n++] = regs[PERF_REG_ARM64_PC];
+		n += walk_frames(chain + n, room - n - 2, regs[PERF_REGS_FP], false);
 	}
 	if (!e->attr.exclude_callchain_user && n + 2 < room) {
 		if (!user) {
 			ksvc_user_regs(uregs);
 			regs = uregs;
-			if (!regs[32])
+			if (!regs[PERF_REG_ARM64_PC])
 				return n; /* a kernel thread */
 		}
 		chain[n++] = PERF_CONTEXT_USER;
-		chain[n++] = regs[32];
-		n += walk_frames(chain + n, room - n, regs[29], true);
+		chain[n++] = regs[PERF_REG_ARM64_PC];
+		n += walk_frames(chain + n, room - n, regs[PERF_REGS_FP], true);
 	}
 	return n;
 }
@@ -298,7 +298,7 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 {
 	uint64_t st = e->attr.sample_type;
 	struct perf_sample_data d;
-	uint64_t uregs[34], chain[160];
+	uint64_t uregs[PERF_REGS_NR], chain[160];
 	struct perf_ring_handle h;
 	struct perf_ring_writer w;
 	struct perf_read_entry rent;
@@ -317,7 +317,7 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 	if (st & ~SAMPLE_FILLED)
 		memset(&d, 0, sizeof(d));
 	fill_sid(e, &d.sid);
-	d.ip = regs[32];
+	d.ip = regs[PERF_REG_ARM64_PC];
 	d.period = period;
 	d.addr = addr;
 	d.raw = raw;
@@ -346,7 +346,7 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 			ksvc_user_regs(uregs);
 			d.regs_user = uregs;
 		}
-		d.regs_user_abi = user || uregs[32] || uregs[31] ? PERF_SAMPLE_REGS_ABI_64
+		d.regs_user_abi = user || uregs[PERF_REG_ARM64_PC] || uregs[PERF_REG_ARM64_SP] ? PERF_SAMPLE_REGS_ABI_64
 								 : PERF_SAMPLE_REGS_ABI_NONE;
 	}
 	d.stack_user_size = 0; /* d is not cleared when every field is one we fill */
@@ -358,7 +358,7 @@ static int output_sample(struct perf_event *e, uint64_t period, const uint64_t *
 		 * size field that perf_sample_size counted already) */
 		size_t before = size - 8;
 
-		d.stack_user_sp = d.regs_user[31];
+		d.stack_user_sp = d.regs_user[PERF_REG_ARM64_SP];
 		d.stack_user_size = before > 0xffff ? 0
 			: perf_sample_ustack_size((uint16_t)e->attr.sample_stack_user, (uint16_t)before,
 						  d.regs_user_abi != PERF_SAMPLE_REGS_ABI_NONE,
@@ -405,24 +405,24 @@ long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, cons
 long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
 			uint32_t max)
 {
-	uint64_t uregs[34];
+	uint64_t uregs[PERF_REGS_NR];
 
 	if (!max)
 		return 0;
 	if (!user) {
 		if (regs_user)
 			return 0; /* no kernel frames under a user-mode sample */
-		ips[0] = regs[32];
-		return 1 + walk_frames(ips + 1, max - 1, regs[29], false);
+		ips[0] = regs[PERF_REG_ARM64_PC];
+		return 1 + walk_frames(ips + 1, max - 1, regs[PERF_REGS_FP], false);
 	}
 	if (!regs_user) {
 		ksvc_user_regs(uregs);
 		regs = uregs;
-		if (!regs[32])
+		if (!regs[PERF_REG_ARM64_PC])
 			return 0; /* a kernel thread */
 	}
-	ips[0] = regs[32];
-	return 1 + walk_frames(ips + 1, max - 1, regs[29], true);
+	ips[0] = regs[PERF_REG_ARM64_PC];
+	return 1 + walk_frames(ips + 1, max - 1, regs[PERF_REGS_FP], true);
 }
 
 /* An overflow in process context: false to go on with the sample, true when the event is
@@ -446,14 +446,14 @@ static bool process_overflow_throttled(struct perf_event *e, bool throttle)
  * the sample shows the task's user state; addr is the fault address for page faults. */
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 {
-	uint64_t regs[34];
+	uint64_t regs[PERF_REGS_NR];
 	struct perf_event_core *c = perf_core(e);
 
 	if (process_overflow_throttled(e, throttle))
 		return;
 	ksvc_user_regs(regs);
 	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
-		output_sample(e, e->hw.sample_period, regs, regs[32] != 0, addr, NULL, 0, false);
+		output_sample(e, e->hw.sample_period, regs, regs[PERF_REG_ARM64_PC] != 0, addr, NULL, 0, false);
 	if (perf_overflow_notify(e, addr))
 		e->pmu->stop(e, 0); /* the REFRESH limit: no more counts until it is refreshed */
 }

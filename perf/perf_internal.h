@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+#include <asm/ptrace.h>
 #include <kern/list.h>
 #include <kern/spinlock.h>
 #include <perf/perf.h>
@@ -53,13 +55,24 @@ struct perf_limits {
 #define PERF_DEFAULT_MAX_SAMPLE_RATE 100000u
 #define PERF_DEFAULT_MAX_STACK 127u
 
-/* arm64 sample register numbering (uapi asm/perf_regs.h of arm64; the host has x86's). */
-#define PERF_ARM64_REG_SP 31
-#define PERF_ARM64_REG_PC 32
-#define PERF_ARM64_REG_MAX 33
-#define PERF_ARM64_REG_VG 46
-#define PERF_ARM64_REGS_VALID ((1ull << PERF_ARM64_REG_MAX) - 1)
-#define PERF_ARM64_REG_EXTENDED_MASK (1ull << PERF_ARM64_REG_VG)
+/*
+ * The registers perf passes around (an interrupt's, a task's user state at its last entry, a
+ * BPF program's ctx): arm64's struct user_pt_regs read as u64s, x0..x30, sp, pc, pstate.  The
+ * sample register numbers (PERF_REG_ARM64_*, uapi <asm/perf_regs.h>) index the same array.
+ */
+#define PERF_REGS_NR (sizeof(struct user_pt_regs) / sizeof(uint64_t))
+#define PERF_REGS_PSTATE (offsetof(struct user_pt_regs, pstate) / sizeof(uint64_t))
+#define PERF_REGS_FP PERF_REG_ARM64_X29 /* the frame record the callchain walk starts from */
+_Static_assert(offsetof(struct user_pt_regs, sp) / 8 == PERF_REG_ARM64_SP, "user_pt_regs order");
+_Static_assert(offsetof(struct user_pt_regs, pc) / 8 == PERF_REG_ARM64_PC, "user_pt_regs order");
+_Static_assert(PERF_REGS_NR == 34, "ksvc_user_regs fills 34 registers");
+/* pstate's mode field says whether the registers are user mode (EL0) */
+static inline bool perf_regs_user(const uint64_t *regs)
+{
+	return (regs[PERF_REGS_PSTATE] & PSR_MODE_MASK) == PSR_MODE_EL0t;
+}
+/* Valid PERF_SAMPLE_REGS_* bits: x0..pc, and VG with SVE (PERF_REG_EXTENDED_MASK). */
+#define PERF_ARM64_REGS_VALID ((1ull << PERF_REG_ARM64_MAX) - 1)
 
 /* Every flags bit perf_event_open knows (PERF_FLAG_ALL is not in the uapi header). */
 #define PERF_FLAG_ALL_KNOWN                                                                        \
@@ -229,7 +242,7 @@ struct perf_sample_data {
 	const struct perf_branch_entry *branches; /* NULL: nr = 0 only */
 	uint64_t branch_nr, branch_hw_idx;
 	uint64_t regs_user_abi;	   /* PERF_SAMPLE_REGS_ABI_*; NONE for a kernel thread */
-	const uint64_t *regs_user; /* indexed by PERF_ARM64_REG_* (x0..x30, sp, pc) */
+	const uint64_t *regs_user; /* indexed by PERF_REG_ARM64_* (x0..x30, sp, pc) */
 	uint64_t stack_user_sp;	   /* user address the STACK_USER dump starts at */
 	uint64_t
 	    stack_user_size; /* dump size (attr.sample_stack_user clamped, 8-aligned); 0 = none */
@@ -623,19 +636,11 @@ uint64_t perf_event_read_count_locked(struct perf_event *e);
 #define PMUV3_IDX_CYCLE 0
 
 /*
- * Called from the PMU interrupt for each event whose period elapsed, with the period the sample
- * covers (no allocation, no sleep).  Returning true throttles: the counter is stopped as Linux
- * does when perf_event_overflow returns 1; core.c restarts it later through pmu->start.
- */
-typedef bool (*pmuv3_overflow_fn)(struct perf_event *e, uint64_t period, const uint64_t *regs,
-				  bool user, void *cookie);
-
-/*
  * [any, boot] Probe the PMU of the CPU we run on (ID_AA64DFR0_EL1.PMUVer, PMCR.N, PMCEID*),
  * reset it, and register it as PERF_TYPE_PMUV3 "armv8_pmuv3".  nr_cpus: per-CPU state.
  * -ENODEV without PMUv3.  Secondary CPUs call pmuv3_cpu_init.
  */
-int pmuv3_probe(unsigned int nr_cpus, pmuv3_overflow_fn fn, void *cookie);
+int pmuv3_probe(unsigned int nr_cpus);
 /* [p] Reset the PMU of this CPU (counters off, overflow cleared, PMCR.LC/LP as Linux). */
 void pmuv3_cpu_init(void);
 /* [p] The PMU interrupt of this CPU, with the interrupted registers (user_pt_regs order) and

@@ -39,22 +39,13 @@ static bool is_sampling(const struct perf_event *e)
 	return e->attr.sample_period != 0; /* sample_freq shares the field */
 }
 
-static void clock_timer_fn(void *arg)
+static void clock_timer_fn(void *arg, const uint64_t *regs, bool user)
 {
 	struct perf_event *e = arg;
-	uint64_t period = e->hw.sample_period, uregs[34];
-	bool user = false;
-	const uint64_t *regs;
+	uint64_t period = e->hw.sample_period;
 
 	if (e->hw.state & PERF_HES_STOPPED)
 		return;
-	regs = ksvc_irq_regs(&user);
-	if (!regs) {
-		/* not from the timer interrupt: the task's own user state, as a syscall has it */
-		ksvc_user_regs(uregs);
-		regs = uregs;
-		user = uregs[32] != 0;
-	}
 	sw_read(e);
 	if (perf_event_overflow(e, period, regs, user))
 		return; /* throttled: the tick's unthrottle restarts it */

@@ -216,14 +216,10 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data);
  */
 int ksvc_signal_current(int sig, bool thread);
 
-/* ---- the interrupted context (for samples) ---- */
+/* ---- the interrupted context ---- */
 
-/*
- * [IRQ] The registers the current interrupt interrupted, in arm64 user_pt_regs order
- * (x0-x30, sp, pc, pstate), in place (valid until the handler returns); *user is set to whether it
- * interrupted user mode.  NULL outside an interrupt handler.
- */
-const uint64_t *ksvc_irq_regs(bool *user);
+/* [any] Is this CPU running an interrupt handler (Linux's in_interrupt(), hard IRQs here)? */
+bool ksvc_in_irq(void);
 /* [any] The clock behind ksvc_clock_ns: its counter frequency, and a matching pair of
  * counter and ns readings (the perf_event_mmap_page time_* conversion). */
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
@@ -239,8 +235,13 @@ void ksvc_user_regs(uint64_t regs[34]);
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 
 struct ksvc_timer;
-/* [proc] A timer that calls fn(arg) in hard-IRQ context on the CPU that started it. */
-struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg);
+/*
+ * [proc] A timer that calls fn in hard-IRQ context on the CPU that started it, with the
+ * registers the timer interrupt interrupted (arm64 user_pt_regs order: x0-x30, sp, pc, pstate;
+ * valid during the call) and whether they are user mode: what a cpu-clock sample shows.
+ */
+typedef void ksvc_timer_fn(void *arg, const uint64_t *regs, bool user);
+struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg);
 void ksvc_timer_free(struct ksvc_timer *t); /* [proc] cancels it first */
 /* [any, IRQs masked] Fire once after delay_ns on this CPU (also from its own callback). */
 void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns);

@@ -350,12 +350,11 @@ void ksvc_fake_close_all(void)
 			ksvc_fake_close(fd);
 }
 
-/* ---- interrupted context: tests set ksvc_fake.irq_regs / irq_user ---- */
+/* ---- interrupted context: tests set ksvc_fake.in_irq, irq_regs (the user state too) ---- */
 
-const uint64_t *ksvc_irq_regs(bool *user)
+bool ksvc_in_irq(void)
 {
-	*user = ksvc_fake.irq_user;
-	return ksvc_fake.irq_regs;
+	return ksvc_fake.in_irq;
 }
 
 void ksvc_user_regs(uint64_t regs[34])
@@ -486,13 +485,13 @@ void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
 /* ---- timers: tests fire them by hand (ksvc_fake_fire_timer) ---- */
 
 struct ksvc_timer {
-	void (*fn)(void *arg);
+	ksvc_timer_fn *fn;
 	void *arg;
 	bool armed;
 	uint64_t delay_ns;
 };
 
-struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg)
+struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg)
 {
 	struct ksvc_timer *t = calloc(1, sizeof(*t));
 
@@ -517,6 +516,17 @@ void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns)
 void ksvc_timer_cancel(struct ksvc_timer *t)
 {
 	t->armed = false;
+}
+
+bool ksvc_fake_fire_timer(struct ksvc_timer *t)
+{
+	if (!t || !t->armed)
+		return false;
+	t->armed = false;
+	ksvc_fake.in_irq = true;
+	t->fn(t->arg, ksvc_fake.irq_regs, ksvc_fake.irq_user);
+	ksvc_fake.in_irq = false;
+	return true;
 }
 
 /* ---- deferred work, O_ASYNC and sigtrap: recorded, run on demand ---- */
