@@ -708,7 +708,7 @@ struct perf_event_core {
 	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
 	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
 	/* overflow notification (Linux's pending_irq): set at the overflow, acted on by
-	 * pending_work (output.c) once no lock is held */
+	 * pending_work (overflow.c) once no lock is held */
 	struct ksvc_fasync *fasync;	/* [l] O_ASYNC on the event's file, or NULL */
 	_Atomic int event_limit;	/* REFRESH: overflows left before the event stops; 0 none */
 	_Atomic int pending_kill;	/* POLL_IN / POLL_HUP for the O_ASYNC owner, or 0 */
@@ -725,10 +725,10 @@ struct perf_event_core {
 struct bpf_prog;
 /* core.c: thread t exits: the events it opened have no owner any more. */
 void perf_owner_exit(struct ksvc_task *t);
-/* output.c: after an overflow's sample (Linux's __perf_event_overflow): the REFRESH limit, the
+/* overflow.c: after an overflow's sample (Linux's __perf_event_overflow): the REFRESH limit, the
  * sigtrap and the O_ASYNC signal.  [any] true: the limit ran out, stop the event's counter. */
 bool perf_overflow_notify(struct perf_event *e, uint64_t addr);
-/* output.c: pending_work's function (perf_event_alloc sets it) */
+/* overflow.c: pending_work's function (perf_event_alloc sets it) */
 void perf_pending_work(struct ksvc_irq_work *w);
 /* core.c: disable e where its context runs now, from pending_work (IRQ context). */
 void perf_event_disable_inatomic(struct perf_event *e);
@@ -741,10 +741,10 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 void perf_bpf_init(void);
 /* core.c: the perf event behind fd with a reference, or -EBADF. */
 int perf_event_get_fd(int fd, struct perf_event **out);
-/* output.c: a PERF_RECORD_SAMPLE carrying raw data (bpf_perf_event_output): 0, -ENOSPC. */
+/* sample.c: a PERF_RECORD_SAMPLE carrying raw data (bpf_perf_event_output): 0, -ENOSPC. */
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
 		     uint32_t size);
-/* output.c: kernel or user frames of regs for bpf_get_stackid/get_stack. */
+/* sample.c: kernel or user frames of regs for bpf_get_stackid/get_stack. */
 long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
 			uint32_t max);
 
@@ -799,7 +799,7 @@ void perf_event_put(struct perf_event *e);
 void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 		       uint64_t *running);
 
-/* output.c: the ring mapping, samples, side-band records. */
+/* mmap.c: an event's ring as user space sees it. */
 int perf_mmap(void *priv, struct ksvc_mmap *m);
 uint64_t perf_mmap_phys(void *priv, void *map_priv, uint64_t pgoff);
 void perf_mmap_open(void *priv, void *map_priv);
@@ -808,21 +808,43 @@ void perf_output_release(struct perf_event *e);
 /* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT: share out's ring (NULL: stop sharing). */
 int perf_set_output(struct perf_event *e, struct perf_event *out);
 bool perf_event_has_ring(struct perf_event *e);
+/* The ring e writes into (its parent's when inherited), with a reference, or NULL. */
+struct perf_ring *perf_event_ring_get(struct perf_event *e);
+/* Wake the readers of e's ring: e's (its parent's) and, when redirected, its output event's. */
+void perf_event_ring_wake(struct perf_event *e);
 /* Refresh e's user page (index, offset, times) after it went on or off a counter. [c] */
 void perf_event_update_userpage_locked(struct perf_event *e);
 unsigned int perf_output_poll(struct perf_event *e);
-/* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
-void perf_output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user);
-/* [IRQ] The overflow path: throttle accounting, freq-mode period, the sample.  true: the PMU
- * must stop the event (throttled until the next tick). */
+
+/* sample.c: one PERF_RECORD_SAMPLE. */
+/* The sample_id fields of a record e writes now (current task, time, CPU, e's ids). */
+void perf_event_sample_id(struct perf_event *e, struct perf_sample_id *sid);
+/*
+ * [any] Build and write e's sample for an overflow of period with the interrupted registers
+ * (user: user mode), addr (PERF_SAMPLE_ADDR) and raw data (PERF_SAMPLE_RAW, NULL: empty).
+ * defer_wake: the readers' wakeup goes through pending_work (a tracepoint may fire inside
+ * the scheduler's wakeup path).  0, or -ENOSPC when e has no ring or the ring is full.
+ */
+int perf_sample_output(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+		       uint64_t addr, const void *raw, uint32_t raw_size, bool defer_wake);
+
+/* overflow.c: an elapsed period, throttling and frequency mode. */
+/* [IRQ] The overflow path: throttle accounting, freq-mode period, the BPF filter, the sample,
+ * the notifications.  true: the PMU must stop the event (throttled until the next tick, or
+ * its REFRESH limit ran out). */
 bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user);
-/* [proc or IRQs masked] A counting software event with a period reached it. */
-/* One software overflow in process context.  throttle false for the first overflow of one
- * counted occurrence, which Linux never throttles (perf_swevent_overflow), true for more. */
+/* [proc, IRQs masked] One software overflow in process context.  throttle false for the first
+ * overflow of one counted occurrence, which Linux never throttles (perf_swevent_overflow),
+ * true for more. */
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle);
 /* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
+
+/* sideband.c: emission (the encoders are declared above). */
+/* [proc] FORK or EXIT records for the current task's and CPU's events. */
 void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+/* [IRQ or tick] A THROTTLE (unthrottle: UNTHROTTLE) record into e's ring. */
+void perf_event_log_throttle(struct perf_event *e, bool unthrottle);
 
 /* bp.c: the hw_breakpoint PMU (perf/perf.h has its arch entry points). */
 struct perf_pmu *perf_bp_pmu(void);
@@ -862,7 +884,7 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit);
 /* bpf_attach.c: the tracepoint event is going away: take its program off its tracepoint. */
 void perf_tp_bpf_release(struct perf_event *e);
 void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit);
-/* output.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
+/* overflow.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
 void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle);
 /* in_kernel: the occurrence happened in kernel mode (a switch, a migration), which events
  * with exclude_kernel do not count (Linux's perf_exclude_event on the scheduler's regs). */
