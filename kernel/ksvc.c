@@ -4,6 +4,7 @@
  * host twin.
  */
 #include <arch/arch.h>
+#include <arch/debug.h>
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
 #include <kern/clock.h>
@@ -11,6 +12,7 @@
 #include <kern/irq.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
+#include <kern/platform.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/string.h>
@@ -227,6 +229,34 @@ void arch_cpu_relax(void)
 }
 
 /* ---- interrupted context ---- */
+
+extern struct platform boot_platform;
+
+static bool (*pmu_irq_fn)(const uint64_t *regs, bool user);
+
+static void pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
+{
+	(void)intid;
+	(void)arg;
+	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
+	pmu_irq_fn((const uint64_t *)tf, trapframe_from_user(tf));
+}
+
+int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
+{
+	if (!boot_platform.has_pmu)
+		return -ENODEV;
+	if (pmu_irq_fn)
+		return -EBUSY;
+	pmu_irq_fn = fn;
+	return irq_register(boot_platform.pmu_intid, pmu_irq, NULL);
+}
+
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+				 void (*suspend)(bool on))
+{
+	debug_hw_register(hit, suspend);
+}
 
 bool ksvc_in_irq(void)
 {

@@ -20,7 +20,6 @@
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
-#include <kern/syscall.h>
 #include <perf/perf.h>
 #include <bpf/bpf.h>
 #include "perf_internal.h"
@@ -802,11 +801,9 @@ int perf_event_get_fd(int fd, struct perf_event **out)
 
 /* ---- perf_event_open ---- */
 
-static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, uint64_t ugroup,
-				uint64_t flags)
+long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long flags)
 {
 	struct perf_event_attr attr;
-	int pid = (int)upid, cpu = (int)ucpu, group_fd = (int)ugroup;
 	struct perf_event *leader = NULL, *e = NULL, *output = NULL;
 	struct perf_context *ctx = NULL;
 	struct ksvc_fd_resv resv = { .fd = -1 };
@@ -817,7 +814,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 	for (unsigned int i = 0; i < perf_limits.nr_cpus && i < 64; i++)
 		if (ksvc_cpu_online(i))
 			perf_limits.online_mask |= 1ull << i;
-	err = perf_attr_decode((void *)uattr, pid, cpu, flags, &perf_limits, &attr);
+	err = perf_attr_decode(uattr, pid, cpu, flags, &perf_limits, &attr);
 	if (err)
 		return err;
 	if (flags & PERF_FLAG_PID_CGROUP)
@@ -954,4 +951,3 @@ err_leader:
 	ksvc_fd_cancel(&resv);
 	return err;
 }
-SYSCALL(__NR_perf_event_open, sys_perf_event_open);

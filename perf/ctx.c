@@ -655,6 +655,8 @@ int perf_init(void)
 	perf_bpf_init();
 	int err = pmuv3_probe(n);
 
+	if (!err)
+		err = ksvc_pmu_irq_register(pmuv3_handle_irq);
 	if (err && err != -ENODEV)
 		return err;
 	perf_ready = true;

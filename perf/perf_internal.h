@@ -643,8 +643,9 @@ uint64_t perf_event_read_count_locked(struct perf_event *e);
 int pmuv3_probe(unsigned int nr_cpus);
 /* [p] Reset the PMU of this CPU (counters off, overflow cleared, PMCR.LC/LP as Linux). */
 void pmuv3_cpu_init(void);
-/* [p] The PMU interrupt of this CPU, with the interrupted registers (user_pt_regs order) and
- * whether they are user mode: true when it was ours. */
+/* [p] The PMU interrupt of this CPU (perf_init registers it with ksvc_pmu_irq_register), with
+ * the interrupted registers (user_pt_regs order) and whether they are user mode: true when it
+ * was ours. */
 bool pmuv3_handle_irq(const uint64_t *regs, bool user);
 /* The registered PMU (NULL before probe) and its facts. */
 struct perf_pmu *pmuv3_pmu(void);
@@ -852,6 +853,16 @@ struct perf_pmu *perf_bp_pmu(void);
 void perf_bp_init(void);
 /* [p] Turn off every breakpoint and watchpoint register of this CPU. */
 void perf_bp_cpu_init(void);
+/*
+ * [IRQs masked] The trap code's handler (registered by perf_bp_init): a debug exception from
+ * user code on this CPU, a breakpoint at addr (watch false) or a watchpoint hit at data
+ * address addr by a load or a store (write).  Counts (and samples) the events it matches; true
+ * when it matched any.  The trap code then steps over the instruction with
+ * perf_bp_suspend(true) and calls perf_bp_suspend(false) once it stepped.
+ */
+bool perf_bp_hit(bool watch, uint64_t addr, bool write);
+/* [IRQs masked] Suspend (on) or resume this CPU's user breakpoints and watchpoints. */
+void perf_bp_suspend(bool on);
 /*
  * arm64's arch_build_bp_info + hw_breakpoint_arch_parse: the register value (*addr, aligned)
  * and control (*ctrl, not enabled) for attr; task: a per-task event.  0, -EINVAL as Linux,

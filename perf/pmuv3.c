@@ -613,11 +613,6 @@ bool pmuv3_handle_irq(const uint64_t *regs, bool user)
 	return true;
 }
 
-bool perf_pmu_irq(const uint64_t *regs, bool user)
-{
-	return pv.probed && pmuv3_handle_irq(regs, user);
-}
-
 /* ---- probe ---- */
 
 void pmuv3_cpu_init(void)

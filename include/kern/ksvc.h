@@ -216,6 +216,25 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data);
  */
 int ksvc_signal_current(int sig, bool thread);
 
+/* ---- handlers perf registers with the interrupt and trap code ---- */
+
+/*
+ * [boot] The PMU overflow interrupt of every CPU calls fn, interrupts masked, with the registers
+ * it interrupted (arm64 user_pt_regs order: x0-x30, sp, pc, pstate) and whether they are user
+ * mode; fn returns true when the interrupt was its own.  0, or -ENODEV when the machine
+ * describes no PMU interrupt (no arm,armv8-pmuv3 node), -EBUSY when one is registered already.
+ */
+int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user));
+/*
+ * [boot] An EL0 hardware breakpoint or watchpoint exception calls hit, interrupts masked: a
+ * breakpoint at addr (watch false) or a watchpoint hit at data address addr by a load or a
+ * store (write).  The trap code then steps the task over the instruction with suspend(true)
+ * on its CPU and calls suspend(false) once it stepped; context switches call suspend on the
+ * CPU that runs a stepping task or stops running one.
+ */
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+				 void (*suspend)(bool on));
+
 /* ---- the interrupted context ---- */
 
 /* [any] Is this CPU running an interrupt handler (Linux's in_interrupt(), hard IRQs here)? */

@@ -352,6 +352,21 @@ void ksvc_fake_close_all(void)
 
 /* ---- interrupted context: tests set ksvc_fake.in_irq, irq_regs (the user state too) ---- */
 
+int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
+{
+	if (ksvc_fake.pmu_irq)
+		return -EBUSY;
+	ksvc_fake.pmu_irq = fn;
+	return 0;
+}
+
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+				 void (*suspend)(bool on))
+{
+	ksvc_fake.bp_hit = hit;
+	ksvc_fake.bp_suspend = suspend;
+}
+
 bool ksvc_in_irq(void)
 {
 	return ksvc_fake.in_irq;
