@@ -372,6 +372,7 @@ static void sw_hit_locked(struct perf_context *ctx, const void *arg)
 {
 	const struct sw_hit *h = arg;
 
+	spin_assert_held(&ctx->sched.lock);
 	perf_sw_count_locked(ctx, h->config, h->n, h->addr, h->in_kernel);
 }
 
@@ -385,6 +386,7 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
 
 static void tp_hit_locked(struct perf_context *ctx, const void *arg)
 {
+	spin_assert_held(&ctx->sched.lock);
 	perf_tp_count_locked(ctx, arg);
 }
 

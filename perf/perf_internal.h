@@ -17,8 +17,10 @@
  *   [c]  perf_ctx.lock (spin_lock_irqsave: IRQ-safe, the context of the event)
  *   [p]  owning CPU with interrupts masked (PMU driver state; only touched on the CPU the event
  *        is ACTIVE on: by ctx switch-in/out with IRQs off or by the PMU interrupt)
+ *   [l]  the event's core.child_lock (for its children list: the parent's)
  *   [r]  perf_ring.lock (writers of one ring buffer)
  *   [a]  atomic
+ * A field under another lock names it: [bpf_lock], [perf_owner_lock].
  */
 #pragma once
 
@@ -574,7 +576,11 @@ struct perf_event {
 	_Atomic uint64_t count;	       /* [a] events counted */
 	_Atomic uint64_t lost_samples; /* [a] PERF_FORMAT_LOST */
 	struct perf_hw hw;	       /* [p] */
-	struct perf_ring *ring;	       /* [c] output ring (own or SET_OUTPUT target) */
+	/* [l] output ring (own or SET_OUTPUT target), a reference; an inherited event has none
+	 * and writes its parent's.  Set under e's child_lock (mmap.c), read under the owner's by
+	 * the writers.  An own ring (core.own_ring) stays until perf_output_release, after the
+	 * event left its context, so [c] holders (the user page) read it without child_lock. */
+	struct perf_ring *ring;
 	void *core;		       /* core.c's private part */
 };
 
@@ -663,8 +669,8 @@ void pmuv3_remove(void);
 /* ======================================================================================
  * perf core (core.c, ctx.c, sw.c): contexts, event lifetime, the syscall and fd operations.
  *
- * Lock order: perf_attach_lock (attach/detach of task contexts, task exit, inherit)
- *             -> ctx->sched.lock (IRQ-safe; the event lists and every [c] field).
+ * Locks: perf_attach_lock (task contexts come and go) and ctx->sched.lock (the event lists
+ * and every [c] field); the order of every nesting is the block at the top of core.c.
  * A context's events change only on the CPU where the context is active (its counters are
  * that CPU's registers): perf_ctx_call runs the change there, by IPI when needed.
  * ====================================================================================== */
@@ -679,8 +685,10 @@ struct perf_context {
 	bool active;		 /* [c] scheduled in on cpu */
 	bool dead;		 /* [a] the task exited: no new events */
 	uint64_t time, tstamp;	 /* [c] context time (advances while active) and its base */
-	struct list_node events; /* [c] every event of the context (core.event_entry) */
-	_Atomic int refs;	 /* events + the task's slot */
+	/* [c] every event of the context (core.event_entry); changed only where the context is
+	 * active, so its own task walks it with interrupts masked and no lock (fork) */
+	struct list_node events;
+	_Atomic int refs; /* [a] events + the task's slot */
 };
 
 /* What core.c keeps per event, beside struct perf_event (one allocation). */
@@ -690,9 +698,9 @@ struct perf_event_core {
 	struct perf_event *parent;	/* [i] the event this one was inherited from */
 	struct list_node children;	/* [l] inherited children (parent's child_lock) */
 	struct list_node child_entry;	/* [l] */
-	struct spinlock child_lock;
+	struct spinlock child_lock;	/* the [l] fields, e->ring, and writing e's ring */
 	uint64_t child_count, child_enabled, child_running; /* [l] folded from exited children */
-	_Atomic int refs;		/* fd, children, in-flight users */
+	_Atomic int refs;		/* [a] fd, children, in-flight users */
 	struct wait_queue *wq;		/* [i] poll: POLLHUP at exit, POLLIN with ring data */
 	uint64_t sw_prev;		/* [p] clock events: last reading */
 	bool exited;			/* [c] its task exited: reads give the final count */
@@ -705,7 +713,7 @@ struct perf_event_core {
 	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
-	struct spinlock bpf_lock;
+	struct spinlock bpf_lock;	/* held while the program runs on an overflow */
 	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
 	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
 	/* overflow notification (Linux's pending_irq): set at the overflow, acted on by
