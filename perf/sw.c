@@ -1,22 +1,25 @@
 /*
- * sw.c - the software PMU (PERF_TYPE_SOFTWARE): cpu-clock and task-clock count nanoseconds
- * while the event is on; page-faults (all, minor, major), context-switches and cpu-migrations
- * count what the kernel reports through perf_sw_event() and the switch hook; dummy counts
- * nothing (it exists for side-band records); alignment-faults and emulation-faults exist and
- * stay 0 as on arm64 Linux; bpf-output carries the records BPF programs write (bpf_attach.c).
- * Software events never fail to go on, so groups of them are never multiplexed.  A sampling
- * cpu-clock or task-clock event samples from a one-shot timer re-armed every period (ns), as
- * Linux's perf_swevent_hrtimer; in frequency mode it becomes a fixed period of 1e9 / freq, at
- * least 10 us, as Linux does.
+ * sw.c - the software PMU (PERF_TYPE_SOFTWARE).  What each config counts, whether it samples
+ * and why some stay 0 (as on arm64 Linux) is the table in <perf/sw_events.h>: the clocks
+ * (cpu-clock, task-clock) count nanoseconds while the event is on, the kernel's occurrences
+ * (page faults through perf_sw_event(), switches and migrations from the switch hook) come in
+ * through perf_sw_count_locked, bpf-output carries the records BPF programs write
+ * (bpf_attach.c).  Software events never fail to go on, so groups of them are never
+ * multiplexed.  A sampling clock event samples from a one-shot timer re-armed every period
+ * (ns), as Linux's perf_swevent_hrtimer; in frequency mode it becomes a fixed period of
+ * 1e9 / freq, at least 10 us, as Linux does.
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
+#include <perf/sw_events.h>
 #include "perf_internal.h"
 
 static bool is_clock(const struct perf_event *e)
 {
-	return e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK;
+	const struct perf_sw_event_desc *d = perf_sw_event_desc(e->attr.config);
+
+	return d && d->source == PERF_SW_CLOCK;
 }
 
 static uint64_t clock_now(struct perf_event *e)
@@ -61,15 +64,12 @@ static void clock_timer_fn(void *arg, const uint64_t *regs, bool user)
 
 static int sw_event_init(struct perf_event *e)
 {
-	if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.freq && e->attr.sample_freq &&
-	    e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) {
+	if (e->attr.type != PERF_TYPE_SOFTWARE || !perf_sw_event_desc(e->attr.config))
+		return -ENOENT;
+	if (e->attr.freq && e->attr.sample_freq && !is_clock(e)) {
 		/* counting events in freq mode sample every event first (Linux adjusts later) */
 		e->hw.sample_period = e->hw.last_period = 1;
 	}
-	if (e->attr.type != PERF_TYPE_SOFTWARE)
-		return -ENOENT;
-	if (e->attr.config >= PERF_COUNT_SW_MAX)
-		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP; /* perf_swevent_init: has_branch_stack */
 	if (is_clock(e) && is_sampling(e)) {
