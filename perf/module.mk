@@ -24,3 +24,6 @@ UNIT_SRCS_perf_bpf_attach := perf/bpf_attach.c
 UNIT_TESTS += perf_bp
 # bp runs against the fake debug registers (tests/fakes/include/arch/dbg_sysreg.h)
 UNIT_SRCS_perf_bp := perf/bp.c perf/pmu.c
+# the perf core end to end: perf_event_open, the file operations, the hooks, the overflow path
+UNIT_TESTS += perf_core
+UNIT_SRCS_perf_core = $(PERF_HOST_SRCS)
