@@ -2,15 +2,38 @@
  * perf_internal.h - interfaces between the files of perf/ (included only by the perf/ sources
  * and their host tests).
  *
- * The building blocks here take plain parameters so that each one tests in isolation:
- *   attr.c      perf_event_attr copy-in (size versions, E2BIG write-back) and the checks Linux 6.1
- *               makes before a PMU sees the event, in Linux's order
- *   record.c    output cursor; PERF_RECORD_SAMPLE, read_format, sample_id_all trailer, LOST
- *   ring.c      the mmap ring: user page, output_begin/end, LOST, wakeup_events/watermark
- *   sideband.c  COMM, MMAP/MMAP2, FORK, EXIT, THROTTLE/UNTHROTTLE encoders
- *   pmu.c       struct perf_pmu, the type -> pmu table, counter maths, group scheduling/rotation
- *   pmuv3.c     the ARM PMUv3 backend (through <arch/pmu_sysreg.h> only)
- * core.c (per-task/per-CPU contexts, fds, ioctls, IPIs) composes them.
+ * The files of perf/, in the order a newcomer reads them (docs/architecture.md draws it):
+ *   The syscall and the event file
+ *     core.c      perf_event_open (decode, then commit: fd, group, context, install), read()
+ *                 with read_format, the ioctls, poll, close; the lock-order block
+ *     attr.c      perf_event_attr copy-in (size versions, E2BIG write-back) and the checks
+ *                 Linux 6.1 makes before a PMU sees the event, in Linux's order
+ *     ctx.c       per-task and per-CPU contexts and the hooks kernel/ calls: switch, tick,
+ *                 fork (inherit), exec, exit, software and tracepoint hits; perf_init
+ *   The PMUs
+ *     pmu.c       struct perf_pmu, the type -> pmu table, counter maths, group scheduling and
+ *                 rotation
+ *     pmuv3.c     the ARM PMUv3 backend (through <arch/pmu_sysreg.h> only) and its interrupt
+ *     sw.c        the software PMU; its per-config rules are <perf/sw_events.h>
+ *     tp.c        the tracepoint PMU
+ *     bp.c        the hw_breakpoint PMU (through <arch/dbg_sysreg.h> only) and its trap handler
+ *   The sample path: IRQ -> overflow -> BPF -> record -> ring -> wakeup
+ *     overflow.c  perf_event_overflow: throttling, frequency mode, the BPF filter, the sample,
+ *                 REFRESH / sigtrap / O_ASYNC notification (pending_work)
+ *     bpf_attach.c  programs on events and tracepoints (the filter), and struct bpf_perf_ops
+ *                 through which bpf/'s helpers reach perf
+ *     sample.c    building one PERF_RECORD_SAMPLE (callchains, user regs and stack) and
+ *                 writing it into the event's ring
+ *     record.c    output cursor; the SAMPLE, read_format, sample_id_all trailer, LOST encoders
+ *     ring.c      the ring itself: user page, output_begin/end, LOST, wakeup_events/watermark
+ *     mmap.c      an event's ring as user space sees it: mmap, user page, SET_OUTPUT, the
+ *                 readers' wakeup and poll
+ *     sideband.c  COMM, MMAP2, FORK, EXIT, THROTTLE, SWITCH, KSYMBOL, BPF_EVENT encoders, and
+ *                 which events get a side-band record
+ *   The views
+ *     sysfs.c     /sys/bus/event_source/devices and the perf sysctls
+ * The building blocks (attr.c, record.c, ring.c, pmu.c, the encoders) take plain parameters
+ * so each tests in isolation; tests/unit/test_perf_core.c runs them all together.
  *
  * Lock legend used on the fields below (core.c owns the lock-order block):
  *   [i]  immutable after perf_event_open commits the event

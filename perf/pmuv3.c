@@ -15,7 +15,7 @@
  *
  * Hardware is reached only through <arch/pmu_sysreg.h>.  Every function except probe runs on
  * the CPU whose counters it touches with interrupts masked ([p]); the interrupt handler
- * allocates nothing and hands elapsed periods to perf_event_overflow (output.c).
+ * allocates nothing and hands elapsed periods to perf_event_overflow (overflow.c).
  *
  * EL0 counter access (rdpmc) as Linux 6.1: PMUSERENR gets ER|CR while a task event with the
  * rdpmc format bit (config1:1) is on a counter and the perf_user_access sysctl

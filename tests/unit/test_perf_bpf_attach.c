@@ -48,7 +48,7 @@ uint64_t bpf_prog_run(const struct bpf_prog *cp, void *ctx)
 	return p->ret;
 }
 
-/* what bpf_attach.c calls in core.c / output.c: not reached by these tests */
+/* what bpf_attach.c calls in core.c / sample.c: not reached by these tests */
 int perf_event_get_fd(int fd, struct perf_event **out) { (void)fd; (void)out; return -EBADF; }
 void perf_event_put(struct perf_event *e) { (void)e; }
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,

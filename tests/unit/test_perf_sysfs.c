@@ -29,7 +29,7 @@ struct perf_limits perf_limits = {
 
 static struct perf_pmu fake_sw = { .name = "software" };
 
-/* output.c is not linked: nothing here samples, so an overflow is a failure */
+/* overflow.c is not linked: nothing here samples, so an overflow is a failure */
 bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user)
 {
 	fail_msg("unexpected overflow");
