@@ -228,7 +228,7 @@ void arch_cpu_relax(void)
 	__asm__ volatile("yield" ::: "memory");
 }
 
-/* ---- interrupted context ---- */
+/* ---- the handlers perf registers, and the interrupted context ---- */
 
 extern struct platform boot_platform;
 
