@@ -725,6 +725,8 @@ struct perf_event_core {
 	uint64_t child_count, child_enabled, child_running; /* [l] folded from exited children */
 	_Atomic int refs;		/* [a] fd, children, in-flight users */
 	struct wait_queue *wq;		/* [i] poll: POLLHUP at exit, POLLIN with ring data */
+	bool sw_clock;			/* [i] a clock (sw_events.h: PERF_SW_CLOCK), looked
+					 * up once at event_init: the switch path asks often */
 	uint64_t sw_prev;		/* [p] clock events: last reading */
 	bool exited;			/* [c] its task exited: reads give the final count */
 	/* sampling: [p] on the CPU the event runs on, interrupts masked */

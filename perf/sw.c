@@ -15,11 +15,10 @@
 #include <perf/sw_events.h>
 #include "perf_internal.h"
 
-static bool is_clock(const struct perf_event *e)
+/* What sw_events.h says of e's config, as sw_event_init recorded it. */
+static bool is_clock(struct perf_event *e)
 {
-	const struct perf_sw_event_desc *d = perf_sw_event_desc(e->attr.config);
-
-	return d && d->source == PERF_SW_CLOCK;
+	return perf_core(e)->sw_clock;
 }
 
 static uint64_t clock_now(struct perf_event *e)
@@ -62,28 +61,37 @@ static void clock_timer_fn(void *arg, const uint64_t *regs, bool user)
 	ksvc_timer_start(c->sw_timer, c->sw_deadline - now);
 }
 
+/* A sampling clock event: its period in ns (freq mode: 1e9 / freq) and its timer.  Out of
+ * line (cold), so that opening a counting event sets up no stack frame. */
+static __attribute__((noinline, cold)) int clock_sampling_init(struct perf_event *e)
+{
+	if (e->attr.freq) {
+		e->attr.sample_period = 1000000000ull / e->attr.sample_freq;
+		e->attr.freq = 0;
+	}
+	if (e->attr.sample_period < 10000)
+		e->attr.sample_period = 10000;
+	e->hw.sample_period = e->hw.last_period = e->attr.sample_period;
+	perf_core(e)->sw_timer = ksvc_timer_alloc(clock_timer_fn, e);
+	return perf_core(e)->sw_timer ? 0 : -ENOMEM;
+}
+
 static int sw_event_init(struct perf_event *e)
 {
-	if (e->attr.type != PERF_TYPE_SOFTWARE || !perf_sw_event_desc(e->attr.config))
+	const struct perf_sw_event_desc *d = perf_sw_event_desc(e->attr.config);
+
+	if (e->attr.type != PERF_TYPE_SOFTWARE || !d)
 		return -ENOENT;
-	if (e->attr.freq && e->attr.sample_freq && !is_clock(e)) {
-		/* counting events in freq mode sample every event first (Linux adjusts later) */
-		e->hw.sample_period = e->hw.last_period = 1;
-	}
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP; /* perf_swevent_init: has_branch_stack */
-	if (is_clock(e) && is_sampling(e)) {
-		if (e->attr.freq) {
-			e->attr.sample_period = 1000000000ull / (e->attr.sample_freq ? e->attr.sample_freq : 1);
-			e->attr.freq = 0;
-		}
-		if (e->attr.sample_period < 10000)
-			e->attr.sample_period = 10000;
-		e->hw.sample_period = e->hw.last_period = e->attr.sample_period;
-		perf_core(e)->sw_timer = ksvc_timer_alloc(clock_timer_fn, e);
-		if (!perf_core(e)->sw_timer)
-			return -ENOMEM;
-	}
+	perf_core(e)->sw_clock = d->source == PERF_SW_CLOCK;
+	if (!is_sampling(e))
+		return 0;
+	if (is_clock(e))
+		return clock_sampling_init(e);
+	/* counting events in freq mode sample every event first (Linux adjusts later) */
+	if (e->attr.freq)
+		e->hw.sample_period = e->hw.last_period = 1;
 	return 0;
 }
 
