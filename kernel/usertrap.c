@@ -3,9 +3,8 @@
  *
  * SVC is a system call; instruction/data aborts go to the VM (demand paging, copy-on-write)
  * and become SIGSEGV/SIGBUS when they cannot be resolved; undefined instructions SIGILL;
- * alignment faults SIGBUS; BRK SIGTRAP unless a handler registered for its immediate takes it
- * (arch/arm64/debug.c).  Before returning to EL0: a forked child writes its CLONE_CHILD_SETTID
- * word, an exiting thread group ends the thread, signals are delivered.
+ * alignment faults SIGBUS; BRK SIGTRAP.  Before returning to EL0: a forked child writes its
+ * CLONE_CHILD_SETTID word, an exiting thread group ends the thread, signals are delivered.
  */
 #include <asm/siginfo.h>
 #include <asm/signal.h>
@@ -136,14 +135,12 @@ void trap_user_sync(struct trapframe *tf)
 		signal_force_fault(SIGBUS, BUS_ADRALN, tf->pc);
 		break;
 	case ESR_EC_BRK64:
-		if (debug_user_brk(tf))
-			break; /* a registered BRK handler took it */
 		signal_force_fault(SIGTRAP, TRAP_BRKPT, tf->pc);
 		break;
 	case ESR_EC_BREAKPT_LOW:
 	case ESR_EC_SOFTSTP_LOW:
 	case ESR_EC_WATCHPT_LOW:
-		debug_user_trap(tf, ec); /* hardware breakpoints: the handler, step over */
+		debug_user_trap(tf, ec); /* perf breakpoints: count, step over */
 		break;
 	case ESR_EC_FP_EXC64:
 		signal_force_fault(SIGFPE, FPE_FLTINV, tf->pc);

@@ -11,8 +11,8 @@
  * off (MDSCR_EL1.KDE = 0), so none of this runs at EL1.
  *
  * What a hit means belongs above arch/: the breakpoint slots' owner (perf's hw_breakpoint PMU)
- * and the BRK handlers (uprobes) register here at boot, as the PMU interrupt's handler
- * registers with the interrupt code.
+ * registers its handler here at boot, as the PMU interrupt's handler registers with the
+ * interrupt code.
  */
 #include <asm/siginfo.h>
 #include <asm/signal.h>
@@ -33,39 +33,12 @@ static struct {
 	void (*suspend)(bool on);
 } hw;
 
-static struct {
-	uint16_t imm;
-	bool (*fn)(struct trapframe *tf);
-} brk_hooks[4];
-
 void debug_hw_register(bool (*hit)(bool watch, uint64_t addr, bool write),
 		       void (*suspend)(bool on))
 {
 	kassert(!hw.hit);
 	hw.hit = hit;
 	hw.suspend = suspend;
-}
-
-void debug_brk_register(uint16_t imm, bool (*fn)(struct trapframe *tf))
-{
-	for (unsigned int i = 0; i < sizeof(brk_hooks) / sizeof(brk_hooks[0]); i++) {
-		if (!brk_hooks[i].fn) {
-			brk_hooks[i].imm = imm;
-			brk_hooks[i].fn = fn;
-			return;
-		}
-	}
-	kpanic("debug_brk_register: no free slot for BRK #%u", imm);
-}
-
-bool debug_user_brk(struct trapframe *tf)
-{
-	uint16_t imm = (uint16_t)(tf->esr & 0xffff); /* ISS.Comment */
-
-	for (unsigned int i = 0; i < sizeof(brk_hooks) / sizeof(brk_hooks[0]); i++)
-		if (brk_hooks[i].fn && brk_hooks[i].imm == imm)
-			return brk_hooks[i].fn(tf);
-	return false;
 }
 
 void debug_cpu_init(void)
