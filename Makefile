@@ -58,7 +58,7 @@ include tests/fuzz/fuzz.mk
 .DEFAULT_GOAL := all
 
 .PHONY: all deps kernel debug-kernel initramfs run test test-unit test-qemu test-linux bench fuzz clean debian-perf \
-	debian-strace
+	debian-strace debian-bpftool
 all: kernel initramfs
 
 DEPS_STAMP := $(BUILD)/deps/.ok
@@ -77,6 +77,11 @@ DEBIAN_STRACE := $(BUILD)/debian-strace
 debian-strace: $(DEBIAN_STRACE)/usr/bin/strace
 $(DEBIAN_STRACE)/usr/bin/strace: tools/host/debian-strace.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
 	$(Q)sh tools/host/debian-strace.sh $(BUILD) $(DEBIAN_STRACE)
+# and Debian's own arm64 bpftool: make run OVERLAY=$(BUILD)/debian-bpftool CMD='bpftool prog'
+DEBIAN_BPFTOOL := $(BUILD)/debian-bpftool
+debian-bpftool: $(DEBIAN_BPFTOOL)/usr/sbin/bpftool
+$(DEBIAN_BPFTOOL)/usr/sbin/bpftool: tools/host/debian-bpftool.sh tools/host/debian-overlay.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/debian-bpftool.sh $(BUILD) $(DEBIAN_BPFTOOL)
 
 # ---- include paths ----
 # The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
@@ -193,7 +198,7 @@ debug-kernel: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(DEBUG_BUILD) DEBUG=1 kernel
 
 test: deps
-	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debian-strace \
+	$(Q)$(MAKE) --no-print-directory all $(UNIT_BINS) $(TEST_EXTRA_BINS) debian-perf debian-strace debian-bpftool \
 		debug-kernel
 	$(Q)BUILD='$(BUILD)' sh tests/run-all.sh
 

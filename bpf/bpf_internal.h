@@ -55,10 +55,11 @@ struct bpf_dinsn {
 
 /*
  * Decode len slots (structurally valid: see bpf_check_structure) for the fast or the counting
- * interpreter.  frame_size is the stack a bpf-to-bpf call reserves for its caller's frame.
+ * interpreter.  frame_size is the stack a bpf-to-bpf call reserves for its caller's frame;
+ * prog_type picks each helper call's function (bpf_helper_impl; 0 for the test path).
  */
 void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_dinsn *out,
-		       uint32_t frame_size, bool counting);
+		       uint32_t frame_size, bool counting, uint32_t prog_type);
 /* The handler index (enum bpf_interp_op in interp_ops.h) of one instruction; BAD if invalid. */
 int bpf_interp_op(const struct bpf_insn *in);
 /*
@@ -80,6 +81,7 @@ struct bpf_jit_opts {
 	uint32_t frame_size; /* what a bpf-to-bpf call reserves for its caller (as the interpreter) */
 	bool lse; /* emit LSE atomics (ID_AA64ISAR0_EL1.Atomic), else LDAXR/STLXR loops */
 	bool verified; /* the verifier ran: registers need no zeroing at entry */
+	uint32_t prog_type; /* picks each helper's function (bpf_helper_impl) */
 };
 
 struct bpf_jit_image {
@@ -148,13 +150,25 @@ enum bpf_ret {
 	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
 };
 
+/*
+ * Which program types may call a helper, as Linux 6.1 sorts them (bpf_base_func_proto for
+ * every type; bpf_tracing_func_proto for kprobe, tracepoint, perf_event, raw_tracepoint and
+ * syscall programs; pe_prog_func_proto for perf_event only).  A program of another type is
+ * told "unknown func".
+ */
+enum bpf_avail {
+	AV_BASE = 0,
+	AV_TRACING,
+	AV_PERF,
+};
+
 struct bpf_helper {
 	const char *name;
 	bpf_helper_fn fn;
 	uint8_t args[5]; /* enum bpf_arg */
 	uint8_t ret; /* enum bpf_ret */
 	bool gpl_only;
-	bool perf_only; /* only BPF_PROG_TYPE_PERF_EVENT programs (needs its ctx) */
+	uint8_t avail; /* enum bpf_avail: the program types that may call it */
 	uint8_t cb; /* enum bpf_cb */
 	bool might_sleep; /* sleepable programs only (Linux's fn->might_sleep) */
 };
@@ -168,6 +182,11 @@ uint64_t bpf_callback_run(uint64_t fn, uint64_t r1, uint64_t r2, uint64_t r3, ui
 /* Index table by enum bpf_func_id; NULL name = not provided. */
 extern const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID];
 const struct bpf_helper *bpf_helper_get(int32_t id);
+/* May a program of prog_type call h? */
+bool bpf_helper_allowed(const struct bpf_helper *h, uint32_t prog_type);
+/* The function a call to helper id runs in a program of prog_type (a tracepoint program's
+ * ctx holds its registers behind a pointer, a syscall program's none): NULL if none. */
+bpf_helper_fn bpf_helper_impl(int32_t id, uint32_t prog_type);
 
 /* trace_printk buffer (helpers.c) */
 void bpf_trace_reset(void);
@@ -233,11 +252,14 @@ void bpf_map_get(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 /* fd -> map with a reference: -EBADF / -EINVAL as Linux's bpf_map_get. */
 int bpf_map_get_fd(int fd, struct bpf_map **out);
-int bpf_map_fd_install(struct bpf_map *map);
+/* The same, with the fd's access mode (Linux's FMODE_CAN_READ / FMODE_CAN_WRITE). */
+int bpf_map_get_fd_mode(int fd, struct bpf_map **out, bool *can_read, bool *can_write);
+/* A new fd for map, opened read-only or write-only by BPF_F_RDONLY / BPF_F_WRONLY in
+ * open_flags (else read-write), with a user reference; the fd takes over the caller's
+ * reference.  The fd or -errno (the caller keeps its reference). */
+int bpf_map_fd_install(struct bpf_map *map, uint32_t open_flags);
 /* Linux's object-name rule for map_name/prog_name: 0 or -EINVAL. */
 int bpf_obj_name_check(const char *name);
-/* Smallest live map id above start (BPF_MAP_GET_NEXT_ID), or -ENOENT. */
-int bpf_map_next_id(uint32_t start, uint32_t *next);
 /* True when helper func_id may take this map (check_map_func_compatibility). */
 bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id);
 
@@ -291,6 +313,8 @@ struct bpf_prog {
 	uint8_t tag[8]; /* (c) */
 	uint64_t load_time; /* (c) */
 	uint32_t uid; /* (c) */
+	uint32_t verified_insns; /* (c) instructions the verifier processed */
+	_Atomic uint64_t run_cnt, run_time_ns; /* (a) while bpf_stats_enabled */
 	uint32_t nr_maps; /* (c) */
 	struct bpf_map *maps[BPF_MAX_MAPS]; /* (c) references held */
 	struct bpf_insn *insns; /* (c) after fixups (map pointers in lddw) */
@@ -304,8 +328,62 @@ extern const struct ksvc_file_ops bpf_prog_fops;
 extern const struct ksvc_file_ops bpf_map_fops;
 /* BPF_PROG_LOAD with attr already copied in: the new fd or -errno. */
 int bpf_prog_load(const union bpf_attr *attr);
-/* Smallest live program id above start, or -ENOENT. */
-int bpf_prog_next_id(uint32_t start, uint32_t *next);
+/* A new fd for prog, taking over the caller's reference: the fd or -errno (caller keeps it). */
+int bpf_prog_fd_install(struct bpf_prog *prog);
+/* bpf_prog_run's "jited" state: the JIT's code runs (Linux's prog->jited). */
+bool bpf_prog_jited(const struct bpf_prog *prog);
+/* Linux's prog->pages << PAGE_SHIFT: the memlock bpftool shows (fdinfo). */
+uint64_t bpf_prog_memlock(const struct bpf_prog *prog);
+
+/* ---- links (link.c): BPF_LINK_CREATE's perf event links ---- */
+
+struct bpf_link {
+	_Atomic uint32_t refcnt; /* (a) fds, pins */
+	uint32_t type; /* (c) enum bpf_link_type */
+	uint32_t id; /* (c) */
+	struct bpf_prog *prog; /* (c) the link's reference; the event holds another while attached */
+	void *event; /* (c) a reference on the perf event */
+};
+extern const struct ksvc_file_ops bpf_link_fops;
+int bpf_link_create(const union bpf_attr *attr);
+void bpf_link_get(struct bpf_link *link);
+void bpf_link_put(struct bpf_link *link);
+/* fd -> link with a reference: -EBADF / -EINVAL. */
+int bpf_link_get_fd(int fd, struct bpf_link **out);
+
+/* ---- object ids, fds by id, pins, stats (obj.c) ---- */
+
+enum bpf_obj_kind { BPF_OBJ_PROG = 1, BPF_OBJ_MAP, BPF_OBJ_LINK, BPF_OBJ_BTF /* none: no BTF_LOAD */ };
+/* One id table for programs, maps and links, each kind with its own ids (as Linux's three
+ * idrs): an id for obj, whose reference count refcnt GET_FD_BY_ID raises: 0 or -ENOSPC. */
+int bpf_id_alloc(enum bpf_obj_kind kind, void *obj, _Atomic uint32_t *refcnt, uint32_t *id);
+/* [any] The object's last reference is gone: its id is free. */
+void bpf_id_free(enum bpf_obj_kind kind, uint32_t id);
+/* BPF_*_GET_NEXT_ID, BPF_*_GET_FD_BY_ID, BPF_OBJ_PIN, BPF_OBJ_GET, BPF_ENABLE_STATS,
+ * BPF_TASK_FD_QUERY: attr copied in, uattr the user's. */
+int bpf_obj_next_id(int cmd, const union bpf_attr *attr, union bpf_attr *uattr);
+int bpf_obj_fd_by_id(int cmd, const union bpf_attr *attr);
+int bpf_obj_pin(const union bpf_attr *attr);
+int bpf_obj_get(const union bpf_attr *attr);
+int bpf_enable_stats(const union bpf_attr *attr);
+int bpf_task_fd_query(const union bpf_attr *attr, union bpf_attr *uattr);
+/* [any] Runtime statistics on (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd). */
+bool bpf_stats_on(void);
+
+/* ---- BPF_OBJ_GET_INFO_BY_FD and fdinfo (info.c) ---- */
+
+int bpf_obj_info(const union bpf_attr *attr, union bpf_attr *uattr);
+size_t bpf_prog_fdinfo(void *prog, char *buf, size_t size);
+size_t bpf_map_fdinfo(void *map, char *buf, size_t size);
+size_t bpf_link_fdinfo(void *link, char *buf, size_t size);
+
+/* bpf(2)'s attribute rules, shared by the command files (syscall.c) */
+#define BPF_END_OF(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
+#define BPF_UPTR(x) ((void *)(uintptr_t)(x))
+/* CHECK_ATTR: the bytes after the command's last field are zero. */
+bool bpf_attr_tail_dirty(const union bpf_attr *attr, size_t end);
+/* bpf_check_uarg_tail_zero: bytes [known, size) of a user struct are zero (else E2BIG). */
+int bpf_user_tail_zero(const void *uptr, size_t known, size_t size);
 
 /* ---- verifier ---- */
 

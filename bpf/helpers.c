@@ -447,6 +447,43 @@ static uint64_t h_prog_read_value(uint64_t ctx, uint64_t buf, uint64_t size, uin
 	return (uint64_t)err;
 }
 
+/*
+ * perf_event_output, get_stackid and get_stack take registers from ctx, which in a perf_event
+ * (or kprobe) program starts with them.  A tracepoint program's ctx holds a pointer to them in
+ * its first word (perf/bpf_attach.c puts it there); a syscall program's holds none, and these
+ * use the calling task's user registers, as Linux's take its caller's.  Either way the perf side
+ * gets a ctx laid out as a perf_event program's.
+ */
+static struct bpf_perf_event_data_kern *regs_ctx(uint64_t ctx, bool tp,
+						 struct bpf_perf_event_data_kern *k)
+{
+	uint64_t regs[34] = { 0 };
+	const uint64_t *r = tp ? *(const uint64_t *const *)P(ctx) : NULL;
+
+	memset(k, 0, sizeof(*k));
+	if (tp && r)
+		memcpy(regs, r, sizeof(regs));
+	else if (!tp)
+		ksvc_user_regs(regs);
+	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
+	memcpy(&k->data.regs, regs, MIN(sizeof(k->data.regs), sizeof(regs)));
+	return k;
+}
+
+#define REGS_VARIANT(name, fn, tp)                                                                 \
+	static uint64_t name(uint64_t ctx, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)   \
+	{                                                                                          \
+		struct bpf_perf_event_data_kern k;                                                 \
+                                                                                                   \
+		return fn((uintptr_t)regs_ctx(ctx, tp, &k), a2, a3, a4, a5);                       \
+	}
+REGS_VARIANT(h_perf_output_tp, h_perf_output, true)
+REGS_VARIANT(h_get_stackid_tp, h_get_stackid, true)
+REGS_VARIANT(h_get_stack_tp, h_get_stack, true)
+REGS_VARIANT(h_perf_output_cur, h_perf_output, false)
+REGS_VARIANT(h_get_stackid_cur, h_get_stackid, false)
+REGS_VARIANT(h_get_stack_cur, h_get_stack, false)
+
 static uint64_t h_attach_cookie(uint64_t ctx, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	return ((struct bpf_perf_event_data_kern *)P(ctx))->cookie;
@@ -732,47 +769,47 @@ static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uin
 
 /* ---- the table ---- */
 
-#define H(id, f, r, gpl, perf, ...)                                                                \
-	[BPF_FUNC_##id] = { .name = "bpf_" #id, .fn = f, .ret = r, .gpl_only = gpl, .perf_only = perf,    \
+#define H(id, f, r, gpl, av, ...)                                                                  \
+	[BPF_FUNC_##id] = { .name = "bpf_" #id, .fn = f, .ret = r, .gpl_only = gpl, .avail = av,          \
 			    .args = { __VA_ARGS__ } }
 
 const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
-	H(map_lookup_elem, h_map_lookup, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	H(map_lookup_elem, h_map_lookup, RET_MAP_VALUE_OR_NULL, false, AV_BASE, ARG_CONST_MAP,
 	  ARG_MAP_KEY),
-	H(map_update_elem, h_map_update, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_KEY,
+	H(map_update_elem, h_map_update, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_KEY,
 	  ARG_MAP_VALUE, ARG_ANY),
-	H(map_delete_elem, h_map_delete, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_KEY),
-	H(ktime_get_ns, h_ktime, RET_INTEGER, false, false, 0),
+	H(map_delete_elem, h_map_delete, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_KEY),
+	H(ktime_get_ns, h_ktime, RET_INTEGER, false, AV_BASE, 0),
 	/* the format arguments are not checked: any register, as in Linux */
-	H(trace_printk, h_trace_printk, RET_INTEGER, true, false, ARG_MEM, ARG_SIZE_NZ),
-	H(get_prandom_u32, h_prandom, RET_INTEGER, false, false, 0),
-	H(get_smp_processor_id, h_cpu, RET_INTEGER, false, false, 0),
-	H(get_current_pid_tgid, h_pid_tgid, RET_INTEGER, false, false, 0),
-	H(get_current_uid_gid, h_uid_gid, RET_INTEGER, false, false, 0),
-	H(get_current_comm, h_comm, RET_INTEGER, false, false, ARG_MEM_UNINIT, ARG_SIZE_NZ),
-	H(perf_event_output, h_perf_output, RET_INTEGER, true, true, ARG_CTX, ARG_CONST_MAP,
+	H(trace_printk, h_trace_printk, RET_INTEGER, true, AV_BASE, ARG_MEM, ARG_SIZE_NZ),
+	H(get_prandom_u32, h_prandom, RET_INTEGER, false, AV_BASE, 0),
+	H(get_smp_processor_id, h_cpu, RET_INTEGER, false, AV_BASE, 0),
+	H(get_current_pid_tgid, h_pid_tgid, RET_INTEGER, false, AV_TRACING, 0),
+	H(get_current_uid_gid, h_uid_gid, RET_INTEGER, false, AV_TRACING, 0),
+	H(get_current_comm, h_comm, RET_INTEGER, false, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE_NZ),
+	H(perf_event_output, h_perf_output, RET_INTEGER, true, AV_BASE, ARG_CTX, ARG_CONST_MAP,
 	  ARG_ANY, ARG_MEM, ARG_SIZE),
-	H(perf_event_read_value, h_perf_read_value, RET_INTEGER, true, false, ARG_CONST_MAP,
+	H(perf_event_read_value, h_perf_read_value, RET_INTEGER, true, AV_TRACING, ARG_CONST_MAP,
 	  ARG_ANY, ARG_MEM_UNINIT, ARG_SIZE),
-	H(get_stackid, h_get_stackid, RET_INTEGER, true, true, ARG_CTX, ARG_CONST_MAP, ARG_ANY),
-	H(get_stack, h_get_stack, RET_INTEGER, true, true, ARG_CTX, ARG_MEM_UNINIT, ARG_SIZE,
+	H(get_stackid, h_get_stackid, RET_INTEGER, true, AV_TRACING, ARG_CTX, ARG_CONST_MAP, ARG_ANY),
+	H(get_stack, h_get_stack, RET_INTEGER, true, AV_TRACING, ARG_CTX, ARG_MEM_UNINIT, ARG_SIZE,
 	  ARG_ANY),
-	H(perf_prog_read_value, h_prog_read_value, RET_INTEGER, true, true, ARG_CTX,
+	H(perf_prog_read_value, h_prog_read_value, RET_INTEGER, true, AV_PERF, ARG_CTX,
 	  ARG_MEM_UNINIT, ARG_SIZE),
-	H(get_attach_cookie, h_attach_cookie, RET_INTEGER, false, true, ARG_CTX),
-	H(ringbuf_output, h_ringbuf_output, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MEM,
+	H(get_attach_cookie, h_attach_cookie, RET_INTEGER, false, AV_PERF, ARG_CTX),
+	H(ringbuf_output, h_ringbuf_output, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MEM,
 	  ARG_SIZE, ARG_ANY),
-	H(ringbuf_query, h_ringbuf_query, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_ANY),
-	H(ringbuf_reserve, h_ringbuf_reserve, RET_RINGBUF_MEM_OR_NULL, false, false, ARG_CONST_MAP,
+	H(ringbuf_query, h_ringbuf_query, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_ANY),
+	H(ringbuf_reserve, h_ringbuf_reserve, RET_RINGBUF_MEM_OR_NULL, false, AV_BASE, ARG_CONST_MAP,
 	  ARG_ALLOC_SIZE, ARG_ANY),
-	H(ringbuf_submit, h_ringbuf_submit, RET_VOID, false, false, ARG_RINGBUF_RELEASE, ARG_ANY),
-	H(ringbuf_discard, h_ringbuf_discard, RET_VOID, false, false, ARG_RINGBUF_RELEASE, ARG_ANY),
-	H(probe_read_user, h_read_user, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
-	H(probe_read_kernel, h_read_kernel, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	H(ringbuf_submit, h_ringbuf_submit, RET_VOID, false, AV_BASE, ARG_RINGBUF_RELEASE, ARG_ANY),
+	H(ringbuf_discard, h_ringbuf_discard, RET_VOID, false, AV_BASE, ARG_RINGBUF_RELEASE, ARG_ANY),
+	H(probe_read_user, h_read_user, RET_INTEGER, true, AV_BASE, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	H(probe_read_kernel, h_read_kernel, RET_INTEGER, true, AV_BASE, ARG_MEM_UNINIT, ARG_SIZE,
 	  ARG_ANY),
-	H(probe_read_user_str, h_read_user_str, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	H(probe_read_user_str, h_read_user_str, RET_INTEGER, true, AV_BASE, ARG_MEM_UNINIT, ARG_SIZE,
 	  ARG_ANY),
-	H(probe_read_kernel_str, h_read_kernel_str, RET_INTEGER, true, false, ARG_MEM_UNINIT,
+	H(probe_read_kernel_str, h_read_kernel_str, RET_INTEGER, true, AV_BASE, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
 	[BPF_FUNC_loop] = { .name = "bpf_loop", .fn = h_loop, .ret = RET_INTEGER, .cb = CB_LOOP,
 			    .args = { ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL, ARG_ANY } },
@@ -780,76 +817,76 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 					 .ret = RET_INTEGER, .cb = CB_MAP_ELEM,
 					 .args = { ARG_CONST_MAP, ARG_FUNC, ARG_STACK_OR_NULL,
 						   ARG_ANY } },
-	H(probe_read, h_read_compat, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
-	H(probe_read_str, h_read_str_compat, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE,
+	H(probe_read, h_read_compat, RET_INTEGER, true, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	H(probe_read_str, h_read_str_compat, RET_INTEGER, true, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE,
 	  ARG_ANY),
-	H(ktime_get_boot_ns, h_ktime, RET_INTEGER, false, false, 0), /* no suspend: = monotonic */
-	H(ktime_get_tai_ns, h_ktime_tai, RET_INTEGER, false, false, 0),
-	H(jiffies64, h_jiffies64, RET_INTEGER, false, false, 0),
-	H(get_numa_node_id, h_zero, RET_INTEGER, false, false, 0),
-	H(get_current_cgroup_id, h_cgroup_id, RET_INTEGER, false, false, 0),
-	H(get_current_ancestor_cgroup_id, h_ancestor_cgroup_id, RET_INTEGER, false, false, ARG_ANY),
+	H(ktime_get_boot_ns, h_ktime, RET_INTEGER, false, AV_BASE, 0), /* no suspend: = monotonic */
+	H(ktime_get_tai_ns, h_ktime_tai, RET_INTEGER, false, AV_BASE, 0),
+	H(jiffies64, h_jiffies64, RET_INTEGER, false, AV_BASE, 0),
+	H(get_numa_node_id, h_zero, RET_INTEGER, false, AV_BASE, 0),
+	H(get_current_cgroup_id, h_cgroup_id, RET_INTEGER, false, AV_TRACING, 0),
+	H(get_current_ancestor_cgroup_id, h_ancestor_cgroup_id, RET_INTEGER, false, AV_TRACING, ARG_ANY),
 	/* a BPF_MAP_TYPE_CGROUP_ARRAY only, which is not built here: every call is refused */
-	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_ANY),
-	H(get_current_task, h_current_task, RET_INTEGER, true, false, 0),
-	H(get_current_task_btf, h_einval, RET_BTF_ID, true, false, 0),
-	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, false, ARG_ANY, ARG_ANY,
+	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_ANY),
+	H(get_current_task, h_current_task, RET_INTEGER, true, AV_BASE, 0),
+	H(get_current_task_btf, h_einval, RET_BTF_ID, true, AV_BASE, 0),
+	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, AV_TRACING, ARG_ANY, ARG_ANY,
 	  ARG_MEM_UNINIT, ARG_SIZE_NZ),
-	H(strncmp, bpf_h_strncmp, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
-	H(strtol, bpf_h_strtol, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY, ARG_PTR_TO_LONG),
-	H(strtoul, bpf_h_strtoul, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_ANY,
+	H(strncmp, bpf_h_strncmp, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
+	H(strtol, bpf_h_strtol, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_ANY, ARG_PTR_TO_LONG),
+	H(strtoul, bpf_h_strtoul, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_ANY,
 	  ARG_PTR_TO_LONG),
-	H(perf_event_read, h_perf_read, RET_INTEGER, true, false, ARG_CONST_MAP, ARG_ANY),
-	H(read_branch_records, h_enoent, RET_INTEGER, true, true, ARG_CTX, ARG_MEM_RO_OR_NULL,
+	H(perf_event_read, h_perf_read, RET_INTEGER, true, AV_TRACING, ARG_CONST_MAP, ARG_ANY),
+	H(read_branch_records, h_enoent, RET_INTEGER, true, AV_PERF, ARG_CTX, ARG_MEM_RO_OR_NULL,
 	  ARG_SIZE, ARG_ANY),
-	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, false, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
+	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
 	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event) */
-	H(get_func_ip, h_einval, RET_INTEGER, true, false, ARG_CTX),
+	H(get_func_ip, h_einval, RET_INTEGER, true, AV_TRACING, ARG_CTX),
 	/* snprintf_btf needs the kernel's BTF, which this kernel has not: -EINVAL */
-	H(snprintf_btf, h_einval, RET_INTEGER, false, false, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
+	H(snprintf_btf, h_einval, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
 	  ARG_SIZE_NZ, ARG_ANY),
-	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .fn = h_copy_from_user,
+	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .avail = AV_TRACING, .fn = h_copy_from_user,
 				      .ret = RET_INTEGER, .might_sleep = true,
 				      .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY } },
-	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .fn = h_einval,
+	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .avail = AV_TRACING, .fn = h_einval,
 					   .ret = RET_INTEGER, .might_sleep = true, .gpl_only = true,
 					   .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY,
 						     ARG_BTF_ONLY, ARG_ANY } },
 	/* a task (PTR_TO_BTF_ID) argument: refused without kernel BTF */
-	H(get_task_stack, h_einval, RET_INTEGER, false, false, ARG_BTF_ONLY, ARG_MEM_UNINIT,
+	H(get_task_stack, h_einval, RET_INTEGER, false, AV_TRACING, ARG_BTF_ONLY, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
-	H(task_pt_regs, h_einval, RET_BTF_ID, true, false, ARG_BTF_ONLY),
-	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .fn = h_einval, .ret = RET_INTEGER,
+	H(task_pt_regs, h_einval, RET_BTF_ID, true, AV_BASE, ARG_BTF_ONLY),
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_einval, .ret = RET_INTEGER,
 				.cb = CB_FIND_VMA,
 				.args = { ARG_BTF_ONLY, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },
-	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, false, ARG_PERCPU_BTF, ARG_ANY),
-	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, false, ARG_PERCPU_BTF),
+	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF, ARG_ANY),
+	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF),
 	/* BPF_MAP_TYPE_TASK_STORAGE needs BTF to be created, on Linux too */
-	H(task_storage_get, h_einval, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	H(task_storage_get, h_einval, RET_MAP_VALUE_OR_NULL, false, AV_TRACING, ARG_CONST_MAP,
 	  ARG_BTF_ONLY, ARG_ANY, ARG_ANY),
-	H(task_storage_delete, h_einval, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_BTF_ONLY),
+	H(task_storage_delete, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_BTF_ONLY),
 	/* bpf_spin_lock, bpf_timer and kptrs live in map values that BTF describes */
-	H(spin_lock, h_einval, RET_VOID, false, false, ARG_MAP_VALUE_BTF),
-	H(spin_unlock, h_einval, RET_VOID, false, false, ARG_MAP_VALUE_BTF),
-	H(timer_init, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_CONST_MAP, ARG_ANY),
-	H(timer_set_callback, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_FUNC),
-	H(timer_start, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF, ARG_ANY, ARG_ANY),
-	H(timer_cancel, h_einval, RET_INTEGER, true, false, ARG_MAP_VALUE_BTF),
-	H(kptr_xchg, h_einval, RET_INTEGER, false, false, ARG_MAP_VALUE_BTF, ARG_ANY),
+	H(spin_lock, h_einval, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),
+	H(spin_unlock, h_einval, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),
+	H(timer_init, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_CONST_MAP, ARG_ANY),
+	H(timer_set_callback, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_FUNC),
+	H(timer_start, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_ANY, ARG_ANY),
+	H(timer_cancel, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF),
+	H(kptr_xchg, h_einval, RET_INTEGER, false, AV_BASE, ARG_MAP_VALUE_BTF, ARG_ANY),
 	/* the format is checked at load too (verify_mem.c) */
-	H(snprintf, bpf_h_snprintf, RET_INTEGER, false, false, ARG_MEM_RO_OR_NULL, ARG_SIZE,
+	H(snprintf, bpf_h_snprintf, RET_INTEGER, false, AV_BASE, ARG_MEM_RO_OR_NULL, ARG_SIZE,
 	  ARG_CONST_STR_RO, ARG_MEM_RO_OR_NULL, ARG_SIZE),
-	H(probe_write_user, h_probe_write_user, RET_INTEGER, true, false, ARG_ANY, ARG_MEM,
+	H(probe_write_user, h_probe_write_user, RET_INTEGER, true, AV_TRACING, ARG_ANY, ARG_MEM,
 	  ARG_SIZE_NZ),
-	H(map_lookup_percpu_elem, h_map_lookup_cpu, RET_MAP_VALUE_OR_NULL, false, false, ARG_CONST_MAP,
+	H(map_lookup_percpu_elem, h_map_lookup_cpu, RET_MAP_VALUE_OR_NULL, false, AV_BASE, ARG_CONST_MAP,
 	  ARG_MAP_KEY, ARG_ANY),
-	H(map_push_elem, h_map_push, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE, ARG_ANY),
-	H(map_pop_elem, h_map_pop, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
-	H(map_peek_elem, h_map_peek, RET_INTEGER, false, false, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
-	H(send_signal, h_send_signal, RET_INTEGER, false, false, ARG_ANY),
-	H(send_signal_thread, h_send_signal_thread, RET_INTEGER, false, false, ARG_ANY),
-	H(trace_vprintk, bpf_h_trace_vprintk, RET_INTEGER, true, false, ARG_MEM, ARG_SIZE_NZ,
+	H(map_push_elem, h_map_push, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_VALUE, ARG_ANY),
+	H(map_pop_elem, h_map_pop, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
+	H(map_peek_elem, h_map_peek, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
+	H(send_signal, h_send_signal, RET_INTEGER, false, AV_TRACING, ARG_ANY),
+	H(send_signal_thread, h_send_signal_thread, RET_INTEGER, false, AV_TRACING, ARG_ANY),
+	H(trace_vprintk, bpf_h_trace_vprintk, RET_INTEGER, true, AV_BASE, ARG_MEM, ARG_SIZE_NZ,
 	  ARG_MEM_RO_OR_NULL, ARG_SIZE),
 };
 
@@ -858,4 +895,38 @@ const struct bpf_helper *bpf_helper_get(int32_t id)
 	if (id <= 0 || id >= __BPF_FUNC_MAX_ID || !bpf_helpers[id].fn)
 		return NULL;
 	return &bpf_helpers[id];
+}
+
+bool bpf_helper_allowed(const struct bpf_helper *h, uint32_t prog_type)
+{
+	switch (h->avail) {
+	case AV_TRACING:
+		return prog_type == BPF_PROG_TYPE_KPROBE || prog_type == BPF_PROG_TYPE_TRACEPOINT ||
+		       prog_type == BPF_PROG_TYPE_PERF_EVENT ||
+		       prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT || prog_type == BPF_PROG_TYPE_SYSCALL;
+	case AV_PERF:
+		return prog_type == BPF_PROG_TYPE_PERF_EVENT;
+	default:
+		return true;
+	}
+}
+
+bpf_helper_fn bpf_helper_impl(int32_t id, uint32_t prog_type)
+{
+	const struct bpf_helper *h = bpf_helper_get(id);
+	bool tp = prog_type == BPF_PROG_TYPE_TRACEPOINT, cur = prog_type == BPF_PROG_TYPE_SYSCALL;
+
+	if (!h)
+		return NULL;
+	if (tp || cur) {
+		switch (id) {
+		case BPF_FUNC_perf_event_output:
+			return tp ? h_perf_output_tp : h_perf_output_cur;
+		case BPF_FUNC_get_stackid:
+			return tp ? h_get_stackid_tp : h_get_stackid_cur;
+		case BPF_FUNC_get_stack:
+			return tp ? h_get_stack_tp : h_get_stack_cur;
+		}
+	}
+	return h->fn;
 }

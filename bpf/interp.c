@@ -218,7 +218,7 @@ int bpf_interp_op(const struct bpf_insn *in)
 }
 
 void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_dinsn *out,
-		       uint32_t frame, bool counting)
+		       uint32_t frame, bool counting, uint32_t prog_type)
 {
 	const void *const *labels;
 
@@ -245,7 +245,7 @@ void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_di
 			out[i].target = &out[i + 1 + in->imm];
 			break;
 		case BPF_OP_CALL:
-			out[i].fn = bpf_helpers[in->imm].fn;
+			out[i].fn = bpf_helper_impl(in->imm, prog_type);
 			break;
 		case BPF_OP_CALLX:
 		case BPF_OP_EXIT:

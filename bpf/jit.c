@@ -353,7 +353,7 @@ static int emit_helper_call(struct jit *j, int32_t id)
 {
 	bpf_helper_fn fn;
 
-	if (id < 0 || id >= __BPF_FUNC_MAX_ID || !(fn = bpf_helpers[id].fn))
+	if (!(fn = bpf_helper_impl(id, j->o->prog_type)))
 		return -EINVAL;
 	emit_mov_imm(j, true, T1, (uint64_t)(uintptr_t)fn);
 	emit(j, a64_blr(T1));

@@ -1,6 +1,7 @@
 /*
  * map.c - what every eBPF map type shares: BPF_MAP_CREATE's common attribute checks, ids,
- * reference counts (programs and fds), the map fd (anon file "bpf-map"), the type -> ops table
+ * reference counts (programs and fds), the map fd (anon file "bpf-map", with Linux's fdinfo),
+ * the type -> ops table
  * and which helpers may take which map type (Linux's check_map_func_compatibility).
  *
  * Linux 6.1 semantics: union bpf_attr map_type/key_size/value_size/max_entries/map_flags/
@@ -16,12 +17,6 @@
 #include <kern/spinlock.h>
 #include <kern/string.h>
 #include "bpf_internal.h"
-
-#define MAX_MAPS 1024
-
-static struct spinlock ids_lock = SPINLOCK_INIT;
-static struct bpf_map *map_table[MAX_MAPS]; /* (ids_lock) live maps, for ids */
-static uint32_t next_map_id = 1; /* (ids_lock) */
 
 const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 {
@@ -109,22 +104,11 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 		ksvc_free(map);
 		return err;
 	}
-	{
-		unsigned long flags = spin_lock_irqsave(&ids_lock);
-		uint32_t slot;
-
-		for (slot = 0; slot < MAX_MAPS && map_table[slot]; slot++)
-			;
-		if (slot < MAX_MAPS) {
-			map_table[slot] = map;
-			map->id = next_map_id++;
-		}
-		spin_unlock_irqrestore(&ids_lock, flags);
-		if (slot == MAX_MAPS) {
-			ops->free(map);
-			ksvc_free(map);
-			return -ENOSPC;
-		}
+	err = bpf_id_alloc(BPF_OBJ_MAP, map, &map->refcnt, &map->id);
+	if (err) {
+		ops->free(map);
+		ksvc_free(map);
+		return err;
 	}
 	*out = map;
 	return 0;
@@ -137,33 +121,11 @@ void bpf_map_get(struct bpf_map *map)
 
 void bpf_map_put(struct bpf_map *map)
 {
-	unsigned long flags;
-
 	if (!map || atomic_fetch_sub(&map->refcnt, 1) != 1)
 		return;
-	flags = spin_lock_irqsave(&ids_lock);
-	for (uint32_t i = 0; i < MAX_MAPS; i++)
-		if (map_table[i] == map)
-			map_table[i] = NULL;
-	spin_unlock_irqrestore(&ids_lock, flags);
+	bpf_id_free(BPF_OBJ_MAP, map->id);
 	map->ops->free(map);
 	ksvc_free(map);
-}
-
-/* Smallest live map id above start (BPF_MAP_GET_NEXT_ID), or -ENOENT. */
-int bpf_map_next_id(uint32_t start, uint32_t *next)
-{
-	unsigned long flags = spin_lock_irqsave(&ids_lock);
-	uint32_t best = 0;
-
-	for (uint32_t i = 0; i < MAX_MAPS; i++)
-		if (map_table[i] && map_table[i]->id > start && (!best || map_table[i]->id < best))
-			best = map_table[i]->id;
-	spin_unlock_irqrestore(&ids_lock, flags);
-	if (!best)
-		return -ENOENT;
-	*next = best;
-	return 0;
 }
 
 /* ---- the map file ---- */
@@ -281,37 +243,59 @@ static void map_mmap_close(void *priv, void *map_priv)
 	bpf_map_put(map);
 }
 
-const struct ksvc_file_ops bpf_map_fops = {
-	.name = "bpf-map",
-	.get = map_file_get,
-	.release = map_file_release,
-	.poll = map_poll,
-	.mmap = map_mmap,
-	.mmap_phys = map_mmap_phys,
-	.mmap_open = map_mmap_open,
-	.mmap_close = map_mmap_close,
-};
+/* The map file opened read-write, read-only or write-only (BPF_F_RDONLY / BPF_F_WRONLY in
+ * map_flags at creation, open_flags of GET_FD_BY_ID, file_flags of OBJ_GET). */
+#define MAP_FOPS(...)                                                                              \
+	{                                                                                          \
+		.name = "bpf-map", .get = map_file_get, .release = map_file_release,               \
+		.poll = map_poll, .mmap = map_mmap, .mmap_phys = map_mmap_phys,                    \
+		.mmap_open = map_mmap_open, .mmap_close = map_mmap_close,                          \
+		.show_fdinfo = bpf_map_fdinfo, __VA_ARGS__                                         \
+	}
+const struct ksvc_file_ops bpf_map_fops = MAP_FOPS();
+static const struct ksvc_file_ops map_fops_rdonly = MAP_FOPS(.rdonly = true);
+static const struct ksvc_file_ops map_fops_wronly = MAP_FOPS(.wronly = true);
 
-int bpf_map_fd_install(struct bpf_map *map)
+int bpf_map_fd_install(struct bpf_map *map, uint32_t open_flags)
 {
+	const struct ksvc_file_ops *ops = (open_flags & BPF_F_RDONLY) ? &map_fops_rdonly :
+					  (open_flags & BPF_F_WRONLY) ? &map_fops_wronly :
+									&bpf_map_fops;
 	int fd;
 
 	atomic_fetch_add(&map->usercnt, 1);
-	fd = ksvc_fd_install(&bpf_map_fops, map, true);
+	fd = ksvc_fd_install(ops, map, true);
 	if (fd < 0)
 		atomic_fetch_sub(&map->usercnt, 1);
 	return fd;
 }
 
-int bpf_map_get_fd(int fd, struct bpf_map **out)
+int bpf_map_get_fd_mode(int fd, struct bpf_map **out, bool *can_read, bool *can_write)
 {
+	static const struct ksvc_file_ops *const modes[] = { &bpf_map_fops, &map_fops_rdonly,
+							     &map_fops_wronly };
 	void *priv;
-	int err = ksvc_fd_get(fd, &bpf_map_fops, &priv);
+	unsigned int i;
+	int err = -EBADF;
 
+	for (i = 0; i < 3; i++) {
+		err = ksvc_fd_get(fd, modes[i], &priv);
+		if (err != -EINVAL)
+			break;
+	}
 	if (err)
 		return err == -EINVAL ? -EINVAL : -EBADF;
 	*out = priv;
+	*can_read = modes[i] != &map_fops_wronly;
+	*can_write = modes[i] != &map_fops_rdonly;
 	return 0;
+}
+
+int bpf_map_get_fd(int fd, struct bpf_map **out)
+{
+	bool r, w;
+
+	return bpf_map_get_fd_mode(fd, out, &r, &w);
 }
 
 int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable)

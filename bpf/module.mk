@@ -3,7 +3,7 @@
 BPF_SRCS := bpf/interp.c bpf/log.c bpf/verify_cfg.c bpf/verify.c bpf/verify_alu.c bpf/verify_jmp.c \
 	bpf/verify_mem.c bpf/verify_prec.c \
 	bpf/helpers.c bpf/helpers_str.c bpf/bprintf.c bpf/map.c bpf/map_array.c bpf/map_hash.c bpf/map_misc.c bpf/map_queue.c bpf/map_ringbuf.c \
-	bpf/prog.c bpf/sha1.c bpf/syscall.c bpf/jit.c
+	bpf/prog.c bpf/sha1.c bpf/syscall.c bpf/jit.c bpf/obj.c bpf/info.c bpf/link.c
 PSRCS += $(BPF_SRCS)
 
 # ---- bpf-run: the verifier-free interpreter path, for conformance vectors and benchmarks ----
@@ -58,7 +58,8 @@ BENCH_BINS += $(BPF_BENCH_BINS)
 
 # ---- host unit tests ----
 BPF_TEST_SRCS := $(BPF_SRCS) tests/bpf/bpf_elf.c
-UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit
+UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit bpf_obj
+UNIT_SRCS_bpf_obj := $(BPF_SRCS)
 UNIT_SRCS_bpf_jit := $(BPF_SRCS)
 UNIT_SRCS_bpf_sha1 := bpf/sha1.c
 UNIT_SRCS_bpf_interp := $(BPF_SRCS)

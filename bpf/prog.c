@@ -1,15 +1,15 @@
 /*
  * prog.c - eBPF programs: BPF_PROG_LOAD (decode the attributes, resolve map fds in lddw,
  * verify, then commit: id, decoded code, fd), references and the program fd (anon file
- * "bpf-prog"), ids for BPF_PROG_GET_NEXT_ID, and bpf_prog_run for the kernel.
+ * "bpf-prog", with Linux's fdinfo), its id (obj.c), and bpf_prog_run for the kernel (with
+ * kernel.bpf_stats_enabled's run count and time).
  *
  * Linux 6.1 ABI (union bpf_attr's prog_type .. fd_array): E2BIG for 0 or too many insns,
  * EINVAL for unknown types/flags/names and bad log attributes, EFAULT for bad pointers,
  * EBADF/EINVAL for lddw map fds that are not maps, ENOSPC when the log was too small.
  * Program types: BPF_PROG_TYPE_PERF_EVENT, BPF_PROG_TYPE_SYSCALL (for PROG_TEST_RUN) and
- * BPF_PROG_TYPE_SOCKET_FILTER (loads; its __sk_buff ctx fields are not readable here) and
- * BPF_PROG_TYPE_TRACEPOINT (loads, as libbpf's perf-link probe needs; there are no tracepoints
- * to attach to, and perf events take PERF_EVENT programs only).
+ * BPF_PROG_TYPE_SOCKET_FILTER (loads, with Linux's __sk_buff access rules; none runs here) and
+ * BPF_PROG_TYPE_TRACEPOINT (attached to tracepoint events: perf/bpf_attach.c).
  * The tag is Linux's: the first 8 bytes of the SHA-1 of the instructions as loaded, with the
  * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
  * offsets there differ from load to load (bpf_prog_calc_tag).
@@ -24,12 +24,6 @@
 #include <kern/string.h>
 #include "bpf_internal.h"
 #include "sha1.h"
-
-#define MAX_PROGS 1024
-
-static struct spinlock ids_lock = SPINLOCK_INIT;
-static struct bpf_prog *prog_table[MAX_PROGS]; /* (ids_lock) */
-static uint32_t next_prog_id = 1; /* (ids_lock) */
 
 static void prog_free(struct bpf_prog *prog)
 {
@@ -49,15 +43,9 @@ void bpf_prog_get(struct bpf_prog *prog)
 
 void bpf_prog_put(struct bpf_prog *prog)
 {
-	unsigned long flags;
-
 	if (!prog || atomic_fetch_sub(&prog->refcnt, 1) != 1)
 		return;
-	flags = spin_lock_irqsave(&ids_lock);
-	for (uint32_t i = 0; i < MAX_PROGS; i++)
-		if (prog_table[i] == prog)
-			prog_table[i] = NULL;
-	spin_unlock_irqrestore(&ids_lock, flags);
+	bpf_id_free(BPF_OBJ_PROG, prog->id);
 	prog_free(prog);
 }
 
@@ -71,7 +59,7 @@ uint32_t bpf_prog_id(const struct bpf_prog *prog)
 	return prog->id;
 }
 
-uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
+static uint64_t prog_run(const struct bpf_prog *prog, void *ctx)
 {
 	uint64_t stack[BPF_STACK_SIZE / 8] __attribute__((aligned(16)));
 
@@ -80,19 +68,33 @@ uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
 	return bpf_interp_run(prog->dinsns, (uintptr_t)ctx, 0, stack + BPF_STACK_SIZE / 8, NULL);
 }
 
-int bpf_prog_next_id(uint32_t start, uint32_t *next)
+uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
 {
-	unsigned long flags = spin_lock_irqsave(&ids_lock);
-	uint32_t best = 0;
+	struct bpf_prog *p = (struct bpf_prog *)prog; /* the statistics only */
+	uint64_t t0, ret;
 
-	for (uint32_t i = 0; i < MAX_PROGS; i++)
-		if (prog_table[i] && prog_table[i]->id > start && (!best || prog_table[i]->id < best))
-			best = prog_table[i]->id;
-	spin_unlock_irqrestore(&ids_lock, flags);
-	if (!best)
-		return -ENOENT;
-	*next = best;
-	return 0;
+	if (!bpf_stats_on())
+		return prog_run(prog, ctx);
+	/* Linux's bpf_prog_run under bpf_stats_enabled_key: runs and their time */
+	t0 = ksvc_clock_ns();
+	ret = prog_run(prog, ctx);
+	atomic_fetch_add_explicit(&p->run_time_ns, ksvc_clock_ns() - t0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->run_cnt, 1, memory_order_relaxed);
+	return ret;
+}
+
+bool bpf_prog_jited(const struct bpf_prog *prog)
+{
+	return prog->jit.fn != NULL;
+}
+
+/* Linux 6.1 on arm64: bpf_prog_size() is the struct bpf_prog header (72 bytes) plus the
+ * instructions, rounded up to pages. */
+uint64_t bpf_prog_memlock(const struct bpf_prog *prog)
+{
+	uint64_t bytes = 72 + (uint64_t)prog->len * sizeof(struct bpf_insn);
+
+	return (bytes + KSVC_PAGE_SIZE - 1) & ~(uint64_t)(KSVC_PAGE_SIZE - 1);
 }
 
 /* ---- the program file ---- */
@@ -111,7 +113,13 @@ const struct ksvc_file_ops bpf_prog_fops = {
 	.name = "bpf-prog",
 	.get = prog_file_get,
 	.release = prog_file_release,
+	.show_fdinfo = bpf_prog_fdinfo,
 };
+
+int bpf_prog_fd_install(struct bpf_prog *prog)
+{
+	return ksvc_fd_install(&bpf_prog_fops, prog, true);
+}
 
 int bpf_prog_get_fd(int fd, struct bpf_prog **out)
 {
@@ -351,11 +359,13 @@ int bpf_prog_load(const union bpf_attr *attr)
 		goto err_free_prog;
 
 	/* commit */
-	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false);
+	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false,
+			  prog->type);
 	if (atomic_load(&bpf_jit_enable)) {
 		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,
 					   .lse = ksvc_cpu_has_lse_atomics(),
-					   .verified = true };
+					   .verified = true,
+					   .prog_type = prog->type };
 
 		/* a program the JIT does not cover (or no memory for it) is interpreted */
 		(void)bpf_jit_compile(prog->insns, prog->len, &jo, &prog->jit);
@@ -363,22 +373,10 @@ int bpf_prog_load(const union bpf_attr *attr)
 	prog_tag(prog);
 	prog->load_time = ksvc_clock_ns();
 	prog->uid = ksvc_current_uid();
-	{
-		unsigned long flags = spin_lock_irqsave(&ids_lock);
-		uint32_t slot;
-
-		for (slot = 0; slot < MAX_PROGS && prog_table[slot]; slot++)
-			;
-		if (slot < MAX_PROGS) {
-			prog_table[slot] = prog;
-			prog->id = next_prog_id++;
-		}
-		spin_unlock_irqrestore(&ids_lock, flags);
-		err = -ENOSPC;
-		if (slot == MAX_PROGS)
-			goto err_free_prog;
-	}
-	fd = ksvc_fd_install(&bpf_prog_fops, prog, true);
+	err = bpf_id_alloc(BPF_OBJ_PROG, prog, &prog->refcnt, &prog->id);
+	if (err)
+		goto err_free_prog;
+	fd = bpf_prog_fd_install(prog);
 	if (fd < 0)
 		bpf_prog_put(prog);
 	return fd;

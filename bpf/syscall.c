@@ -5,10 +5,10 @@
  * tail (else E2BIG), shorter attributes are zero-filled, and bytes past each command's last field
  * must be zero (EINVAL).  Callers need uid 0 (Linux with unprivileged BPF disabled: EPERM).
  * Commands: MAP_CREATE, MAP_LOOKUP_ELEM, MAP_UPDATE_ELEM, MAP_DELETE_ELEM, MAP_GET_NEXT_KEY,
- * MAP_FREEZE, PROG_LOAD (prog.c), OBJ_GET_INFO_BY_FD (progs and maps), PROG_TEST_RUN
- * (BPF_PROG_TYPE_SYSCALL; others ENOTSUPP as Linux's perf_event programs), PROG_GET_NEXT_ID,
- * MAP_GET_NEXT_ID, LINK_CREATE (BPF_PERF_EVENT links: a PERF_EVENT program on a perf event,
- * detached when the link closes), BTF_LOAD (EINVAL: no BTF, libbpf falls back).  Others: EINVAL.
+ * MAP_FREEZE, PROG_LOAD (prog.c), OBJ_GET_INFO_BY_FD (info.c), PROG_TEST_RUN
+ * (BPF_PROG_TYPE_SYSCALL; others ENOTSUPP as Linux's perf_event programs), the ids, fds by id,
+ * pins, ENABLE_STATS and TASK_FD_QUERY (obj.c), LINK_CREATE (link.c: BPF_PERF_EVENT links),
+ * BTF_LOAD (EINVAL: no BTF, libbpf falls back).  Others: EINVAL.
  * Every user pointer goes through ksvc_copy_{from,to}_user (EFAULT).
  */
 #include <stddef.h>
@@ -21,14 +21,8 @@
 #include "bpf_internal.h"
 
 _Static_assert(sizeof(union bpf_attr) == 144, "Linux 6.1 union bpf_attr");
-_Static_assert(sizeof(struct bpf_prog_info) == 232, "Linux 6.1 struct bpf_prog_info");
-_Static_assert(sizeof(struct bpf_map_info) == 88, "Linux 6.1 struct bpf_map_info");
 
-#define END_OF(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
-#define UPTR(x) ((void *)(uintptr_t)(x))
-
-/* CHECK_ATTR: the bytes after the command's last field are zero. */
-static bool tail_dirty(const union bpf_attr *attr, size_t end)
+bool bpf_attr_tail_dirty(const union bpf_attr *attr, size_t end)
 {
 	const uint8_t *p = (const uint8_t *)attr;
 
@@ -38,8 +32,7 @@ static bool tail_dirty(const union bpf_attr *attr, size_t end)
 	return false;
 }
 
-/* bpf_check_uarg_tail_zero: bytes [known, size) of a user struct are zero. */
-static int user_tail_zero(const void *uptr, size_t known, size_t size)
+int bpf_user_tail_zero(const void *uptr, size_t known, size_t size)
 {
 	uint8_t buf[64];
 
@@ -61,12 +54,12 @@ static int map_create(const union bpf_attr *attr)
 	struct bpf_map *map;
 	int err, fd;
 
-	if (tail_dirty(attr, END_OF(map_extra)))
+	if (bpf_attr_tail_dirty(attr, BPF_END_OF(map_extra)))
 		return -EINVAL;
 	err = bpf_map_create(attr, &map);
 	if (err)
 		return err;
-	fd = bpf_map_fd_install(map);
+	fd = bpf_map_fd_install(map, map->map_flags); /* bpf_get_file_flag(map_flags) */
 	if (fd < 0)
 		bpf_map_put(map);
 	return fd;
@@ -85,7 +78,7 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	key = ksvc_alloc(map->key_size);
 	if (!key)
 		return -ENOMEM;
-	if (ksvc_copy_from_user(key, UPTR(ukey), map->key_size)) {
+	if (ksvc_copy_from_user(key, BPF_UPTR(ukey), map->key_size)) {
 		ksvc_free(key);
 		return -EFAULT;
 	}
@@ -93,34 +86,29 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	return 0;
 }
 
-static bool sys_can_write(const struct bpf_map *map)
-{
-	return !(map->map_flags & BPF_F_RDONLY) && !map->frozen;
-}
-
 static int map_elem(int cmd, const union bpf_attr *attr)
 {
 	struct bpf_map *map;
 	void *key = NULL, *value = NULL;
+	bool can_read, can_write;
 	uint32_t vsize;
 	int err;
 
 	/* each command's last attr field: next_key, key (DELETE), flags */
-	if (tail_dirty(attr, cmd == BPF_MAP_GET_NEXT_KEY ? END_OF(next_key) :
-			     cmd == BPF_MAP_DELETE_ELEM	 ? END_OF(key) :
-							   END_OF(flags)))
+	if (bpf_attr_tail_dirty(attr, cmd == BPF_MAP_GET_NEXT_KEY ? BPF_END_OF(next_key) :
+			     cmd == BPF_MAP_DELETE_ELEM	 ? BPF_END_OF(key) :
+							   BPF_END_OF(flags)))
 		return -EINVAL;
-	err = bpf_map_get_fd((int)attr->map_fd, &map);
+	err = bpf_map_get_fd_mode((int)attr->map_fd, &map, &can_read, &can_write);
 	if (err)
 		return err;
 	vsize = bpf_map_sys_value_size(map);
+	/* map_get_sys_perms: the fd's mode, and no writing once frozen */
+	can_write = can_write && !map->frozen;
 	err = -EPERM;
-	if (cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_GET_NEXT_KEY) {
-		if (map->map_flags & BPF_F_WRONLY)
-			goto out;
-	} else if (!sys_can_write(map)) {
+	if ((cmd != BPF_MAP_UPDATE_ELEM && cmd != BPF_MAP_DELETE_ELEM && !can_read) ||
+	    (cmd != BPF_MAP_LOOKUP_ELEM && cmd != BPF_MAP_GET_NEXT_KEY && !can_write))
 		goto out;
-	}
 	err = -EINVAL;
 	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM) &&
 	    (attr->flags & ~BPF_F_LOCK))
@@ -139,12 +127,12 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 	switch (cmd) {
 	case BPF_MAP_LOOKUP_ELEM:
 		err = map->ops->sys_lookup(map, key, value);
-		if (!err && ksvc_copy_to_user(UPTR(attr->value), value, vsize))
+		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->value), value, vsize))
 			err = -EFAULT;
 		break;
 	case BPF_MAP_UPDATE_ELEM:
 		err = -EFAULT;
-		if (ksvc_copy_from_user(value, UPTR(attr->value), vsize))
+		if (ksvc_copy_from_user(value, BPF_UPTR(attr->value), vsize))
 			break;
 		err = map->ops->sys_update(map, key, value, attr->flags);
 		break;
@@ -160,12 +148,12 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 			err = map->ops->sys_lookup(map, key, value) ?: map->ops->delete(map, key);
 		else
 			err = -BPF_ENOTSUPP;
-		if (!err && ksvc_copy_to_user(UPTR(attr->value), value, vsize))
+		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->value), value, vsize))
 			err = -EFAULT;
 		break;
 	case BPF_MAP_GET_NEXT_KEY:
 		err = map->ops->get_next_key(map, key, value);
-		if (!err && ksvc_copy_to_user(UPTR(attr->next_key), value, map->key_size))
+		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->next_key), value, map->key_size))
 			err = -EFAULT;
 		break;
 	}
@@ -182,141 +170,19 @@ static int map_freeze(const union bpf_attr *attr)
 	unsigned long flags;
 	int err;
 
-	if (tail_dirty(attr, END_OF(map_fd)))
+	if (bpf_attr_tail_dirty(attr, BPF_END_OF(map_fd)))
 		return -EINVAL;
+	/* Linux 6.1 checks neither the fd's mode nor BPF_F_RDONLY here */
 	err = bpf_map_get_fd((int)attr->map_fd, &map);
 	if (err)
 		return err;
 	flags = spin_lock_irqsave(&map->lock);
-	if (map->map_flags & BPF_F_RDONLY)
-		err = -EPERM;
-	else if (map->frozen || map->mmap_writers)
+	if (map->frozen || map->mmap_writers)
 		err = -EBUSY; /* Linux: frozen already, or a writable mapping exists */
 	else
 		map->frozen = true;
 	spin_unlock_irqrestore(&map->lock, flags);
 	bpf_map_put(map);
-	return err;
-}
-
-static int next_id(int cmd, const union bpf_attr *attr, union bpf_attr *uattr)
-{
-	uint32_t id;
-	int err;
-
-	if (tail_dirty(attr, END_OF(next_id)))
-		return -EINVAL;
-	err = cmd == BPF_PROG_GET_NEXT_ID ? bpf_prog_next_id(attr->start_id, &id) :
-					    bpf_map_next_id(attr->start_id, &id);
-	if (err)
-		return err;
-	if (ksvc_copy_to_user(&uattr->next_id, &id, sizeof(id)))
-		return -EFAULT;
-	return 0;
-}
-
-/* ---- OBJ_GET_INFO_BY_FD ---- */
-
-static int prog_info(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
-{
-	struct bpf_prog_info info;
-	uint32_t len = attr->info.info_len;
-	void *uinfo = UPTR(attr->info.info);
-	int err = user_tail_zero(uinfo, sizeof(info), len);
-
-	if (err)
-		return err;
-	if (len > sizeof(info))
-		len = sizeof(info);
-	memset(&info, 0, sizeof(info));
-	if (ksvc_copy_from_user(&info, uinfo, len))
-		return -EFAULT;
-	{
-		uint32_t want_insns = info.xlated_prog_len, want_maps = info.nr_map_ids;
-		uint64_t uinsns = info.xlated_prog_insns, umaps = info.map_ids;
-		uint32_t want_jited = info.jited_prog_len;
-		uint64_t ujited = info.jited_prog_insns;
-
-		memset(&info, 0, sizeof(info));
-		info.type = prog->type;
-		info.id = prog->id;
-		memcpy(info.tag, prog->tag, sizeof(info.tag));
-		info.xlated_prog_len = prog->len * 8;
-		info.xlated_prog_insns = uinsns;
-		info.load_time = prog->load_time;
-		info.created_by_uid = prog->uid;
-		info.nr_map_ids = prog->nr_maps;
-		info.map_ids = umaps;
-		memcpy(info.name, prog->name, sizeof(info.name));
-		info.gpl_compatible = prog->gpl;
-		info.verified_insns = prog->len;
-		if (uinsns && want_insns &&
-		    ksvc_copy_to_user(UPTR(uinsns), prog->orig,
-				      want_insns < prog->len * 8 ? want_insns : prog->len * 8))
-			return -EFAULT;
-		/* the JIT's code as it runs (Linux: bpf_prog_get_info_by_fd, bpf_dump_raw_ok) */
-		info.jited_prog_len = prog->jit.len;
-		info.jited_prog_insns = ujited;
-		if (prog->jit.len && ujited && want_jited &&
-		    ksvc_copy_to_user(UPTR(ujited), prog->jit.text,
-				      want_jited < prog->jit.len ? want_jited : prog->jit.len))
-			return -EFAULT;
-		for (uint32_t i = 0; umaps && i < want_maps && i < prog->nr_maps; i++)
-			if (ksvc_copy_to_user((uint32_t *)UPTR(umaps) + i, &prog->maps[i]->id, 4))
-				return -EFAULT;
-	}
-	if (ksvc_copy_to_user(uinfo, &info, len) ||
-	    ksvc_copy_to_user(&uattr->info.info_len, &len, sizeof(len)))
-		return -EFAULT;
-	return 0;
-}
-
-static int map_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr)
-{
-	struct bpf_map_info info;
-	uint32_t len = attr->info.info_len;
-	void *uinfo = UPTR(attr->info.info);
-	int err = user_tail_zero(uinfo, sizeof(info), len);
-
-	if (err)
-		return err;
-	if (len > sizeof(info))
-		len = sizeof(info);
-	memset(&info, 0, sizeof(info));
-	info.type = map->type;
-	info.id = map->id;
-	info.key_size = map->key_size;
-	info.value_size = map->value_size;
-	info.max_entries = map->max_entries;
-	info.map_flags = map->map_flags;
-	memcpy(info.name, map->name, sizeof(info.name));
-	if (ksvc_copy_to_user(uinfo, &info, len) ||
-	    ksvc_copy_to_user(&uattr->info.info_len, &len, sizeof(len)))
-		return -EFAULT;
-	return 0;
-}
-
-static int obj_info(const union bpf_attr *attr, union bpf_attr *uattr)
-{
-	struct bpf_prog *prog;
-	struct bpf_map *map;
-	int err;
-
-	if (tail_dirty(attr, END_OF(info.info)))
-		return -EINVAL;
-	err = bpf_prog_get_fd((int)attr->info.bpf_fd, &prog);
-	if (!err) {
-		err = prog_info(prog, attr, uattr);
-		bpf_prog_put(prog);
-		return err;
-	}
-	if (err == -EBADF)
-		return err;
-	err = bpf_map_get_fd((int)attr->info.bpf_fd, &map);
-	if (!err) {
-		err = map_info(map, attr, uattr);
-		bpf_map_put(map);
-	}
 	return err;
 }
 
@@ -339,13 +205,13 @@ static int test_run_syscall(struct bpf_prog *prog, const union bpf_attr *attr,
 	ctx = ksvc_alloc(size ? size : 1);
 	if (!ctx)
 		return -ENOMEM;
-	if (size && ksvc_copy_from_user(ctx, UPTR(attr->test.ctx_in), size)) {
+	if (size && ksvc_copy_from_user(ctx, BPF_UPTR(attr->test.ctx_in), size)) {
 		err = -EFAULT;
 		goto out;
 	}
 	retval = (uint32_t)bpf_prog_run(prog, ctx);
 	if (ksvc_copy_to_user(&uattr->test.retval, &retval, sizeof(retval)) ||
-	    (size && ksvc_copy_to_user(UPTR(attr->test.ctx_in), ctx, size)))
+	    (size && ksvc_copy_to_user(BPF_UPTR(attr->test.ctx_in), ctx, size)))
 		err = -EFAULT;
 out:
 	ksvc_free(ctx);
@@ -357,7 +223,7 @@ static int test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 	struct bpf_prog *prog;
 	int err;
 
-	if (tail_dirty(attr, END_OF(test.batch_size)))
+	if (bpf_attr_tail_dirty(attr, BPF_END_OF(test.batch_size)))
 		return -EINVAL;
 	if ((attr->test.ctx_size_in && !attr->test.ctx_in) ||
 	    (!attr->test.ctx_size_in && attr->test.ctx_in) ||
@@ -375,86 +241,6 @@ static int test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 	return err;
 }
 
-/* ---- BPF_LINK_CREATE: PERF_EVENT programs on perf events (Linux's bpf_perf_link) ---- */
-
-struct perf_link {
-	_Atomic int refs;
-	struct bpf_prog *prog; /* the link's reference; the event holds another while attached */
-	void *event;	       /* a reference on the perf event */
-};
-
-static void link_get(void *priv)
-{
-	atomic_fetch_add(&((struct perf_link *)priv)->refs, 1);
-}
-
-static void link_release(void *priv)
-{
-	struct perf_link *l = priv;
-	const struct bpf_perf_ops *ops = bpf_perf();
-
-	if (atomic_fetch_sub(&l->refs, 1) != 1)
-		return;
-	/* closing the link detaches the program (Linux: perf_event_free_bpf_prog) */
-	ops->detach(l->event, NULL);
-	ops->event_put(l->event);
-	bpf_prog_put(l->prog);
-	ksvc_free(l);
-}
-
-static const struct ksvc_file_ops bpf_link_fops = {
-	.name = "bpf_link",
-	.get = link_get,
-	.release = link_release,
-};
-
-static int link_create(const union bpf_attr *attr)
-{
-	const struct bpf_perf_ops *ops = bpf_perf();
-	struct bpf_prog *prog;
-	struct perf_link *l;
-	void *event;
-	int err, fd;
-
-	if (tail_dirty(attr, END_OF(link_create.kprobe_multi.cookies)))
-		return -EINVAL;
-	err = bpf_prog_get_fd((int)attr->link_create.prog_fd, &prog);
-	if (err)
-		return err;
-	err = -EINVAL;
-	/* PERF_EVENT and TRACEPOINT programs link to perf events; the attach below then takes
-	 * PERF_EVENT ones only (no tracepoint events here): libbpf probes with TRACEPOINT, fd -1 */
-	if ((prog->type != BPF_PROG_TYPE_PERF_EVENT && prog->type != BPF_PROG_TYPE_TRACEPOINT) ||
-	    attr->link_create.attach_type != BPF_PERF_EVENT || attr->link_create.flags)
-		goto out_prog;
-	err = -EBADF;
-	if (!ops || ops->event_get_fd((int)attr->link_create.target_fd, &event))
-		goto out_prog;
-	err = -ENOMEM;
-	l = ksvc_alloc(sizeof(*l));
-	if (!l)
-		goto out_event;
-	atomic_store(&l->refs, 1);
-	l->prog = prog;
-	l->event = event;
-	bpf_prog_get(prog); /* the event's reference */
-	err = ops->attach(event, prog, attr->link_create.perf_event.bpf_cookie);
-	if (err) {
-		bpf_prog_put(prog);
-		ksvc_free(l);
-		goto out_event;
-	}
-	fd = ksvc_fd_install(&bpf_link_fops, l, true);
-	if (fd < 0)
-		link_release(l);
-	return fd;
-out_event:
-	ops->event_put(event);
-out_prog:
-	bpf_prog_put(prog);
-	return err;
-}
-
 long bpf_sys(int cmd, const void *uattr, unsigned int size)
 {
 	union bpf_attr attr;
@@ -464,7 +250,7 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 		return -EPERM;
 	if (size > KSVC_PAGE_SIZE)
 		return -E2BIG;
-	err = user_tail_zero(uattr, sizeof(attr), size);
+	err = bpf_user_tail_zero(uattr, sizeof(attr), size);
 	if (err)
 		return err;
 	if (size > sizeof(attr))
@@ -484,18 +270,33 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_MAP_FREEZE:
 		return map_freeze(&attr);
 	case BPF_PROG_LOAD:
-		if (tail_dirty(&attr, END_OF(core_relo_rec_size)))
+		if (bpf_attr_tail_dirty(&attr, BPF_END_OF(core_relo_rec_size)))
 			return -EINVAL;
 		return bpf_prog_load(&attr);
 	case BPF_OBJ_GET_INFO_BY_FD:
-		return obj_info(&attr, (union bpf_attr *)uattr);
+		return bpf_obj_info(&attr, (union bpf_attr *)uattr);
 	case BPF_PROG_TEST_RUN:
 		return test_run(&attr, (union bpf_attr *)uattr);
 	case BPF_PROG_GET_NEXT_ID:
 	case BPF_MAP_GET_NEXT_ID:
-		return next_id(cmd, &attr, (union bpf_attr *)uattr);
+	case BPF_LINK_GET_NEXT_ID:
+	case BPF_BTF_GET_NEXT_ID:
+		return bpf_obj_next_id(cmd, &attr, (union bpf_attr *)uattr);
+	case BPF_PROG_GET_FD_BY_ID:
+	case BPF_MAP_GET_FD_BY_ID:
+	case BPF_LINK_GET_FD_BY_ID:
+	case BPF_BTF_GET_FD_BY_ID:
+		return bpf_obj_fd_by_id(cmd, &attr);
+	case BPF_OBJ_PIN:
+		return bpf_obj_pin(&attr);
+	case BPF_OBJ_GET:
+		return bpf_obj_get(&attr);
+	case BPF_ENABLE_STATS:
+		return bpf_enable_stats(&attr);
+	case BPF_TASK_FD_QUERY:
+		return bpf_task_fd_query(&attr, (union bpf_attr *)uattr);
 	case BPF_LINK_CREATE:
-		return link_create(&attr);
+		return bpf_link_create(&attr);
 	case BPF_BTF_LOAD:
 		return -EINVAL;
 	default:

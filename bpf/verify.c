@@ -604,6 +604,10 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 	if (env->log && (env->log->level & 2))
 		bpf_log(env->log, "%u: (%02x) dst=r%u src=r%u off=%d imm=%d\n", idx, in->code,
 			in->dst_reg, in->src_reg, in->off, in->imm);
+	err = bpf_check_insn(in, env->log);
+	if (err)
+		return err;
+	env->aux[idx] |= AUX_SEEN;
 	switch (cls) {
 	case BPF_ALU:
 	case BPF_ALU64:
@@ -623,9 +627,14 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 			err = check_atomic(env, in);
 			return err ? (int64_t)err : (int64_t)idx + 1;
 		}
-		err = check_reg_read(env, in->dst_reg);
-		if (!err && cls == BPF_STX)
-			err = check_reg_read(env, in->src_reg);
+		/* as Linux: the source register first, then the destination */
+		err = cls == BPF_STX ? check_reg_read(env, in->src_reg) : 0;
+		if (!err)
+			err = check_reg_read(env, in->dst_reg);
+		/* Linux refuses an immediate store into ctx whatever the program type */
+		if (!err && cls == BPF_ST && f->regs[in->dst_reg].type == PTR_TO_CTX)
+			err = verr(env, -EACCES, "BPF_ST stores into R%u %s is not allowed\n",
+				   in->dst_reg, reg_type_name(PTR_TO_CTX));
 		if (!err)
 			err = check_mem_access(env, in->dst_reg, in->off, insn_size(in->code), true,
 					       cls == BPF_STX ? in->src_reg : VALUE_IMM, false);
@@ -721,11 +730,8 @@ static int do_check(struct venv *env)
 		if (err < 0)
 			return err;
 		next = err ? (int64_t)1 << 32 : do_insn(env, idx);
-		if (next < 0 && next != -EAGAIN) {
-			if (env->log)
-				bpf_log(env->log, "verification failed at insn %u\n", idx);
+		if (next < 0 && next != -EAGAIN)
 			return (int)next;
-		}
 		if (next >= 0 && next < env->len) {
 			prev = idx;
 			idx = (uint32_t)next;
@@ -779,7 +785,7 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 
 	err = bpf_check_structure(prog->insns, prog->len, true, log);
 	if (err)
-		return err;
+		goto stats;
 	env.prune = ksvc_alloc(prog->len);
 	env.aux = ksvc_alloc(prog->len);
 	env.idmap = ksvc_alloc(sizeof(*env.idmap));
@@ -799,22 +805,34 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	err = check_subprogs_and_cfg(&env);
 	if (!err)
 		err = compute_liveness(&env);
+	if (!err) {
+		init_state(&env, env.cur);
+		err = do_check(&env);
+	}
 	if (err)
-		goto out;
-	init_state(&env, env.cur);
-	err = do_check(&env);
-	if (err)
-		goto out;
+		goto stats;
 	for (uint32_t s = 0; s < env.nr_subprogs; s++)
 		depth = MAX(depth, env.subprog_depth[s]);
 	depth = (depth + 15) & ~15u;
 	if (env.nr_subprogs > 1 && depth * env.max_frames > BPF_STACK_SIZE) {
 		err = verr(&env, -EACCES, "combined stack size of %u calls is %u. Too large\n",
 			   env.max_frames, depth * env.max_frames);
-		goto out;
+		goto stats;
 	}
 	prog->stack_depth = env.nr_subprogs > 1 ? depth : BPF_STACK_SIZE;
 	prog->max_ctx_offset = env.max_ctx_off;
+	prog->verified_insns = env.processed; /* bpf_prog_info.verified_insns */
+	/* As Linux's sanitize_dead_code: what the walk never reached (its fields never checked)
+	 * becomes "ja -1", so neither the decoder nor the JIT ever looks at it. */
+	for (uint32_t i = 0; i < prog->len; i++) {
+		if (env.aux[i] & AUX_SEEN) {
+			if (prog->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+				i++;
+			continue;
+		}
+		prog->insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = -1 };
+	}
+stats: /* as Linux: the figures close the log whether the program passed or not */
 	bpf_log(log, "processed %u insns (limit %u) max_states_per_insn 0 total_states %u "
 		     "peak_states %u mark_read 0\n",
 		env.processed, BPF_MAX_INSNS_PRIV, env.nr_stored, env.nr_stored);

@@ -106,6 +106,7 @@ struct vstate {
 #define AUX_FILL_INDIRECT 1 /* filled a spilled register through a pointer other than r10 */
 #define AUX_SPILL_INDIRECT 2 /* spilled a register through a pointer other than r10 */
 #define AUX_JMP_SCALARS 4 /* compared two scalar registers */
+#define AUX_SEEN 8 /* the walk reached it: the rest is dead code, replaced once verified */
 
 #define MAX_SUBPROGS 64
 
@@ -210,5 +211,6 @@ void checkpoint_init_precision(const struct venv *env, struct vstate *cp);
 
 /* verify_cfg.c */
 int check_subprogs_and_cfg(struct venv *env);
+int bpf_check_insn(const struct bpf_insn *in, struct bpf_verifier_log *log);
 int subprog_of(const struct venv *env, uint32_t insn);
 int compute_liveness(struct venv *env);

@@ -223,6 +223,16 @@ static void to32(struct reg *r)
 	}
 }
 
+/* the operator as Linux's verifier log names it, by BPF_OP >> 4 */
+static const char *const alu_str[16] = { "+=", "-=",  "*=",  "/=", "|=", "&=", "<<=",  ">>=",
+					 "neg", "%=", "^=", "=", "s>>=", "endian" };
+
+/*
+ * Pointer arithmetic, in Linux's order (adjust_reg_min_max_vals, adjust_ptr_min_max_vals):
+ * pointer op pointer; 32-bit ops; null-checks and types; sane offsets; then the operator.
+ * Every loader here is privileged, so where Linux lets those through (allow_ptr_leaks:
+ * pointer - pointer, 32-bit subtraction) the result is an unknown scalar.
+ */
 static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 		     const struct reg *s)
 {
@@ -230,27 +240,21 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	struct frame *f = cur_frame(env);
 	struct reg ptr, off;
 
-	if (BPF_CLASS(in->code) == BPF_ALU)
-		return verr(env, -EACCES, "R%u 32-bit pointer arithmetic prohibited\n", in->dst_reg);
 	if (is_pointer(d) && is_pointer(s)) {
-		if (op == BPF_SUB && d->type == s->type && d->type == PTR_TO_STACK) {
+		if (op == BPF_SUB) {
 			mark_unknown(d);
 			return 0;
 		}
 		return verr(env, -EACCES, "R%u pointer %s pointer prohibited\n", in->dst_reg,
-			    op == BPF_SUB ? "-=" : "op");
+			    alu_str[op >> 4]);
 	}
-	if (op != BPF_ADD && op != BPF_SUB)
-		return verr(env, -EACCES, "R%u pointer arithmetic with %s operator prohibited\n",
-			    in->dst_reg, op == BPF_AND || op == BPF_OR || op == BPF_XOR ?
-					 "bitwise" : "this");
-	if (is_pointer(s) && op == BPF_SUB)
-		return verr(env, -EACCES, "R%u tried to subtract pointer from scalar\n", in->dst_reg);
-	/* the scalar's bounds become the pointer's offset */
-	if (!is_pointer(d))
-		mark_reg_precise(env, in->dst_reg);
-	else if (BPF_SRC(in->code) == BPF_X)
-		mark_reg_precise(env, in->src_reg);
+	if (BPF_CLASS(in->code) == BPF_ALU) {
+		if (op == BPF_SUB) {
+			mark_unknown(d);
+			return 0;
+		}
+		return verr(env, -EACCES, "R%u 32-bit pointer arithmetic prohibited\n", in->dst_reg);
+	}
 	ptr = is_pointer(d) ? *d : *s;
 	off = is_pointer(d) ? *s : *d;
 	switch (ptr.type) {
@@ -260,6 +264,10 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	case PTR_TO_CTX:
 	case PTR_TO_MEM:
 		break;
+	case CONST_PTR_TO_MAP:
+		if (op == BPF_ADD && reg_is_const(&off) && off.umin == 0)
+			break;
+		/* fall through */
 	default:
 		return verr(env, -EACCES, "R%u pointer arithmetic on %s prohibited%s\n", in->dst_reg,
 			    reg_type_name(ptr.type),
@@ -281,15 +289,45 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 		return verr(env, -EACCES,
 			    "math between %s pointer and register with unbounded min value is not allowed\n",
 			    reg_type_name(ptr.type));
+	switch (op) {
+	case BPF_ADD:
+		break;
+	case BPF_SUB:
+		if (is_pointer(s))
+			return verr(env, -EACCES, "R%u tried to subtract pointer from scalar\n",
+				    in->dst_reg);
+		if (ptr.type == PTR_TO_STACK)
+			return verr(env, -EACCES, "R%u subtraction from stack pointer prohibited\n",
+				    in->dst_reg);
+		break;
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		return verr(env, -EACCES, "R%u bitwise operator %s on pointer prohibited\n",
+			    in->dst_reg, alu_str[op >> 4]);
+	default:
+		return verr(env, -EACCES, "R%u pointer arithmetic with %s operator prohibited\n",
+			    in->dst_reg, alu_str[op >> 4]);
+	}
+	/* the scalar's bounds become the pointer's offset */
+	if (!is_pointer(d))
+		mark_reg_precise(env, in->dst_reg);
+	else if (BPF_SRC(in->code) == BPF_X)
+		mark_reg_precise(env, in->src_reg);
+	if (ptr.type == CONST_PTR_TO_MAP) {
+		f->regs[in->dst_reg] = ptr; /* + 0 */
+		return 0;
+	}
 	if (reg_is_const(&off)) {
 		int64_t c = op == BPF_ADD ? off.smin : -off.smin;
 
-		if (ptr.off + c < -PTR_OFF_MAX || ptr.off + c > PTR_OFF_MAX)
-			return verr(env, -EACCES, "R%u pointer offset out of bounds\n", in->dst_reg);
+		if (ptr.off + c <= -PTR_OFF_MAX || ptr.off + c >= PTR_OFF_MAX)
+			return verr(env, -EINVAL, "%s pointer offset %lld is not allowed\n",
+				    reg_type_name(ptr.type), (long long)(ptr.off + c));
 		ptr.off += (int32_t)c;
 	} else {
-		if (ptr.type == PTR_TO_CTX)
-			return verr(env, -EACCES, "R%u variable ctx access prohibited\n", in->dst_reg);
+		/* a ctx pointer may move by a variable amount; dereferencing it is refused
+		 * (verify_mem.c ctx_access), as on Linux */
 		if (op == BPF_ADD) {
 			ptr.smin += off.smin;
 			ptr.smax += off.smax;
@@ -328,6 +366,11 @@ int check_alu(struct venv *env, const struct bpf_insn *in)
 		if (err)
 			return err;
 	}
+	if ((op == BPF_DIV || op == BPF_MOD) && BPF_SRC(in->code) == BPF_K && !in->imm)
+		return verr(env, -EINVAL, "div by zero\n");
+	if ((op == BPF_LSH || op == BPF_RSH || op == BPF_ARSH) && BPF_SRC(in->code) == BPF_K &&
+	    (in->imm < 0 || in->imm >= (BPF_CLASS(in->code) == BPF_ALU64 ? 64 : 32)))
+		return verr(env, -EINVAL, "invalid shift %d\n", in->imm);
 	err = check_reg_write(env, in->dst_reg);
 	if (err)
 		return err;
@@ -351,8 +394,10 @@ int check_alu(struct venv *env, const struct bpf_insn *in)
 		mark_unknown(d);
 	}
 	if (is_pointer(d) || is_pointer(&s)) {
-		if (op == BPF_NEG || op == BPF_END)
-			return verr(env, -EACCES, "R%u pointer arithmetic prohibited\n", in->dst_reg);
+		if (op == BPF_NEG || op == BPF_END) {
+			mark_unknown(d); /* privileged, as Linux's allow_ptr_leaks */
+			return 0;
+		}
 		return ptr_arith(env, in, d, &s);
 	}
 	if (!is64) {

@@ -23,6 +23,26 @@ static bool is_lddw(const struct bpf_insn *in)
 	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
 }
 
+/*
+ * The handler an instruction's code names for control flow (exit, ja, calls), whatever its
+ * other fields hold: Linux's check_subprogs and check_cfg go by the code, and the walk refuses
+ * reserved fields later, when it reaches the instruction.  Anything else: bpf_interp_op.
+ */
+static int cfg_op(const struct bpf_insn *in)
+{
+	switch (in->code) {
+	case BPF_JMP | BPF_EXIT:
+		return BPF_OP_EXIT;
+	case BPF_JMP | BPF_JA:
+		return BPF_OP_JA;
+	case BPF_JMP32 | BPF_JA:
+		return BPF_OP_JA32;
+	case BPF_JMP | BPF_CALL:
+		return in->src_reg == BPF_PSEUDO_CALL ? BPF_OP_CALL_LOCAL : BPF_OP_CALL;
+	}
+	return bpf_interp_op(in);
+}
+
 /* Does insn i jump (or call locally)?  Its target in *t (may be out of range). */
 static bool jump_target(const struct bpf_insn *in, uint32_t i, int64_t *t)
 {
@@ -41,6 +61,46 @@ static bool jump_target(const struct bpf_insn *in, uint32_t i, int64_t *t)
 	else
 		*t = (int64_t)i + 1 + in->off;
 	return true;
+}
+
+/*
+ * Is code an opcode Linux 6.1's instruction table has (plus the ISA v4 codes the interpreter
+ * runs: LDX MEMSX, JMP32 JA, ALU64 END)?  Linux refuses an unknown code before anything else;
+ * the fields that pick a variant (END's and an atomic's imm, sdiv's and movsx's off) and every
+ * reserved field are checked in the walk (bpf_check_insn), in the order Linux meets them.
+ */
+static bool code_known(uint8_t code)
+{
+	uint8_t op = BPF_OP(code), size = BPF_SIZE(code), mode = BPF_MODE(code);
+	bool k = BPF_SRC(code) == BPF_K;
+
+	switch (BPF_CLASS(code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (op == BPF_NEG)
+			return k;
+		if (op == BPF_END)
+			return BPF_CLASS(code) == BPF_ALU || k;
+		return op <= BPF_ARSH;
+	case BPF_JMP:
+		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT)
+			return k;
+		return op <= BPF_JSLE;
+	case BPF_JMP32:
+		if (op == BPF_JA)
+			return k;
+		return op <= BPF_JSLE && op != BPF_CALL && op != BPF_EXIT;
+	case BPF_LD:
+		return code == (BPF_LD | BPF_IMM | BPF_DW) ||
+		       ((mode == BPF_ABS || mode == BPF_IND) && size != BPF_DW);
+	case BPF_LDX:
+		return mode == BPF_MEM || (mode == BPF_MEMSX && size != BPF_DW);
+	case BPF_ST:
+		return mode == BPF_MEM;
+	case BPF_STX:
+		return mode == BPF_MEM || (mode == BPF_ATOMIC && (size == BPF_W || size == BPF_DW));
+	}
+	return false;
 }
 
 /* Reserved-field checks per class, as Linux's do_check does before it looks at operands. */
@@ -82,18 +142,12 @@ static int check_fields(const struct bpf_insn *in, int op, bool linux_rules,
 
 		if ((aop != BPF_END && !k && in->imm) || ((k || aop == BPF_END) && in->src_reg) ||
 		    !off_ok || (aop == BPF_NEG && (in->imm || in->src_reg))) {
-			bpf_log(log, "BPF_ALU uses reserved fields\n");
+			bpf_log(log, "BPF_%s uses reserved fields\n", aop == BPF_NEG ? "NEG" :
+								aop == BPF_END ? "END" :
+								aop == BPF_MOV ? "MOV" : "ALU");
 			return -EINVAL;
 		}
-		if ((aop == BPF_DIV || aop == BPF_MOD) && k && !in->imm) {
-			bpf_log(log, "div by zero\n");
-			return -EINVAL;
-		}
-		if ((aop == BPF_LSH || aop == BPF_RSH || aop == BPF_ARSH) && k &&
-		    (in->imm < 0 || in->imm >= (cls == BPF_ALU64 ? 64 : 32))) {
-			bpf_log(log, "invalid shift %d\n", in->imm);
-			return -EINVAL;
-		}
+		/* constant divisors and shift counts: check_alu, after the operands (as Linux) */
 	}
 	if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_OP_CALL && op != BPF_OP_CALL_LOCAL &&
 	    op != BPF_OP_CALLX && op != BPF_OP_EXIT && op != BPF_OP_JA && op != BPF_OP_JA32 &&
@@ -107,6 +161,38 @@ static int check_fields(const struct bpf_insn *in, int op, bool linux_rules,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * The walk's first look at an instruction it reaches (Linux checks these in do_check, so a
+ * program that fails earlier on its path reports that failure instead): register numbers,
+ * reserved fields, constant divisors and shifts, the variant fields, helper ids.
+ */
+int bpf_check_insn(const struct bpf_insn *in, struct bpf_verifier_log *log)
+{
+	uint8_t cls = BPF_CLASS(in->code), mode = BPF_MODE(in->code);
+	int err = check_fields(in, cfg_op(in), true, log);
+
+	if (err)
+		return err;
+	if (cls == BPF_LD && (mode == BPF_ABS || mode == BPF_IND)) {
+		/* Linux takes these only in socket filters and friends, which run nothing here */
+		bpf_log(log, "BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
+		return -EINVAL;
+	}
+	if (cfg_op(in) == BPF_OP_CALL && !bpf_helper_get(in->imm)) {
+		bpf_log(log, "invalid func unknown#%d\n", in->imm);
+		return -EINVAL;
+	}
+	if (bpf_interp_op(in) != BPF_OP_BAD)
+		return 0;
+	if (cls == BPF_STX && mode == BPF_ATOMIC)
+		bpf_log(log, "BPF_ATOMIC uses invalid atomic opcode %02x\n", in->imm);
+	else if ((cls == BPF_ALU || cls == BPF_ALU64) && BPF_OP(in->code) == BPF_END)
+		bpf_log(log, "BPF_END uses reserved fields\n");
+	else
+		bpf_log(log, "unknown opcode %02x\n", in->code);
+	return -EINVAL;
 }
 
 int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_rules,
@@ -129,18 +215,21 @@ int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_r
 	for (uint32_t i = 0; i < len; i++) {
 		const struct bpf_insn *in = &insns[i];
 
-		op = bpf_interp_op(in);
-		if (op == BPF_OP_CALLX && linux_rules)
-			op = BPF_OP_BAD;
-		if (op == BPF_OP_BAD) {
+		op = cfg_op(in);
+		if (linux_rules ? !code_known(in->code) : op == BPF_OP_BAD) {
 			bpf_log(log, "unknown opcode %02x\n", in->code);
 			err = -EINVAL;
 			goto out;
 		}
-		err = check_fields(in, op, linux_rules, log);
+		if (linux_rules && BPF_CLASS(in->code) == BPF_LDX && in->imm) {
+			bpf_log(log, "BPF_LDX uses reserved fields\n"); /* Linux checks this one early */
+			err = -EINVAL;
+			goto out;
+		}
+		err = linux_rules ? 0 : check_fields(in, op, false, log);
 		if (err)
 			goto out;
-		if (op == BPF_OP_LDDW) {
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW)) {
 			if (i + 1 >= len || insns[i + 1].code || insns[i + 1].dst_reg ||
 			    insns[i + 1].src_reg || insns[i + 1].off) {
 				bpf_log(log, "invalid bpf_ld_imm64 insn\n");
@@ -151,7 +240,7 @@ int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_r
 			mid[i / 8] |= (uint8_t)(1u << (i % 8));
 			continue;
 		}
-		if (op == BPF_OP_CALL && !bpf_helper_get(in->imm)) {
+		if (!linux_rules && op == BPF_OP_CALL && !bpf_helper_get(in->imm)) {
 			bpf_log(log, "invalid func unknown#%d\n", in->imm);
 			err = -EINVAL;
 			goto out;
@@ -167,15 +256,17 @@ int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_r
 			err = -EINVAL;
 			goto out;
 		}
-		if (mid[t / 8] & (1u << (t % 8))) {
+		/* the verifier reports this in check_subprogs_and_cfg, in Linux's order */
+		if (!linux_rules && (mid[t / 8] & (1u << (t % 8)))) {
 			bpf_log(log, "jump into the middle of ldimm64 insn %lld\n", (long long)t);
 			err = -EINVAL;
 			goto out;
 		}
 	}
-	/* a lddw's data slot has code 0: never an exit */
-	op = bpf_interp_op(&insns[len - 1]);
-	if (op != BPF_OP_EXIT && op != BPF_OP_JA && op != BPF_OP_JA32) {
+	/* a lddw's data slot has code 0: never an exit.  By code, as Linux: an exit with reserved
+	 * fields set still ends the program here (the walk refuses its fields) */
+	op = insns[len - 1].code;
+	if (op != (BPF_JMP | BPF_EXIT) && op != (BPF_JMP | BPF_JA) && op != (BPF_JMP32 | BPF_JA)) {
 		bpf_log(log, "last insn is not an exit or jmp\n");
 		err = -EINVAL;
 	}
@@ -237,7 +328,7 @@ static int check_recursion(struct venv *env)
 			continue;
 		}
 		at[depth - 1] = i + (is_lddw(&insns[i]) ? 2 : 1);
-		if (bpf_interp_op(&insns[i]) != BPF_OP_CALL_LOCAL)
+		if (cfg_op(&insns[i]) != BPF_OP_CALL_LOCAL)
 			continue;
 		uint32_t target = i + 1 + (uint32_t)insns[i].imm;
 		int callee = subprog_of(env, target);
@@ -291,13 +382,13 @@ int check_subprogs_and_cfg(struct venv *env)
 	/* jumps stay inside their subprogram; each subprogram ends in exit or ja */
 	for (uint32_t s = 0; s < env->nr_subprogs; s++) {
 		uint32_t lo = env->subprog_start[s], hi = env->subprog_start[s + 1];
-		int op = bpf_interp_op(&insns[hi - 1]);
+		int op = cfg_op(&insns[hi - 1]);
 
 		for (uint32_t i = lo; i < hi; i++) {
 			int64_t t;
 
 			if (jump_target(&insns[i], i, &t) &&
-			    bpf_interp_op(&insns[i]) != BPF_OP_CALL_LOCAL && (t < lo || t >= hi))
+			    cfg_op(&insns[i]) != BPF_OP_CALL_LOCAL && (t < lo || t >= hi))
 				return verr(env, -EINVAL, "jump out of range from insn %u to %lld\n", i,
 					    (long long)t);
 			if (is_lddw(&insns[i]))
@@ -326,15 +417,17 @@ int check_subprogs_and_cfg(struct venv *env)
 	while (nwork) {
 		uint32_t i = work[--nwork];
 		const struct bpf_insn *in = &insns[i];
-		int op = bpf_interp_op(in);
+		/* by code, as Linux's check_cfg: the walk checks the fields later */
+		bool ja = in->code == (BPF_JMP | BPF_JA) || in->code == (BPF_JMP32 | BPF_JA);
+		bool call = in->code == (BPF_JMP | BPF_CALL);
 		int64_t succ[2];
 		int ns = 0;
 
-		if (op == BPF_OP_EXIT)
+		if (in->code == (BPF_JMP | BPF_EXIT))
 			continue;
-		if (op == BPF_OP_JA || op == BPF_OP_JA32) {
+		if (ja) {
 			jump_target(in, i, &succ[ns++]);
-		} else if (op == BPF_OP_CALL || op == BPF_OP_CALL_LOCAL) {
+		} else if (call) {
 			succ[ns++] = i + 1;
 		} else if (is_lddw(in)) {
 			succ[ns++] = i + 2;
@@ -351,8 +444,7 @@ int check_subprogs_and_cfg(struct venv *env)
 				goto out;
 			}
 			/* prune points: where paths meet (jump targets, after branches and calls) */
-			if (ns == 2 || op == BPF_OP_JA || op == BPF_OP_JA32 || op == BPF_OP_CALL ||
-			    op == BPF_OP_CALL_LOCAL)
+			if (ns == 2 || ja || call)
 				env->prune[succ[k]] = 1;
 			if (!seen[succ[k]]) {
 				seen[succ[k]] = 1;
@@ -365,8 +457,13 @@ int check_subprogs_and_cfg(struct venv *env)
 			err = verr(env, -EINVAL, "unreachable insn %u\n", i);
 			goto out;
 		}
-		if (is_lddw(&insns[i]))
+		if (is_lddw(&insns[i])) {
+			if (seen[i + 1]) {
+				err = verr(env, -EINVAL, "jump into the middle of ldimm64 insn %u\n", i);
+				goto out;
+			}
 			i++;
+		}
 	}
 out:
 	ksvc_free(seen);
@@ -449,7 +546,7 @@ int compute_liveness(struct venv *env)
 		changed = false;
 		for (uint32_t k = len; k-- > 0;) {
 			const struct bpf_insn *in = &insns[k];
-			int op = bpf_interp_op(in);
+			int op = cfg_op(in);
 			uint16_t use, def, out = 0, nl;
 			int64_t t;
 

@@ -49,6 +49,39 @@ static bool var_off(const struct reg *p)
 	return p->smin != 0 || p->smax != 0;
 }
 
+/* The variable part of p as a tnum (value; mask), the one Linux's tnum_range gives. */
+static void range_tnum(const struct reg *p, uint64_t *value, uint64_t *mask)
+{
+	uint64_t chi = (uint64_t)p->smin ^ (uint64_t)p->smax;
+	int bits = chi ? 64 - __builtin_clzll(chi) : 0;
+
+	*mask = bits > 63 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+	*value = bits > 63 ? 0 : (uint64_t)p->smin & ~*mask;
+}
+
+/*
+ * Linux's check_ptr_alignment: stack accesses are always checked (the spill tracking needs
+ * whole slots), other memory only when strict (atomics); one byte is always aligned.  The
+ * variable part is known here as a range: its tnum is the one Linux's tnum_range gives.
+ */
+static int check_align(struct venv *env, const struct reg *p, int32_t off, uint32_t size,
+		       bool strict)
+{
+	uint64_t value, mask, sv, mu;
+	const char *desc = p->type == PTR_TO_STACK ? "stack " : p->type == PTR_TO_MAP_VALUE ? "value " :
+			   p->type == PTR_TO_MAP_KEY ? "key " : p->type == PTR_TO_CTX ? "context " : "";
+
+	if ((!strict && p->type != PTR_TO_STACK) || size == 1)
+		return 0;
+	range_tnum(p, &value, &mask);
+	sv = value + (uint64_t)(int64_t)p->off + (uint64_t)(int64_t)off;
+	mu = ((mask + sv) ^ sv) | mask;
+	if (!(((sv & ~mu) | mu) & (size - 1)))
+		return 0;
+	return verr(env, -EACCES, "misaligned %saccess off (0x%llx; 0x%llx)+%d+%d size %u\n", desc,
+		    (unsigned long long)value, (unsigned long long)mask, p->off, off, size);
+}
+
 /* ---- stack ---- */
 
 /* The frame a stack pointer points into: always live (see the spill rule in stack_access). */
@@ -86,14 +119,6 @@ static int stack_mark_misc(struct frame *f, int64_t lo, int64_t hi)
 	return 0;
 }
 
-static bool stack_initialized(const struct frame *f, int64_t lo, int64_t hi)
-{
-	for (int64_t o = lo; o < hi; o++)
-		if (stack_type(f, o) == STACK_INVALID)
-			return false;
-	return true;
-}
-
 static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, int32_t off,
 			uint32_t size, bool write, int32_t value_regno, bool sign_ext)
 {
@@ -107,16 +132,15 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 			    "invalid variable-offset read from stack R%u off=%lld size=%u\n", regno,
 			    (long long)lo, size);
 	if (lo < -(int64_t)BPF_STACK_SIZE || hi > 0)
-		return verr(env, -EACCES, "invalid %s stack R%u off=%lld size=%u\n",
-			    var_off(p) ? "variable-offset" : "", regno, (long long)lo, size);
+		return verr(env, -EACCES, "invalid%s%s stack R%u off=%lld size=%u\n",
+			    var_off(p) ? " variable-offset" : "", write ? " write to" : " read from",
+			    regno, (long long)lo, size);
 	note_depth(env, f, lo);
 	if (write) {
-		if (var_off(p)) {
-			if (!stack_initialized(f, lo, hi))
-				return verr(env, -EACCES,
-					    "uninit stack in range of var-offset write prohibited\n");
+		if (var_off(p))
 			return stack_mark_misc(f, lo, hi);
-		}
+		if (value_regno >= 0 && is_pointer(&cf->regs[value_regno]) && size != 8)
+			return verr(env, -EACCES, "invalid size of register spill\n");
 		if (size == 8 && !(lo % 8) &&
 		    (value_regno >= 0 || value_regno == VALUE_IMM)) {
 			struct reg v;
@@ -140,9 +164,8 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 		}
 		return stack_mark_misc(f, lo, hi);
 	}
-	if (!stack_initialized(f, lo, hi))
-		return verr(env, -EACCES, "invalid read from stack R%u off %lld+%d size %u\n", regno,
-			    (long long)(lo - off), off, size);
+	/* Slots never written read as unknown scalars: every loader here is privileged, and Linux
+	 * lets those read uninitialized stack (allow_uninit_stack), directly and through helpers. */
 	if (value_regno < 0)
 		return 0;
 	if (!var_off(p) && stack_type(f, lo) == STACK_SPILL) {
@@ -217,6 +240,38 @@ static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p
 
 /* ---- ctx ---- */
 
+#define SKB_OFF(f) ((int64_t)offsetof(struct __sk_buff, f))
+#define SKB_END(f) ((int64_t)offsetof(struct __sk_buff, f) + (int64_t)sizeof(((struct __sk_buff *)0)->f))
+#define SKB_IN(o, f) ((o) >= SKB_OFF(f) && (o) < SKB_END(f))
+
+/*
+ * A socket filter's __sk_buff, as Linux's sk_filter_is_valid_access and
+ * bpf_skb_is_valid_access: fields a socket filter may not see, cb[] the only writable one,
+ * pointer-sized fields whole, the rest read narrowly.  sk is a socket pointer Linux types;
+ * this verifier has no socket type, so the value read is an unknown scalar.
+ */
+static bool skb_access_ok(int64_t o, uint32_t size, bool write)
+{
+	bool cb = o >= SKB_OFF(cb[0]) && o < SKB_END(cb[4]);
+
+	if (SKB_IN(o, tc_classid) || SKB_IN(o, data) || SKB_IN(o, data_meta) ||
+	    SKB_IN(o, data_end) || (o >= SKB_OFF(family) && o < SKB_END(local_port)) ||
+	    SKB_IN(o, tstamp) || SKB_IN(o, wire_len) || SKB_IN(o, hwtstamp))
+		return false;
+	if (write && !cb)
+		return false;
+	if (o < 0 || o >= (int64_t)sizeof(struct __sk_buff) || o % size)
+		return false;
+	if (cb)
+		return o + size <= SKB_END(cb[4]);
+	if (SKB_IN(o, sk)) /* whole; Linux types it a socket, here it reads as a scalar */
+		return !write && o == SKB_OFF(sk) && size == 8;
+	if (SKB_IN(o, flow_keys) || o == SKB_OFF(tstamp_type) ||
+	    (o >= SKB_END(tstamp_type) && o < SKB_OFF(hwtstamp)))
+		return false;
+	return write ? size == 4 : size <= 4 && !(size & (size - 1));
+}
+
 static int ctx_access(struct venv *env, uint32_t regno, const struct reg *p, int32_t off,
 		      uint32_t size, bool write)
 {
@@ -224,9 +279,22 @@ static int ctx_access(struct venv *env, uint32_t regno, const struct reg *p, int
 	const int64_t regs_end = offsetof(struct bpf_perf_event_data, sample_period);
 	bool ok = false;
 
-	if (var_off(p))
-		return verr(env, -EACCES, "variable ctx access var_off=(%lld; %lld) disallowed\n",
-			    (long long)p->smin, (long long)p->smax);
+	/* Linux's check_ptr_off_reg: only ctx itself is dereferenced, the offset in the insn */
+	if (p->off < 0)
+		return verr(env, -EACCES, "negative offset ctx ptr R%u off=%d disallowed\n", regno,
+			    p->off);
+	if (p->off)
+		return verr(env, -EACCES, "dereference of modified ctx ptr R%u off=%d disallowed\n",
+			    regno, p->off);
+	if (var_off(p)) {
+		uint64_t value, mask;
+
+		range_tnum(p, &value, &mask);
+		return verr(env, -EACCES, "variable ctx access var_off=(0x%llx; 0x%llx) disallowed\n",
+			    (unsigned long long)value, (unsigned long long)mask);
+	}
+	if (env->prog->type == BPF_PROG_TYPE_SOCKET_FILTER && skb_access_ok(o, size, write))
+		ok = true;
 	if (env->prog->type == BPF_PROG_TYPE_PERF_EVENT && !write && o >= 0 &&
 	    o + size <= (int64_t)sizeof(struct bpf_perf_event_data) && o % size == 0) {
 		if (o < regs_end)
@@ -257,6 +325,9 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 	struct reg *p = &f->regs[regno];
 	int err;
 
+	err = check_align(env, p, off, size, false);
+	if (err)
+		return err;
 	switch (p->type) {
 	case PTR_TO_STACK:
 		return stack_access(env, regno, p, off, size, write, value_regno, sign_ext);
@@ -274,6 +345,8 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 			return verr(env, -EACCES, "write to change key R%u not allowed\n", regno);
 		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->map->key_size);
 		break;
+	/* CONST_PTR_TO_MAP: Linux reads struct bpf_map's fields through vmlinux BTF, and refuses
+	 * most (EACCES) of what is not a field; without BTF, every read here is refused so */
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
 	default:
@@ -295,15 +368,14 @@ int check_atomic(struct venv *env, const struct bpf_insn *in)
 	int64_t lo, hi;
 	int err;
 
-	if (f->regs[in->dst_reg].type == NOT_INIT || f->regs[in->src_reg].type == NOT_INIT)
+	/* Linux reads the source register first, then the destination */
+	if (f->regs[in->src_reg].type == NOT_INIT || f->regs[in->dst_reg].type == NOT_INIT)
 		return verr(env, -EACCES, "R%u !read_ok\n",
-			    f->regs[in->dst_reg].type == NOT_INIT ? in->dst_reg : in->src_reg);
+			    f->regs[in->src_reg].type == NOT_INIT ? in->src_reg : in->dst_reg);
 	if (in->imm == BPF_CMPXCHG && f->regs[BPF_REG_0].type == NOT_INIT)
 		return verr(env, -EACCES, "R0 !read_ok\n");
-	if (is_pointer(&f->regs[in->src_reg]))
-		return verr(env, -EACCES, "R%u leaks addr into mem\n", in->src_reg);
-	if (in->imm == BPF_CMPXCHG && is_pointer(&f->regs[BPF_REG_0]))
-		return verr(env, -EACCES, "R0 leaks addr into mem\n");
+	/* A pointer in src (or in R0 for cmpxchg) is not refused: every loader here is privileged,
+	 * and Linux lets those (allow_ptr_leaks) store pointers; the slot then holds a scalar. */
 	if (p->type == PTR_TO_CTX)
 		return verr(env, -EACCES, "BPF_ATOMIC stores into R%u %s is not allowed\n",
 			    in->dst_reg, reg_type_name(p->type));
@@ -311,8 +383,11 @@ int check_atomic(struct venv *env, const struct bpf_insn *in)
 		return check_mem_access(env, in->dst_reg, in->off, size, true, VALUE_UNKNOWN, false)
 			       ?: verr(env, -EACCES, "R%u invalid mem access '%s'\n", in->dst_reg,
 				       reg_type_name(p->type)); /* as Linux: the access decides */
+	err = check_align(env, p, in->off, size, true);
+	if (err)
+		return err;
 	access_range(p, in->off, size, &lo, &hi);
-	if (var_off(p) || lo % size)
+	if (var_off(p))
 		return verr(env, -EACCES, "misaligned access off %lld size %u\n", (long long)lo, size);
 	if (in->src_reg == BPF_REG_10 && (in->imm & BPF_FETCH))
 		return verr(env, -EACCES, "frame pointer is read only\n");
@@ -355,10 +430,7 @@ static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool writ
 		note_depth(env, sf, lo);
 		if (write)
 			return stack_mark_misc(sf, lo, hi);
-		if (!stack_initialized(sf, lo, hi))
-			return verr(env, -EACCES, "invalid indirect read from stack R%u off %lld+0 size %llu\n",
-				    regno, (long long)lo, (unsigned long long)size);
-		return 0;
+		return 0; /* uninitialized bytes too, as in stack_access */
 	}
 	case PTR_TO_MAP_VALUE:
 		return map_value_range(env, regno, p, p->off, size, write);
@@ -507,7 +579,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 
 	if (!h)
 		return verr(env, -EINVAL, "invalid func unknown#%d\n", in->imm);
-	if (h->perf_only && env->prog->type != BPF_PROG_TYPE_PERF_EVENT)
+	if (!bpf_helper_allowed(h, env->prog->type))
 		return verr(env, -EINVAL, "unknown func %s#%d\n", h->name, in->imm);
 	if (h->gpl_only && !env->prog->gpl)
 		return verr(env, -EINVAL, "cannot call GPL-restricted function from non-GPL compatible program\n");
@@ -535,7 +607,8 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 					    h->args[i] == ARG_MAP_KEY ? "key" : "value");
 			if (r->type != PTR_TO_STACK && r->type != PTR_TO_MAP_VALUE &&
 			    r->type != PTR_TO_MAP_KEY)
-				return verr(env, -EACCES, "R%u type=%s expected=fp, map_value\n",
+				return verr(env, -EACCES,
+					    "R%u type=%s expected=fp, pkt, pkt_meta, map_key, map_value\n",
 					    regno, reg_type_name(r->type));
 			size = h->args[i] == ARG_MAP_KEY ? map->key_size : map->value_size;
 			if (!size) /* a keyless map (queue, stack, ringbuf) given to a keyed helper */
@@ -546,6 +619,12 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			break;
 		case ARG_MEM:
 		case ARG_MEM_UNINIT:
+			/* the pointer's type at its own argument, its range at the size's (Linux) */
+			if (r->type != PTR_TO_STACK && r->type != PTR_TO_MAP_VALUE &&
+			    r->type != PTR_TO_MAP_KEY && r->type != PTR_TO_MEM)
+				return verr(env, -EACCES, "R%u type=%s expected=fp, pkt, pkt_meta, "
+							  "map_key, map_value, mem, alloc_mem, buf\n",
+					    regno, reg_type_name(r->type));
 			err = helper_size(env, regno + 1, h->args[i + 1] == ARG_SIZE, &size);
 			if (!err)
 				err = helper_mem(env, regno, size, h->args[i] == ARG_MEM_UNINIT);

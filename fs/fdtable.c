@@ -667,8 +667,6 @@ static const struct file_ops anon_fops = {
 	.fasync = anon_fasync,
 };
 
-/* The anon object behind f when it is one of kops, else NULL (for mmap of perf fds etc). */
-void *file_anon_priv(struct file *f, const struct ksvc_file_ops *kops);
 void *file_anon_priv(struct file *f, const struct ksvc_file_ops *kops)
 {
 	struct anon_file *a = f->priv;
@@ -690,7 +688,7 @@ int ksvc_fd_reserve(const struct ksvc_file_ops *ops, bool cloexec, struct ksvc_f
 		return -ENOMEM;
 	a->kops = ops;
 	a->priv = NULL;
-	f = file_alloc(&anon_fops, NULL, O_RDWR, a);
+	f = file_alloc(&anon_fops, NULL, ops->rdonly ? O_RDONLY : ops->wronly ? O_WRONLY : O_RDWR, a);
 	if (!f) {
 		kfree(a);
 		return -ENOMEM;
@@ -868,6 +866,23 @@ struct file *files_fd_file_get(struct files *fs, int fd)
 	return f;
 }
 
+struct file *files_fd_file_get_cloexec(struct files *fs, int fd, bool *cloexec)
+{
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= FILES_MAX)
+		return NULL;
+	unsigned long fl = spin_lock_irqsave(&fs->lock);
+
+	f = slot_file(fs->fd[fd]);
+	if (f) {
+		file_get(f);
+		*cloexec = cloexec_get_locked(fs, fd);
+	}
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return f;
+}
+
 struct inode *files_fd_inode_locked(struct files *fs, int fd)
 {
 	fs_mutex_assert_held(&vfs_lock);
@@ -884,6 +899,15 @@ struct inode *files_fd_inode_locked(struct files *fs, int fd)
 		ino = f->inode;
 	spin_unlock_irqrestore(&fs->lock, fl);
 	return ino;
+}
+
+size_t file_show_fdinfo(struct file *f, char *buf, size_t size)
+{
+	struct anon_file *a = f->ops == &anon_fops ? f->priv : NULL;
+
+	if (!a || !a->kops->show_fdinfo || !size)
+		return 0;
+	return a->kops->show_fdinfo(a->priv, buf, size);
 }
 
 /*

@@ -226,6 +226,10 @@ struct pseudo_ops {
 	/* Symlinks that name an inode, not a path (/proc/PID/exe): the inode, under vfs_lock and
 	 * kept alive by its owner while vfs_lock is held (no reference taken); NULL: ENOENT. */
 	struct inode *(*follow)(struct inode *ino);
+	/* Optional: the inode is being freed (no names, no opens left), under vfs_lock. */
+	void (*evict)(struct inode *ino);
+	/* Optional: open(2) of the inode, under vfs_lock: 0 or the errno it fails with. */
+	int (*open)(struct inode *ino);
 };
 #define PROC_SUPER_MAGIC 0x9fa0
 #define SYSFS_MAGIC 0x62656572
@@ -236,11 +240,18 @@ struct files;
  * argument) under proc_tree_lock and the process's lock (fn must not sleep): 0, or -ESRCH
  * when the process is gone or has no table. */
 int procfs_with_files(long parg, void (*fn)(struct files *fs, void *arg), void *arg);
-extern const struct pseudo_ops procfs_fd_dir_ops;
+extern const struct pseudo_ops procfs_fd_dir_ops, procfs_fdinfo_dir_ops;
+#define PROC_TASK_BIT (1L << 32) /* parg of task/<tid>/ files: the id is a tid */
 /* The open fds of fs, ascending (at most max): the count.  Spinlock only. */
 int files_list_fds(struct files *fs, int *fds, int max);
 /* fd's file with a reference, or NULL.  Spinlock only. */
 struct file *files_fd_file_get(struct files *fs, int fd);
+/* The same, with whether fd is close-on-exec. */
+struct file *files_fd_file_get_cloexec(struct files *fs, int fd, bool *cloexec);
+/* The anon object behind f when it is one of kops, else NULL. */
+void *file_anon_priv(struct file *f, const struct ksvc_file_ops *kops);
+/* An anon object's own /proc/PID/fdinfo lines (ksvc_file_ops.show_fdinfo) into buf: the length. */
+size_t file_show_fdinfo(struct file *f, char *buf, size_t size);
 /* fd's file's inode without a reference (vfs_lock held keeps it), or NULL. */
 struct inode *files_fd_inode_locked(struct files *fs, int fd);
 /* What readlink of /proc/PID/fd/N shows for f, NUL-terminated in buf: the length. [sleep] */
@@ -265,6 +276,12 @@ size_t vfs_inode_path_locked(struct inode *ino, char *buf, size_t size);
 void procfs_init(struct inode *procdir);
 /* ---- tracefs.c: tracefs, debugfs, mount(2), umount2(2), /proc/mounts ---- */
 #define TRACEFS_MAGIC 0x74726163
+/* ---- bpffs.c ---- */
+/* A new, empty bpf filesystem's root directory (statfs BPF_FS_MAGIC), refs 1, nlink 2 (set
+ * nlink 0 before the last put to free it); NULL: no memory. */
+struct inode *bpffs_root_new(void);
+/* umount: unlink everything in the filesystem and drop its root's reference (vfs_lock held). */
+void bpffs_kill_locked(struct inode *root);
 #define DEBUGFS_MAGIC 0x64626720
 /* Build tracefs and debugfs and mount them at /sys/kernel/{tracing,debug} (after sysfs_init). */
 void tracefs_init(struct inode *sysdir);

@@ -22,6 +22,7 @@
 #include <kern/string.h>
 #include <linux/fcntl.h>
 #include <linux/stat.h>
+#include <linux/magic.h>
 #include "fs_internal.h"
 
 static struct inode *root_inode;
@@ -393,6 +394,8 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 	err = -ENXIO;
 	if (!S_ISREG(ino->mode) && !S_ISDIR(ino->mode) && !vfs_inode_fops(ino))
 		goto out_put;
+	if (ino->pseudo && ino->pseudo->open && (err = ino->pseudo->open(ino)))
+		goto out_put; /* a pinned bpf object (bpffs.c): EIO */
 	err = -EACCES; /* kernfs/proc: no writing a file that has no store, even for root */
 	if (ino->pseudo && S_ISREG(ino->mode) && (acc != O_RDONLY || (flags & O_TRUNC)) &&
 	    !ino->pseudo->store)
@@ -477,7 +480,7 @@ int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
 	fs_mutex_lock(&vfs_lock);
 	err = vfs_walk_parent_locked(pp->base, pp->kpath, &pp->dir, &pp->last, &pp->len,
 				     &pp->trailing);
-	if (!err && pp->dir->fs_magic)
+	if (!err && pp->dir->fs_magic && pp->dir->fs_magic != BPF_FS_MAGIC)
 		err = -EACCES; /* /proc and /sys: no mkdir, unlink, rename, link or symlink */
 	if (!err)
 		return 0;

@@ -35,11 +35,10 @@
 #include <kern/time.h>
 #include <kern/vm.h>
 #include <linux/stat.h>
-#include <bpf/jit.h>
+#include <bpf/sysctl.h>
 #include <perf/perf.h>
 #include "fs_internal.h"
 
-#define PROC_TASK_BIT (1L << 32) /* parg of task/<tid>/ files: the id is a tid */
 #define PROC_MAX_LIST 1024
 /* kernel/exec.c's AT_HWCAP: HWCAP_FP | HWCAP_ASIMD | HWCAP_EVTSTRM | HWCAP_CPUID */
 #define PROC_HWCAP ((1ul << 0) | (1ul << 1) | (1ul << 2) | (1ul << 11))
@@ -521,6 +520,7 @@ static void make_pid_dir_locked(struct inode *parent, int id, bool task)
 	pseudo_file_locked(d, "cmdline", 0444, &cmdline_ops, arg);
 	pseudo_symlink_locked(d, "exe", NULL, &exe_ops, arg);
 	pseudo_mkdir_locked(d, "fd", 0500, &procfs_fd_dir_ops, arg);
+	pseudo_mkdir_locked(d, "fdinfo", 0500, &procfs_fdinfo_dir_ops, arg);
 	if (!task)
 		pseudo_mkdir_locked(d, "task", 0555, &task_dir_ops, id);
 }
@@ -761,26 +761,37 @@ static long sysctl_store(struct inode *ino, const char *buf, size_t n)
 	return err ? err : (long)n;
 }
 
-/* /proc/sys/net/core/bpf_jit_enable */
-static int jit_sysctl_show(struct inode *ino, struct pbuf *b)
+/* /proc/sys/kernel/{bpf_stats_enabled,unprivileged_bpf_disabled} and
+ * /proc/sys/net/core/bpf_jit_{enable,harden,kallsyms} (bpf/obj.c) */
+static const char *const bpf_sysctl_names[] = { "bpf_stats_enabled", "unprivileged_bpf_disabled",
+						 "bpf_jit_enable", "bpf_jit_harden",
+						 "bpf_jit_kallsyms" };
+
+static int bpf_sysctl_show(struct inode *ino, struct pbuf *b)
 {
-	pb_printf(b, "%d\n", bpf_jit_enable_get());
+	long v;
+	int err = bpf_sysctl_get(bpf_sysctl_names[ino->parg], &v);
+
+	if (err)
+		return err;
+	pb_printf(b, "%ld\n", v);
 	return 0;
 }
 
-static long jit_sysctl_store(struct inode *ino, const char *buf, size_t n)
+static long bpf_sysctl_store(struct inode *ino, const char *buf, size_t n)
 {
 	long v;
 	int err = sysctl_parse(buf, n, &v);
 
 	if (err)
 		return err < 0 ? err : (long)n;
-	err = bpf_jit_enable_set(v);
+	err = bpf_sysctl_set(bpf_sysctl_names[ino->parg], v);
 	return err ? err : (long)n;
 }
 
-static const struct pseudo_ops jit_sysctl_ops = { .show = jit_sysctl_show,
-						  .store = jit_sysctl_store };
+static const struct pseudo_ops bpf_sysctl_ops = { .show = bpf_sysctl_show,
+						  .store = bpf_sysctl_store };
+static const struct pseudo_ops bpf_sysctl_ro_ops = { .show = bpf_sysctl_show };
 
 static const struct pseudo_ops sysctl_rw_ops = { .show = sysctl_show, .store = sysctl_store };
 static const struct pseudo_ops sysctl_ro_ops = { .show = sysctl_show };
@@ -809,10 +820,15 @@ void procfs_init(struct inode *procdir)
 			pseudo_file_locked(kern, sysctl_names[i], 0644,
 					   (i < 3 || i == 5) ? &sysctl_rw_ops : &sysctl_ro_ops, i);
 		pseudo_text_locked(kern, "kptr_restrict", "0\n");
+		for (long i = 0; i < 2; i++)
+			pseudo_file_locked(kern, bpf_sysctl_names[i], 0644, &bpf_sysctl_ops, i);
 	}
 	net = sys ? pseudo_mkdir_locked(sys, "net", 0555, NULL, 0) : NULL;
 	core = net ? pseudo_mkdir_locked(net, "core", 0555, NULL, 0) : NULL;
-	if (core)
-		pseudo_file_locked(core, "bpf_jit_enable", 0644, &jit_sysctl_ops, 0);
+	if (core) {
+		pseudo_file_locked(core, "bpf_jit_enable", 0644, &bpf_sysctl_ops, 2);
+		for (long i = 3; i < (long)ARRAY_SIZE(bpf_sysctl_names); i++)
+			pseudo_file_locked(core, bpf_sysctl_names[i], 0444, &bpf_sysctl_ro_ops, i);
+	}
 	fs_mutex_unlock(&vfs_lock);
 }

@@ -106,6 +106,8 @@ struct inode *ramfs_inode_new(uint32_t mode)
 static void inode_free_locked(struct inode *ino)
 {
 	fs_mutex_assert_held(&vfs_lock);
+	if (ino->pseudo && ino->pseudo->evict)
+		ino->pseudo->evict(ino);
 	if (S_ISREG(ino->mode)) {
 		ramfs_truncate_locked(ino, 0);
 		kfree(ino->pages);

@@ -22,6 +22,7 @@
 #include <kern/syscall.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/stat.h>
 #include "fs_internal.h"
 
@@ -44,6 +45,8 @@ static int create_locked(struct vfs_parent *pp, uint32_t mode, struct inode **ou
 	ino = ramfs_inode_new(mode);
 	if (!ino)
 		return -ENOMEM;
+	if (pp->dir->fs_magic == BPF_FS_MAGIC)
+		ino->fs_magic = BPF_FS_MAGIC; /* a directory of a bpf filesystem is one too */
 	err = ramfs_link_locked(pp->dir, pp->last, pp->len, ino);
 	if (err) {
 		inode_put_locked(ino);

@@ -238,6 +238,7 @@ void sysfs_init(struct inode *sysdir)
 	static const char *const mem_path[] = { "devices", "system", "memory" };
 	static const char *const pmu_path[] = { "bus", "event_source", "devices" };
 	static const char *const kern_path[] = { "kernel" };
+	static const char *const bpf_path[] = { "fs", "bpf" }; /* where bpffs is mounted */
 	struct inode *d;
 
 	fs_mutex_lock(&vfs_lock);
@@ -269,6 +270,7 @@ void sysfs_init(struct inode *sysdir)
 	d = mkdirs_locked(sysdir, kern_path, 1);
 	if (d)
 		pseudo_file_locked(d, "notes", 0444, &notes_ops, 0);
+	mkdirs_locked(sysdir, bpf_path, 2);
 	d = mkdirs_locked(sysdir, pmu_path, 3);
 	if (d)
 		d->pseudo = &pmu_dir_ops;

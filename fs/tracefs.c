@@ -19,6 +19,8 @@
  * ->mounted points at the root; the path walk enters it), and proc or sysfs on /proc or /sys
  * (already there: nothing to do but list them); umount2 takes the last mount off a directory.
  *
+ * mount(2) of type "bpf" makes a new bpf filesystem (bpffs.c).
+ *
  * What it does not do: other filesystem types (ENODEV: the kernel has no block devices, and its
  * one ramfs is the root), mount flags beyond listing ro/rw, remount, bind and move mounts
  * (EINVAL), event enabling into an ftrace ring buffer (enable and filter files accept writes
@@ -42,6 +44,7 @@
 #include <kern/trace.h>
 #include <bpf/bpf.h>
 #include <linux/fcntl.h>
+#include <linux/magic.h>
 #include <linux/mount.h>
 #include <linux/stat.h>
 #include "fs_internal.h"
@@ -412,6 +415,14 @@ static long sys_mount(uint64_t usrc, uint64_t utarget, uint64_t utype, uint64_t 
 	if (root) {
 		err = mount_locked(point, root, root == tracefs_root ? "tracefs" : "debugfs", src,
 				   kpath);
+	} else if (!strcmp(type, "bpf")) {
+		/* bpffs.c: every mount a new tree */
+		root = bpffs_root_new();
+		err = root ? mount_locked(point, root, "bpf", src, kpath) : -ENOMEM;
+		if (err && root) {
+			root->nlink = 0;
+			inode_put_locked(root);
+		}
 	} else if (!strcmp(type, "proc") || !strcmp(type, "sysfs")) {
 		/* already mounted at /proc and /sys: there again is fine, elsewhere not here */
 		err = point->fs_magic == (type[0] == 'p' ? PROC_SUPER_MAGIC : SYSFS_MAGIC) &&
@@ -455,6 +466,8 @@ static long sys_umount2(uint64_t utarget, uint64_t flags)
 			continue;
 		point = mounts[i].point;
 		point->mounted = NULL;
+		if (root->fs_magic == BPF_FS_MAGIC)
+			bpffs_kill_locked(root); /* each bpffs mount is its own tree */
 		memmove(&mounts[i], &mounts[i + 1], (nr_mounts - i - 1) * sizeof(mounts[0]));
 		nr_mounts--;
 		err = 0;

@@ -278,6 +278,13 @@ bool ksvc_trace_event_valid(uint64_t id)
 	return trace_event_by_id(id) != NULL;
 }
 
+const char *ksvc_trace_event_name(uint64_t id)
+{
+	const struct trace_event *ev = trace_event_by_id(id);
+
+	return ev ? ev->name : NULL;
+}
+
 void ksvc_trace_use(uint64_t id, int delta)
 {
 	trace_use(id, delta);
@@ -357,7 +364,12 @@ int ksvc_task_running_cpu(const struct ksvc_task *kt)
 	const struct task *t = (const struct task *)kt;
 	unsigned int cpu = READ_ONCE(t->cpu);
 
-	if (!atomic_load(&t->on_cpu) || cpu >= nr_cpus_possible || cpus[cpu].current != t)
+	/* on_cpu, not cpus[cpu].current: __schedule sets on_cpu before it calls
+	 * perf_task_switch and current only after.  A task between the two has had its perf
+	 * context looked at already, so it must count as running: whoever installs an event
+	 * then asks that CPU, which answers once the switch is done.  (Checking current too
+	 * lost such installs: the event stayed off until the task was next switched in.) */
+	if (!atomic_load(&t->on_cpu) || cpu >= nr_cpus_possible)
 		return -1;
 	return (int)cpu;
 }

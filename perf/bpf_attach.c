@@ -228,6 +228,32 @@ static void ops_put(void *event)
 	perf_event_put(event);
 }
 
+/* BPF_TASK_FD_QUERY (Linux 6.1's bpf_get_perf_event_info): a tracepoint event's program and
+ * the tracepoint's name; a PERF_EVENT program is not reported (EOPNOTSUPP). */
+static int ops_task_fd_query(int pid, int fd, uint32_t *prog_id, const char **name)
+{
+	struct perf_event *e;
+	struct perf_event_core *c;
+	int err = perf_event_get_task_fd(pid, fd, &e);
+
+	if (err)
+		return err;
+	c = perf_core(e);
+	unsigned long f = spin_lock_irqsave(&c->bpf_lock);
+
+	if (!c->prog)
+		err = -ENOENT;
+	else if (bpf_prog_type(c->prog) == BPF_PROG_TYPE_PERF_EVENT)
+		err = -EOPNOTSUPP;
+	else
+		*prog_id = bpf_prog_id(c->prog);
+	spin_unlock_irqrestore(&c->bpf_lock, f);
+	if (!err)
+		*name = ksvc_trace_event_name(e->attr.config);
+	perf_event_put(e);
+	return err;
+}
+
 static int ops_cpu(void *event)
 {
 	return ((struct perf_event *)event)->cpu;
@@ -297,6 +323,7 @@ static void ops_detach(void *event, struct bpf_prog *prog)
 
 static const struct bpf_perf_ops perf_bpf_ops = {
 	.event_get_fd = ops_get_fd,
+	.task_fd_query = ops_task_fd_query,
 	.event_put = ops_put,
 	.event_cpu = ops_cpu,
 	.event_output = ops_output,

@@ -828,6 +828,16 @@ int perf_event_get_fd(int fd, struct perf_event **out)
 	return 0;
 }
 
+int perf_event_get_task_fd(int tid, int fd, struct perf_event **out)
+{
+	void *p;
+	int err = ksvc_task_fd_get(tid, fd, &perf_fops, &p);
+
+	if (!err)
+		*out = p;
+	return err;
+}
+
 /* ---- perf_event_open ---- */
 
 long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long flags)

@@ -775,6 +775,9 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 void perf_bpf_init(void);
 /* core.c: the perf event behind fd with a reference, or -EBADF. */
 int perf_event_get_fd(int fd, struct perf_event **out);
+/* The perf event at fd in thread tid's table, with a reference: 0, -ENOENT (no such thread),
+ * -EBADF (fd not open), -EINVAL (not a perf event). */
+int perf_event_get_task_fd(int tid, int fd, struct perf_event **out);
 /* sample.c: a PERF_RECORD_SAMPLE carrying raw data (bpf_perf_event_output): 0, -ENOSPC. */
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
 		     uint32_t size);

@@ -88,6 +88,13 @@ struct bpf_perf_ops {
 	 */
 	int (*attach)(void *event, struct bpf_prog *prog, uint64_t cookie);
 	void (*detach)(void *event, struct bpf_prog *prog);
+	/*
+	 * [proc] BPF_TASK_FD_QUERY of fd in thread pid's table: the program on that perf event and
+	 * the name of its tracepoint: 0; -ENOENT / -EBADF (no such thread / fd), -EINVAL (not a
+	 * perf event), -ENOENT (no program), -EOPNOTSUPP (a PERF_EVENT program: Linux 6.1 does
+	 * not report those).
+	 */
+	int (*task_fd_query)(int pid, int fd, uint32_t *prog_id, const char **name);
 };
 
 /* [sleep] perf registers its ops once at init; NULL unregisters (tests). */

@@ -107,6 +107,7 @@ struct wait_queue;
 
 struct ksvc_file_ops {
 	const char *name; /* anon inode name shown in /proc/PID/fd, e.g. "bpf-map" */
+	bool rdonly, wronly; /* the file is O_RDONLY (bpf links) or O_WRONLY, not O_RDWR */
 	/* Take one more reference on priv; ksvc_fd_get calls it under the fd-table lock. */
 	void (*get)(void *priv);
 	/* The last descriptor for the file is gone: drop the file's reference. [sleep] */
@@ -127,6 +128,9 @@ struct ksvc_file_ops {
 	void (*mmap_close)(void *priv, void *map_priv);
 	/* Optional: O_ASYNC (see ksvc_kill_fasync); NULL: the flag is kept but signals nothing. */
 	void (*fasync)(void *priv, struct ksvc_fasync *fa);
+	/* Optional: the object's lines of /proc/PID/fdinfo/N after Linux's common ones, written
+	 * to buf (NUL-terminated within size); returns their length. */
+	size_t (*show_fdinfo)(void *priv, char *buf, size_t size);
 };
 
 struct ksvc_mmap {
@@ -171,6 +175,21 @@ void ksvc_fd_cancel(struct ksvc_fd_resv *r);
  * not a file of ops.  On success *priv holds a new reference taken with ops->get.
  */
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);
+
+/*
+ * [proc] ksvc_fd_get on thread tid's descriptor table (BPF_TASK_FD_QUERY): -ENOENT when there
+ * is no such thread, -EBADF when fd is not open there, -EINVAL when it is not a file of ops.
+ */
+int ksvc_task_fd_get(int tid, int fd, const struct ksvc_file_ops *ops, void **priv);
+/*
+ * [sleep] bpffs (fs/bpffs.c): pin (ops, priv) at the user path upath, a new file of a bpf
+ * filesystem, taking over the caller's reference (which the file drops with ops->release when
+ * it is unlinked and closed): 0, -EEXIST, -ENOENT, -EPERM (the directory is not in a bpf
+ * filesystem), -EFAULT, -ENAMETOOLONG.  ksvc_bpffs_get: the object pinned at upath with a new
+ * reference (ops->get): 0, -ENOENT, -EACCES (not a pinned object), -EFAULT.
+ */
+int ksvc_bpffs_pin(const void *upath, const struct ksvc_file_ops *ops, void *priv);
+int ksvc_bpffs_get(const void *upath, const struct ksvc_file_ops **ops, void **priv);
 
 /*
  * ---- O_ASYNC: signalling a file's owner (Linux's fasync) ----
@@ -245,6 +264,8 @@ void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
 /* ---- tracepoints (trace/trace.c) ---- */
 /* [any] Is id a tracepoint of this kernel (PERF_TYPE_TRACEPOINT config)? */
 bool ksvc_trace_event_valid(uint64_t id);
+/* [any] The name of tracepoint id ("sched_switch", "sys_enter_openat"), or NULL. */
+const char *ksvc_trace_event_name(uint64_t id);
 /* [any] One more (delta 1) or one fewer (-1) active perf event on tracepoint id: the hooks
  * fire while any is. */
 void ksvc_trace_use(uint64_t id, int delta);
@@ -295,7 +316,8 @@ int ksvc_task_tgid(const struct ksvc_task *t);
 int ksvc_task_ppid(const struct ksvc_task *t);
 /* [any] The task's perf context slot (kernel/ stores it, perf/ owns what it points to). */
 void **ksvc_task_perf_slot(struct ksvc_task *t);
-/* [any] The CPU the task is running on right now, or -1 (a hint: it may change at once). */
+/* [any] The CPU the task is running on right now, or is being switched to or from, or -1
+ * when it is on none (a hint: it may change at once). */
 int ksvc_task_running_cpu(const struct ksvc_task *t);
 /* [any] Is the CPU online? */
 bool ksvc_cpu_online(unsigned int cpu);

@@ -633,3 +633,30 @@ bool ksvc_cpu_has_lse_atomics(void)
 {
 	return ksvc_fake_lse;
 }
+
+/* Tracepoint names: "fake_tp" for every valid id. */
+const char *ksvc_trace_event_name(uint64_t id)
+{
+	return ksvc_trace_event_valid(id) ? "fake_tp" : NULL;
+}
+
+/* Other tasks' descriptors: the host fake has one task, whose tid is ksvc_current_tid(). */
+int ksvc_task_fd_get(int tid, int fd, const struct ksvc_file_ops *ops, void **priv)
+{
+	if (tid != ksvc_current_tid())
+		return -ENOENT;
+	return ksvc_fd_get(fd, ops, priv);
+}
+
+/* No bpf filesystem on the host: pins fail as outside one. */
+int ksvc_bpffs_pin(const void *upath, const struct ksvc_file_ops *ops, void *priv)
+{
+	(void)upath, (void)ops, (void)priv;
+	return -EPERM;
+}
+
+int ksvc_bpffs_get(const void *upath, const struct ksvc_file_ops **ops, void **priv)
+{
+	(void)upath, (void)ops, (void)priv;
+	return -ENOENT;
+}

@@ -6,3 +6,6 @@ perffuzz_SRCS := tests/fuzz/perffuzz.c
 perftorture_SRCS := tests/fuzz/perftorture.c
 perftorture_LIBS := -lpthread
 FUZZ_BINS += $(BUILD)/perfkernel.img $(BUILD)/initramfs.cpio
+# the verifier compared with Linux's answers (tests/e2e/verifier-diff.sh)
+UPROGS += vdiff
+vdiff_SRCS := tests/fuzz/vdiff.c

@@ -32,6 +32,7 @@ struct bpf_prog {
 uint32_t bpf_prog_type(const struct bpf_prog *p) { return p->type; }
 void bpf_prog_get(struct bpf_prog *p) { p->refs++; }
 void bpf_prog_put(struct bpf_prog *p) { p->refs--; }
+uint32_t bpf_prog_id(const struct bpf_prog *p) { (void)p; return 1; }
 void bpf_register_perf_ops(const struct bpf_perf_ops *ops) { (void)ops; }
 
 uint64_t bpf_prog_run(const struct bpf_prog *cp, void *ctx)
@@ -50,6 +51,11 @@ uint64_t bpf_prog_run(const struct bpf_prog *cp, void *ctx)
 
 /* what bpf_attach.c calls in core.c / sample.c: not reached by these tests */
 int perf_event_get_fd(int fd, struct perf_event **out) { (void)fd; (void)out; return -EBADF; }
+int perf_event_get_task_fd(int tid, int fd, struct perf_event **out)
+{
+	(void)tid; (void)fd; (void)out;
+	return -EBADF;
+}
 void perf_event_put(struct perf_event *e) { (void)e; }
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
 		     uint32_t size)

@@ -284,8 +284,8 @@ static int run(struct program *p, long repeat, struct run_result *res, char *err
 	}
 	cd = calloc((size_t)p->len, sizeof(*cd));
 	fd = calloc((size_t)p->len, sizeof(*fd));
-	bpf_interp_decode(p->insns, (uint32_t)p->len, cd, BPF_STACK_SIZE, true);
-	bpf_interp_decode(p->insns, (uint32_t)p->len, fd, BPF_STACK_SIZE, false);
+	bpf_interp_decode(p->insns, (uint32_t)p->len, cd, BPF_STACK_SIZE, true, 0);
+	bpf_interp_decode(p->insns, (uint32_t)p->len, fd, BPF_STACK_SIZE, false, 0);
 	if (jit_mode && p->has_mem && p->memlen) {
 		orig = malloc(p->memlen);
 		memcpy(orig, p->mem, p->memlen);
@@ -451,7 +451,7 @@ static int run_fuzz(long n, uint64_t seed)
 			continue;
 		memset(s1, 0, ssz);
 		memset(s2, 0, ssz);
-		bpf_interp_decode(p, (uint32_t)len, dp, BPF_STACK_SIZE, false);
+		bpf_interp_decode(p, (uint32_t)len, dp, BPF_STACK_SIZE, false, 0);
 		r0i = bpf_interp_run(dp, 0, 0, s1 + ssz, NULL);
 		r0j = run_jit(p, len, 0, 0, s2 + ssz, 0, &ok);
 		if (!ok) {

@@ -9,7 +9,8 @@
 # architecture options into BUILD_DIR/deps and unpacked there; the machine's dpkg architecture
 # list is never changed.  Debian's own arm64 perf (linux-perf) and the libraries it links go to
 # BUILD_DIR/deps/perf-root the same way (tools/host/debian-perf.sh makes an overlay of them), and
-# Debian's arm64 strace with its libraries to BUILD_DIR/deps/strace-root (debian-strace.sh).
+# Debian's arm64 strace with its libraries to BUILD_DIR/deps/strace-root (debian-strace.sh),
+# bpftool to BUILD_DIR/deps/bpftool-root (debian-bpftool.sh).
 set -eu
 B=${1:-build}
 HOST_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
@@ -22,6 +23,8 @@ PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 li
   libcrypt1 libexpat1 libpcre2-8-0"
 # strace (its arm64 build needs nothing beyond glibc)
 STRACE_PKGS="strace"
+# bpftool 7.1 (libbpf is linked in; its Depends: libcap2, libelf1, zlib1g)
+BPFTOOL_PKGS="bpftool libcap2 libelf1 zlib1g"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -72,4 +75,5 @@ fetch_root() {
 }
 fetch_root perf "$PERF_PKGS"
 fetch_root strace "$STRACE_PKGS"
+fetch_root bpftool "$BPFTOOL_PKGS"
 fetch_root testenv "$TESTENV_PKGS"
