@@ -27,6 +27,11 @@ CMD ?=
 OVERLAY ?=
 OUTDIR ?=
 
+# The Linux uapi headers of the kernel's arch (arm64), for the kernel, the host tests and the BPF
+# programs alike (below); defined here because the module.mk files use them.
+UAPI := $(BUILD)/uapi
+UAPI_STAMP := $(UAPI)/.ok
+
 KSRCS :=
 PSRCS :=
 ASRCS :=
@@ -87,8 +92,6 @@ $(DEBIAN_BPFTRACE)/usr/bin/bpftrace: tools/host/debian-bpftrace.sh tools/host/de
 # ---- include paths ----
 # The kernel sees the Linux uapi headers through a directory that holds only linux/, asm/ and
 # asm-generic/, never libc headers.
-UAPI := $(BUILD)/uapi
-UAPI_STAMP := $(UAPI)/.ok
 $(UAPI_STAMP): $(DEPS_STAMP)
 	$(Q)rm -rf $(UAPI) && mkdir -p $(UAPI)
 	$(Q)cp -r /usr/aarch64-linux-gnu/include/linux /usr/aarch64-linux-gnu/include/asm \
@@ -114,8 +117,10 @@ DEBUG ?=
 KCFLAGS += $(if $(filter 1,$(DEBUG)),-DKDEBUG=1)
 KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLY__
 
+# Host tests see the same uapi headers as the kernel ($(UAPI), arm64's), not the host's.
 HCFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-	-fno-sanitize-recover=undefined $(WARN) -DKDEBUG=1 -Itests/fakes/include -Iinclude -MMD -MP
+	-fno-sanitize-recover=undefined $(WARN) -DKDEBUG=1 -Itests/fakes/include -Iinclude -I$(UAPI) \
+	-MMD -MP
 HLDFLAGS := -fsanitize=address,undefined
 
 # ---- kernel ----
@@ -151,7 +156,7 @@ HOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(PSRCS))
 HFAKEOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(FAKE_SRCS))
 UNIT_BINS := $(patsubst %,$(BUILD)/unit/test_%,$(UNIT_TESTS))
 
-$(BUILD)/h/%.o: %.c $(DEPS_STAMP)
+$(BUILD)/h/%.o: %.c $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
 

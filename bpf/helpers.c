@@ -664,9 +664,7 @@ static uint64_t h_read_str_compat(uint64_t dst, uint64_t size, uint64_t src, uin
 static uint64_t h_probe_write_user(uint64_t dst, uint64_t src, uint64_t size, uint64_t a4,
 				   uint64_t a5)
 {
-	bool user;
-
-	if (ksvc_irq_regs(&user) || ksvc_current_tgid() <= 0)
+	if (ksvc_in_irq() || ksvc_current_tgid() <= 0)
 		return (uint64_t)-EPERM;
 	return (uint64_t)(int64_t)ksvc_write_user_nofault(P(dst), P(src), size);
 }

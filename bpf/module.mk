@@ -11,9 +11,9 @@ PSRCS += $(BPF_SRCS)
 # portable sources and the host fake of the kernel-services seam.
 BPF_RUN := $(BUILD)/host/bpf-run
 BPF_RUN_SRCS := tools/bpf-run/bpf-run.c tools/bpf-run/asm.c $(BPF_SRCS) tests/fakes/ksvc_fake.c
-BPF_RUN_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Itests/fakes/include -Iinclude -Itests/fakes
+BPF_RUN_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Itests/fakes/include -Iinclude -Itests/fakes -I$(UAPI)
 
-$(BPF_RUN): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h)
+$(BPF_RUN): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h) $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(HOSTCC) $(BPF_RUN_CFLAGS) -o $@ $(BPF_RUN_SRCS)
 
@@ -23,7 +23,7 @@ BENCH_BINS += $(BPF_RUN)
 # bpf-run as a static aarch64 Linux program: with --jit it runs the JIT's code, which the
 # tests run under qemu-aarch64 (Debian's qemu-user) with and without LSE atomics.
 BPF_RUN_A64 := $(BUILD)/host/bpf-run-a64
-$(BPF_RUN_A64): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h)
+$(BPF_RUN_A64): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h) $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(CROSS)gcc -static $(BPF_RUN_CFLAGS) -Wno-stringop-truncation -o $@ $(BPF_RUN_SRCS)
 
@@ -31,22 +31,22 @@ TEST_EXTRA_BINS += $(BPF_RUN_A64)
 
 # ---- BPF C programs (tests/bpf/*.bpf.c) compiled by clang -target bpf ----
 # bench_*: raw bytecode of their "bench" section for bpf-run; perf_*: ELF objects the host
-# tests load through tests/bpf/bpf_elf.c.  The host's asm/ headers match the host tests' view
-# of struct bpf_perf_event_data.
+# tests load through tests/bpf/bpf_elf.c.  They see the kernel's uapi headers ($(UAPI), arm64's
+# struct bpf_perf_event_data), as the kernel and the host tests do.
 BPF_CLANG ?= clang
 BPF_OBJCOPY ?= llvm-objcopy
-BPF_CFLAGS := -O2 -g0 -target bpf -Wall -Werror -I/usr/include/$(shell $(HOSTCC) -print-multiarch)
+BPF_CFLAGS := -O2 -g0 -target bpf -Wall -Werror -I$(UAPI)
 BPF_BENCH_NAMES := sum fnv classify alu helper
 BPF_BENCH_BINS := $(patsubst %,$(BUILD)/bpf/bench_%.bin,$(BPF_BENCH_NAMES))
 BPF_TEST_OBJS := $(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%.o,$(wildcard tests/bpf/perf_*.bpf.c)) \
 	$(patsubst tests/bpf/%.bpf.c,$(BUILD)/bpf/%_v3.o,$(wildcard tests/bpf/perf_*.bpf.c))
 
 # the perf programs also as -mcpu=v3 code (32-bit ALU and JMP32) as newer toolchains emit
-$(BUILD)/bpf/%_v3.o: tests/bpf/%.bpf.c tests/bpf/bpf_defs.h
+$(BUILD)/bpf/%_v3.o: tests/bpf/%.bpf.c tests/bpf/bpf_defs.h $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -mcpu=v3 -c $< -o $@
 
-$(BUILD)/bpf/%.o: tests/bpf/%.bpf.c tests/bpf/bpf_defs.h
+$(BUILD)/bpf/%.o: tests/bpf/%.bpf.c tests/bpf/bpf_defs.h $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 

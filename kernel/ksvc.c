@@ -4,6 +4,7 @@
  * host twin.
  */
 #include <arch/arch.h>
+#include <arch/debug.h>
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
 #include <kern/clock.h>
@@ -11,6 +12,7 @@
 #include <kern/irq.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
+#include <kern/platform.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/string.h>
@@ -227,17 +229,39 @@ void arch_cpu_relax(void)
 	__asm__ volatile("yield" ::: "memory");
 }
 
-/* ---- interrupted context ---- */
+/* ---- the handlers perf registers, and the interrupted context ---- */
 
-const uint64_t *ksvc_irq_regs(bool *user)
+extern struct platform boot_platform;
+
+static bool (*pmu_irq_fn)(const uint64_t *regs, bool user);
+
+static void pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
 {
-	struct trapframe *tf = this_cpu()->irq_tf;
-
-	if (!tf)
-		return NULL;
+	(void)intid;
+	(void)arg;
 	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
-	*user = trapframe_from_user(tf);
-	return (const uint64_t *)tf;
+	pmu_irq_fn((const uint64_t *)tf, trapframe_from_user(tf));
+}
+
+int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
+{
+	if (!boot_platform.has_pmu)
+		return -ENODEV;
+	if (pmu_irq_fn)
+		return -EBUSY;
+	pmu_irq_fn = fn;
+	return irq_register(boot_platform.pmu_intid, pmu_irq, NULL);
+}
+
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+				 void (*suspend)(bool on))
+{
+	debug_hw_register(hit, suspend);
+}
+
+bool ksvc_in_irq(void)
+{
+	return this_cpu()->irq_tf != NULL;
 }
 
 void ksvc_user_regs(uint64_t regs[34])
@@ -460,18 +484,21 @@ int ksvc_signal_current(int sig, bool thread)
 
 struct ksvc_timer {
 	struct ktimer kt;
-	void (*fn)(void *arg);
+	ksvc_timer_fn *fn;
 	void *arg;
 };
 
+/* ktimers run from the timer interrupt (kernel/time.c), whose frame trap_irq recorded */
 static void ksvc_timer_fire(struct ktimer *kt)
 {
 	struct ksvc_timer *t = container_of(kt, struct ksvc_timer, kt);
+	struct trapframe *tf = this_cpu()->irq_tf;
 
-	t->fn(t->arg);
+	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
+	t->fn(t->arg, (const uint64_t *)tf, trapframe_from_user(tf));
 }
 
-struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg)
+struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg)
 {
 	struct ksvc_timer *t = kmalloc(sizeof(*t));
 

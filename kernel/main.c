@@ -121,14 +121,6 @@ static void print_banner(void)
 		printk("PMU: no arm,armv8-pmuv3 node in the device tree\n");
 }
 
-static void pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
-{
-	(void)intid;
-	(void)arg;
-	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
-	perf_pmu_irq((const uint64_t *)tf, trapframe_from_user(tf));
-}
-
 void kernel_cpu_online(struct cpu *c)
 {
 	struct task *idle = &idle_tasks[c->id];
@@ -219,10 +211,8 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	if (pf->rtc_base) /* PL031 RTCDR (offset 0): seconds since the epoch */
 		clock_realtime_init(*(volatile uint32_t *)ioremap(pf->rtc_base, 0x1000));
 	vdso_init(); /* after the RTC: it copies the realtime offset */
-	if (perf_init())
+	if (perf_init()) /* with its PMU interrupt and breakpoint handlers */
 		kpanic("perf initialisation failed");
-	if (pf->has_pmu)
-		irq_register(pf->pmu_intid, pmu_irq, NULL);
 	kernel_cpu_online(c0);
 	smp_boot_secondaries();
 	print_banner();

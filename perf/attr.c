@@ -100,7 +100,7 @@ static int perf_reg_validate(uint64_t mask, const struct perf_limits *lim)
 	uint64_t reserved = ~PERF_ARM64_REGS_VALID;
 
 	if (lim->have_sve)
-		reserved &= ~PERF_ARM64_REG_EXTENDED_MASK;
+		reserved &= ~PERF_REG_EXTENDED_MASK;
 	if (!mask || (mask & reserved))
 		return -EINVAL;
 	return 0;

@@ -16,7 +16,8 @@
  *    breakpoint is EINVAL.
  * Running: pmu add/del install an event in a free register of this CPU (EAGAIN when none is
  * free); the arch trap code reports EL0 debug exceptions through perf_bp_hit and then steps
- * over the instruction with this CPU's EL0 slots suspended (perf_bp_suspend), as Linux does.
+ * over the instruction with this CPU's EL0 slots suspended (perf_bp_suspend), as Linux does;
+ * perf_bp_init registers both with it (ksvc_hw_breakpoint_register).
  *
  * Not built: breakpoints on kernel addresses (Linux allows CPU-wide ones to CAP_SYS_ADMIN): an
  * open that passes Linux's checks gets EOPNOTSUPP.
@@ -338,6 +339,7 @@ void perf_bp_init(void)
 	nr_slots[BP_INST] = (unsigned int)((dfr0 >> 12) & 0xf) + 1;
 	nr_slots[BP_DATA] = (unsigned int)((dfr0 >> 20) & 0xf) + 1;
 	perf_pmu_register(&bp_pmu, PERF_TYPE_BREAKPOINT);
+	ksvc_hw_breakpoint_register(perf_bp_hit, perf_bp_suspend);
 }
 
 void perf_bp_cpu_init(void)

@@ -36,6 +36,9 @@
 #include <kern/string.h>
 #include "perf_internal.h"
 
+/* A program's ctx holds arm64's user_pt_regs: the registers perf passes around, as they are. */
+_Static_assert(sizeof(bpf_user_pt_regs_t) == PERF_REGS_NR * sizeof(uint64_t), "ctx regs");
+
 #define BPF_GUARD_CPUS 64
 static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
 
@@ -335,24 +338,15 @@ static bool on_this_cpu(struct perf_event *e)
 }
 
 /*
- * The registers of the program's ctx (bpf_perf_event_output, get_stackid, get_stack): a
- * PERF_EVENT ctx (struct bpf_perf_event_data) and a KPROBE one (struct pt_regs) start with
- * them; for tracepoint and syscall programs bpf/ hands these a ctx laid out so too
- * (bpf_helper_impl's variants).
+ * bpf_perf_event_output, get_stackid and get_stack take the registers from ctx: a PERF_EVENT
+ * ctx (struct bpf_perf_event_data) and a KPROBE one (struct pt_regs) start with them, and for
+ * tracepoint and syscall programs bpf/ hands these a ctx laid out so (bpf_helper_impl).
  */
-static void ctx_regs(const void *ctx, uint64_t regs[34])
-{
-	const struct bpf_perf_event_data_kern *k = ctx;
-
-	memset(regs, 0, 34 * sizeof(uint64_t));
-	/* arm64's user_pt_regs is regs[34]; a host build (unit tests) has another layout */
-	memcpy(regs, &k->data.regs, MIN(sizeof(k->data.regs), 34 * sizeof(uint64_t)));
-}
-
 static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 {
 	struct perf_event *e = event;
-	uint64_t regs[34];
+	const struct bpf_perf_event_data_kern *k = ctx;
+	const uint64_t *regs = (const uint64_t *)&k->data.regs;
 
 	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
 		return -EINVAL;
@@ -360,8 +354,7 @@ static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 		return -E2BIG;
 	if (!on_this_cpu(e))
 		return -EOPNOTSUPP;
-	ctx_regs(ctx, regs);
-	return perf_output_raw(e, regs, (regs[33] & 0xf) == 0, data, (uint32_t)size);
+	return perf_output_raw(e, regs, perf_regs_user(regs), data, (uint32_t)size);
 }
 
 static long ops_read(void *event, struct bpf_perf_event_value *v)
@@ -383,10 +376,10 @@ static long ops_read(void *event, struct bpf_perf_event_value *v)
 
 static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
 {
-	uint64_t regs[34];
+	const struct bpf_perf_event_data_kern *k = ctx;
+	const uint64_t *regs = (const uint64_t *)&k->data.regs;
 
-	ctx_regs(ctx, regs);
-	return perf_bpf_callchain(regs, (regs[33] & 0xf) == 0, user, ips, max);
+	return perf_bpf_callchain(regs, perf_regs_user(regs), user, ips, max);
 }
 
 static int ops_attach(void *event, struct bpf_prog *prog, uint64_t cookie)

@@ -5,13 +5,42 @@
  *
  * Linux 6.1 (kernel/events/core.c) is the reference for every errno and the order of checks:
  * attr.c decodes and checks the attr; the target task or CPU, the group and the PMU follow;
- * the fd is installed last.  Counting only: sampling (mmap rings, overflow records) and BPF
- * attachment come with the sampling and BPF issues; until then mmap is refused with ENODEV
- * (the file has no mmap operation).  PERF_EVENT_IOC_SET_BPF attaches a PERF_EVENT program
- * (bpf_attach.c).
+ * the fd is installed last.  The file's mmap is the ring (mmap.c); PERF_EVENT_IOC_SET_BPF
+ * attaches a PERF_EVENT program (bpf_attach.c).  Event memory lives while core.refs > 0: the
+ * fd holds one, each inherited child one on its parent.
  *
- * Locking: see perf_internal.h (perf_attach_lock -> ctx lock).  Event memory lives while
- * core.refs > 0: the fd holds one, each inherited child one on its parent.
+ * Lock order of perf/ (outer first; the legend of each field is in perf_internal.h).  Every
+ * perf lock is a spinlock taken with interrupts masked, so no path may sleep under one.
+ *
+ *   perf_attach_lock                    task contexts come and go: open's lookup, fork, exec,
+ *    |                                  exit, close's unhooking of inherited children
+ *    +-> ctx->sched.lock                exec and exit (event_exit_locked), fork's install of a
+ *    |    |                             child event into the child's new context
+ *    |    +-> top's child_lock          exit folds a child's counts into its parent
+ *    +-> top's child_lock               fork links a child, close unhooks one
+ *    +-> parent's bpf_lock              fork: the child shares the parent's program
+ *
+ *   ctx->sched.lock                     software and tracepoint events counted in process
+ *    |                                  context (perf_sw_event, perf_tp_event), side-band
+ *    |                                  emission, the tick (throttle, frequency, rotation)
+ *    +-> e's bpf_lock                   the overflow's program runs under it (bpf_attach.c)
+ *    |    +-> owner's child_lock        ... and may write a sample (bpf_perf_event_output)
+ *    |         +-> ring->lock
+ *    +-> owner's child_lock             the sample itself: which ring, held while writing it
+ *    |    +-> ring->lock                (sample.c; Linux's perf_output_begin/end)
+ *    +-> ring->lock                     side-band and THROTTLE records (perf_ring_write, with a
+ *                                       reference on the ring and no child_lock)
+ *
+ *   The overflow interrupt (PMU, cpu-clock timer) and a breakpoint hit (bp.c) hold no ctx lock
+ *   and start at bpf_lock or the owner's child_lock.  tp_lock (bpf_attach.c: programs on tracepoints) nests the same
+ *   bpf_lock-less chain: tp_lock -> owner's child_lock -> ring->lock.  child_lock -> the
+ *   seam's fasync lock (pending_work's O_ASYNC signal).  perf_owner_lock, bp_lock (bp.c) and
+ *   the sysfs lock are leaves.  Reader wakeups (ksvc_waitq_wake_all) happen after the ring
+ *   and child locks are dropped, under a ctx lock at most.
+ *
+ * Two contexts are never locked together.  A context's events change only on the CPU where
+ * it is active (perf_ctx_call), so its own task running with interrupts masked (fork's walk
+ * of the parent's events under perf_attach_lock) sees them stable without the ctx lock.
  */
 #include <linux/perf_event.h>
 #include <linux/poll.h>
@@ -20,7 +49,6 @@
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
-#include <kern/syscall.h>
 #include <perf/perf.h>
 #include <bpf/bpf.h>
 #include "perf_internal.h"
@@ -812,11 +840,9 @@ int perf_event_get_task_fd(int tid, int fd, struct perf_event **out)
 
 /* ---- perf_event_open ---- */
 
-static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, uint64_t ugroup,
-				uint64_t flags)
+long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long flags)
 {
 	struct perf_event_attr attr;
-	int pid = (int)upid, cpu = (int)ucpu, group_fd = (int)ugroup;
 	struct perf_event *leader = NULL, *e = NULL, *output = NULL;
 	struct perf_context *ctx = NULL;
 	struct ksvc_fd_resv resv = { .fd = -1 };
@@ -827,7 +853,7 @@ static long sys_perf_event_open(uint64_t uattr, uint64_t upid, uint64_t ucpu, ui
 	for (unsigned int i = 0; i < perf_limits.nr_cpus && i < 64; i++)
 		if (ksvc_cpu_online(i))
 			perf_limits.online_mask |= 1ull << i;
-	err = perf_attr_decode((void *)uattr, pid, cpu, flags, &perf_limits, &attr);
+	err = perf_attr_decode(uattr, pid, cpu, flags, &perf_limits, &attr);
 	if (err)
 		return err;
 	if (flags & PERF_FLAG_PID_CGROUP)
@@ -964,4 +990,3 @@ err_leader:
 	ksvc_fd_cancel(&resv);
 	return err;
 }
-SYSCALL(__NR_perf_event_open, sys_perf_event_open);

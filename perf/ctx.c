@@ -16,6 +16,7 @@
 #include <kern/ksvc.h>
 #include <kern/string.h>
 #include <perf/perf.h>
+#include <perf/sw_events.h>
 #include "perf_internal.h"
 
 struct perf_context *perf_cpu_ctx[PERF_MAX_CPUS];
@@ -245,6 +246,13 @@ static struct perf_context *task_ctx(struct ksvc_task *t)
 	return ctx == PERF_TASK_DEAD ? NULL : ctx;
 }
 
+/* One switch or migration for ctx's software events, in the mode <perf/sw_events.h> gives. */
+static void sched_count_locked(struct perf_context *ctx, uint32_t config)
+{
+	spin_assert_held(&ctx->sched.lock);
+	perf_sw_count_locked(ctx, config, 1, 0, perf_sw_events[config].kernel_mode);
+}
+
 void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migrated)
 {
 	struct perf_context *pc = task_ctx(prev), *nc = task_ctx(next), *cc;
@@ -257,7 +265,7 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 	if (pc) {
 		spin_lock(&pc->sched.lock);
 		perf_ctx_update_time_locked(pc, now);
-		perf_sw_count_locked(pc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0, true);
+		sched_count_locked(pc, PERF_COUNT_SW_CONTEXT_SWITCHES);
 		perf_ctx_sched_out_locked(&pc->sched, pc->time);
 		pc->active = false;
 		pc->cpu = -1;
@@ -267,9 +275,9 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 	 * that arrives from another CPU, as Linux's perf_sw_event_sched */
 	if (cc && !list_empty(&cc->events)) {
 		spin_lock(&cc->sched.lock);
-		perf_sw_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0, true);
+		sched_count_locked(cc, PERF_COUNT_SW_CONTEXT_SWITCHES);
 		if (migrated)
-			perf_sw_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0, true);
+			sched_count_locked(cc, PERF_COUNT_SW_CPU_MIGRATIONS);
 		spin_unlock(&cc->sched.lock);
 	}
 	if (nc) {
@@ -279,7 +287,7 @@ void perf_task_switch(struct ksvc_task *prev, struct ksvc_task *next, bool migra
 		nc->tstamp = now;
 		perf_ctx_sched_in_locked(&nc->sched, nc->time);
 		if (migrated)
-			perf_sw_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0, true);
+			sched_count_locked(nc, PERF_COUNT_SW_CPU_MIGRATIONS);
 		struct list_node *un;
 
 		list_for_each(un, &nc->events) {
@@ -383,6 +391,7 @@ static void sw_hit_locked(struct perf_context *ctx, const void *arg)
 {
 	const struct sw_hit *h = arg;
 
+	spin_assert_held(&ctx->sched.lock);
 	perf_sw_count_locked(ctx, h->config, h->n, h->addr, h->in_kernel);
 }
 
@@ -396,6 +405,7 @@ void perf_sw_event(uint32_t config, uint64_t n, uint64_t addr, bool in_kernel)
 
 static void tp_hit_locked(struct perf_context *ctx, const void *arg)
 {
+	spin_assert_held(&ctx->sched.lock);
 	perf_tp_count_locked(ctx, arg);
 }
 
@@ -653,13 +663,6 @@ void perf_task_exit(void)
 
 /* ---- boot ---- */
 
-static bool overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
-		     void *cookie)
-{
-	(void)cookie;
-	return perf_event_overflow(e, period, regs, user);
-}
-
 int perf_init(void)
 {
 	unsigned int n = ksvc_nr_cpus();
@@ -677,8 +680,10 @@ int perf_init(void)
 	perf_pmu_register(perf_kprobe_pmu(), PERF_TYPE_KPROBE);
 	perf_pmu_register(perf_uprobe_pmu(), PERF_TYPE_UPROBE);
 	perf_bpf_init();
-	int err = pmuv3_probe(n, overflow, NULL);
+	int err = pmuv3_probe(n);
 
+	if (!err)
+		err = ksvc_pmu_irq_register(pmuv3_handle_irq);
 	if (err && err != -ENODEV)
 		return err;
 	perf_ready = true;

@@ -2,23 +2,48 @@
  * perf_internal.h - interfaces between the files of perf/ (included only by the perf/ sources
  * and their host tests).
  *
- * The building blocks here take plain parameters so that each one tests in isolation:
- *   attr.c      perf_event_attr copy-in (size versions, E2BIG write-back) and the checks Linux 6.1
- *               makes before a PMU sees the event, in Linux's order
- *   record.c    output cursor; PERF_RECORD_SAMPLE, read_format, sample_id_all trailer, LOST
- *   ring.c      the mmap ring: user page, output_begin/end, LOST, wakeup_events/watermark
- *   sideband.c  COMM, MMAP/MMAP2, FORK, EXIT, THROTTLE/UNTHROTTLE encoders
- *   pmu.c       struct perf_pmu, the type -> pmu table, counter maths, group scheduling/rotation
- *   pmuv3.c     the ARM PMUv3 backend (through <arch/pmu_sysreg.h> only)
- * core.c (per-task/per-CPU contexts, fds, ioctls, IPIs) composes them.
+ * The files of perf/, in the order a newcomer reads them (docs/architecture.md draws it):
+ *   The syscall and the event file
+ *     core.c      perf_event_open (decode, then commit: fd, group, context, install), read()
+ *                 with read_format, the ioctls, poll, close; the lock-order block
+ *     attr.c      perf_event_attr copy-in (size versions, E2BIG write-back) and the checks
+ *                 Linux 6.1 makes before a PMU sees the event, in Linux's order
+ *     ctx.c       per-task and per-CPU contexts and the hooks kernel/ calls: switch, tick,
+ *                 fork (inherit), exec, exit, software and tracepoint hits; perf_init
+ *   The PMUs
+ *     pmu.c       struct perf_pmu, the type -> pmu table, counter maths, group scheduling and
+ *                 rotation
+ *     pmuv3.c     the ARM PMUv3 backend (through <arch/pmu_sysreg.h> only) and its interrupt
+ *     sw.c        the software PMU; its per-config rules are <perf/sw_events.h>
+ *     tp.c        the tracepoint PMU
+ *     bp.c        the hw_breakpoint PMU (through <arch/dbg_sysreg.h> only) and its trap handler
+ *   The sample path: IRQ -> overflow -> BPF -> record -> ring -> wakeup
+ *     overflow.c  perf_event_overflow: throttling, frequency mode, the BPF filter, the sample,
+ *                 REFRESH / sigtrap / O_ASYNC notification (pending_work)
+ *     bpf_attach.c  programs on events and tracepoints (the filter), and struct bpf_perf_ops
+ *                 through which bpf/'s helpers reach perf
+ *     sample.c    building one PERF_RECORD_SAMPLE (callchains, user regs and stack) and
+ *                 writing it into the event's ring
+ *     record.c    output cursor; the SAMPLE, read_format, sample_id_all trailer, LOST encoders
+ *     ring.c      the ring itself: user page, output_begin/end, LOST, wakeup_events/watermark
+ *     mmap.c      an event's ring as user space sees it: mmap, user page, SET_OUTPUT, the
+ *                 readers' wakeup and poll
+ *     sideband.c  COMM, MMAP2, FORK, EXIT, THROTTLE, SWITCH, KSYMBOL, BPF_EVENT encoders, and
+ *                 which events get a side-band record
+ *   The views
+ *     sysfs.c     /sys/bus/event_source/devices and the perf sysctls
+ * The building blocks (attr.c, record.c, ring.c, pmu.c, the encoders) take plain parameters
+ * so each tests in isolation; tests/unit/test_perf_core.c runs them all together.
  *
  * Lock legend used on the fields below (core.c owns the lock-order block):
  *   [i]  immutable after perf_event_open commits the event
  *   [c]  perf_ctx.lock (spin_lock_irqsave: IRQ-safe, the context of the event)
  *   [p]  owning CPU with interrupts masked (PMU driver state; only touched on the CPU the event
  *        is ACTIVE on: by ctx switch-in/out with IRQs off or by the PMU interrupt)
+ *   [l]  the event's core.child_lock (for its children list: the parent's)
  *   [r]  perf_ring.lock (writers of one ring buffer)
  *   [a]  atomic
+ * A field under another lock names it: [bpf_lock], [perf_owner_lock].
  */
 #pragma once
 
@@ -27,6 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+#include <asm/perf_regs.h>
+#include <asm/ptrace.h>
 #include <kern/list.h>
 #include <kern/spinlock.h>
 #include <perf/perf.h>
@@ -53,13 +80,24 @@ struct perf_limits {
 #define PERF_DEFAULT_MAX_SAMPLE_RATE 100000u
 #define PERF_DEFAULT_MAX_STACK 127u
 
-/* arm64 sample register numbering (uapi asm/perf_regs.h of arm64; the host has x86's). */
-#define PERF_ARM64_REG_SP 31
-#define PERF_ARM64_REG_PC 32
-#define PERF_ARM64_REG_MAX 33
-#define PERF_ARM64_REG_VG 46
-#define PERF_ARM64_REGS_VALID ((1ull << PERF_ARM64_REG_MAX) - 1)
-#define PERF_ARM64_REG_EXTENDED_MASK (1ull << PERF_ARM64_REG_VG)
+/*
+ * The registers perf passes around (an interrupt's, a task's user state at its last entry, a
+ * BPF program's ctx): arm64's struct user_pt_regs read as u64s, x0..x30, sp, pc, pstate.  The
+ * sample register numbers (PERF_REG_ARM64_*, uapi <asm/perf_regs.h>) index the same array.
+ */
+#define PERF_REGS_NR (sizeof(struct user_pt_regs) / sizeof(uint64_t))
+#define PERF_REGS_PSTATE (offsetof(struct user_pt_regs, pstate) / sizeof(uint64_t))
+#define PERF_REGS_FP PERF_REG_ARM64_X29 /* the frame record the callchain walk starts from */
+_Static_assert(offsetof(struct user_pt_regs, sp) / 8 == PERF_REG_ARM64_SP, "user_pt_regs order");
+_Static_assert(offsetof(struct user_pt_regs, pc) / 8 == PERF_REG_ARM64_PC, "user_pt_regs order");
+_Static_assert(PERF_REGS_NR == 34, "ksvc_user_regs fills 34 registers");
+/* pstate's mode field says whether the registers are user mode (EL0) */
+static inline bool perf_regs_user(const uint64_t *regs)
+{
+	return (regs[PERF_REGS_PSTATE] & PSR_MODE_MASK) == PSR_MODE_EL0t;
+}
+/* Valid PERF_SAMPLE_REGS_* bits: x0..pc, and VG with SVE (PERF_REG_EXTENDED_MASK). */
+#define PERF_ARM64_REGS_VALID ((1ull << PERF_REG_ARM64_MAX) - 1)
 
 /* Every flags bit perf_event_open knows (PERF_FLAG_ALL is not in the uapi header). */
 #define PERF_FLAG_ALL_KNOWN                                                                        \
@@ -229,7 +267,7 @@ struct perf_sample_data {
 	const struct perf_branch_entry *branches; /* NULL: nr = 0 only */
 	uint64_t branch_nr, branch_hw_idx;
 	uint64_t regs_user_abi;	   /* PERF_SAMPLE_REGS_ABI_*; NONE for a kernel thread */
-	const uint64_t *regs_user; /* indexed by PERF_ARM64_REG_* (x0..x30, sp, pc) */
+	const uint64_t *regs_user; /* indexed by PERF_REG_ARM64_* (x0..x30, sp, pc) */
 	uint64_t stack_user_sp;	   /* user address the STACK_USER dump starts at */
 	uint64_t
 	    stack_user_size; /* dump size (attr.sample_stack_user clamped, 8-aligned); 0 = none */
@@ -566,7 +604,11 @@ struct perf_event {
 	_Atomic uint64_t count;	       /* [a] events counted */
 	_Atomic uint64_t lost_samples; /* [a] PERF_FORMAT_LOST */
 	struct perf_hw hw;	       /* [p] */
-	struct perf_ring *ring;	       /* [c] output ring (own or SET_OUTPUT target) */
+	/* [l] output ring (own or SET_OUTPUT target), a reference; an inherited event has none
+	 * and writes its parent's.  Set under e's child_lock (mmap.c), read under the owner's by
+	 * the writers.  An own ring (core.own_ring) stays until perf_output_release, after the
+	 * event left its context, so [c] holders (the user page) read it without child_lock. */
+	struct perf_ring *ring;
 	void *core;		       /* core.c's private part */
 };
 
@@ -628,23 +670,16 @@ uint64_t perf_event_read_count_locked(struct perf_event *e);
 #define PMUV3_IDX_CYCLE 0
 
 /*
- * Called from the PMU interrupt for each event whose period elapsed, with the period the sample
- * covers (no allocation, no sleep).  Returning true throttles: the counter is stopped as Linux
- * does when perf_event_overflow returns 1; core.c restarts it later through pmu->start.
- */
-typedef bool (*pmuv3_overflow_fn)(struct perf_event *e, uint64_t period, const uint64_t *regs,
-				  bool user, void *cookie);
-
-/*
  * [any, boot] Probe the PMU of the CPU we run on (ID_AA64DFR0_EL1.PMUVer, PMCR.N, PMCEID*),
  * reset it, and register it as PERF_TYPE_PMUV3 "armv8_pmuv3".  nr_cpus: per-CPU state.
  * -ENODEV without PMUv3.  Secondary CPUs call pmuv3_cpu_init.
  */
-int pmuv3_probe(unsigned int nr_cpus, pmuv3_overflow_fn fn, void *cookie);
+int pmuv3_probe(unsigned int nr_cpus);
 /* [p] Reset the PMU of this CPU (counters off, overflow cleared, PMCR.LC/LP as Linux). */
 void pmuv3_cpu_init(void);
-/* [p] The PMU interrupt of this CPU, with the interrupted registers (user_pt_regs order) and
- * whether they are user mode: true when it was ours. */
+/* [p] The PMU interrupt of this CPU (perf_init registers it with ksvc_pmu_irq_register), with
+ * the interrupted registers (user_pt_regs order) and whether they are user mode: true when it
+ * was ours. */
 bool pmuv3_handle_irq(const uint64_t *regs, bool user);
 /* The registered PMU (NULL before probe) and its facts. */
 struct perf_pmu *pmuv3_pmu(void);
@@ -662,8 +697,8 @@ void pmuv3_remove(void);
 /* ======================================================================================
  * perf core (core.c, ctx.c, sw.c): contexts, event lifetime, the syscall and fd operations.
  *
- * Lock order: perf_attach_lock (attach/detach of task contexts, task exit, inherit)
- *             -> ctx->sched.lock (IRQ-safe; the event lists and every [c] field).
+ * Locks: perf_attach_lock (task contexts come and go) and ctx->sched.lock (the event lists
+ * and every [c] field); the order of every nesting is the block at the top of core.c.
  * A context's events change only on the CPU where the context is active (its counters are
  * that CPU's registers): perf_ctx_call runs the change there, by IPI when needed.
  * ====================================================================================== */
@@ -678,8 +713,10 @@ struct perf_context {
 	bool active;		 /* [c] scheduled in on cpu */
 	bool dead;		 /* [a] the task exited: no new events */
 	uint64_t time, tstamp;	 /* [c] context time (advances while active) and its base */
-	struct list_node events; /* [c] every event of the context (core.event_entry) */
-	_Atomic int refs;	 /* events + the task's slot */
+	/* [c] every event of the context (core.event_entry); changed only where the context is
+	 * active, so its own task walks it with interrupts masked and no lock (fork) */
+	struct list_node events;
+	_Atomic int refs; /* [a] events + the task's slot */
 };
 
 /* What core.c keeps per event, beside struct perf_event (one allocation). */
@@ -689,10 +726,12 @@ struct perf_event_core {
 	struct perf_event *parent;	/* [i] the event this one was inherited from */
 	struct list_node children;	/* [l] inherited children (parent's child_lock) */
 	struct list_node child_entry;	/* [l] */
-	struct spinlock child_lock;
+	struct spinlock child_lock;	/* the [l] fields, e->ring, and writing e's ring */
 	uint64_t child_count, child_enabled, child_running; /* [l] folded from exited children */
-	_Atomic int refs;		/* fd, children, in-flight users */
+	_Atomic int refs;		/* [a] fd, children, in-flight users */
 	struct wait_queue *wq;		/* [i] poll: POLLHUP at exit, POLLIN with ring data */
+	bool sw_clock;			/* [i] a clock (sw_events.h: PERF_SW_CLOCK), looked
+					 * up once at event_init: the switch path asks often */
 	uint64_t sw_prev;		/* [p] clock events: last reading */
 	bool exited;			/* [c] its task exited: reads give the final count */
 	/* sampling: [p] on the CPU the event runs on, interrupts masked */
@@ -704,11 +743,11 @@ struct perf_event_core {
 	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
-	struct spinlock bpf_lock;
+	struct spinlock bpf_lock;	/* held while the program runs on an overflow */
 	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
 	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
 	/* overflow notification (Linux's pending_irq): set at the overflow, acted on by
-	 * pending_work (output.c) once no lock is held */
+	 * pending_work (overflow.c) once no lock is held */
 	struct ksvc_fasync *fasync;	/* [l] O_ASYNC on the event's file, or NULL */
 	_Atomic int event_limit;	/* REFRESH: overflows left before the event stops; 0 none */
 	_Atomic int pending_kill;	/* POLL_IN / POLL_HUP for the O_ASYNC owner, or 0 */
@@ -725,10 +764,10 @@ struct perf_event_core {
 struct bpf_prog;
 /* core.c: thread t exits: the events it opened have no owner any more. */
 void perf_owner_exit(struct ksvc_task *t);
-/* output.c: after an overflow's sample (Linux's __perf_event_overflow): the REFRESH limit, the
+/* overflow.c: after an overflow's sample (Linux's __perf_event_overflow): the REFRESH limit, the
  * sigtrap and the O_ASYNC signal.  [any] true: the limit ran out, stop the event's counter. */
 bool perf_overflow_notify(struct perf_event *e, uint64_t addr);
-/* output.c: pending_work's function (perf_event_alloc sets it) */
+/* overflow.c: pending_work's function (perf_event_alloc sets it) */
 void perf_pending_work(struct ksvc_irq_work *w);
 /* core.c: disable e where its context runs now, from pending_work (IRQ context). */
 void perf_event_disable_inatomic(struct perf_event *e);
@@ -751,10 +790,10 @@ int perf_event_get_fd(int fd, struct perf_event **out);
 /* The perf event at fd in thread tid's table, with a reference: 0, -ENOENT (no such thread),
  * -EBADF (fd not open), -EINVAL (not a perf event). */
 int perf_event_get_task_fd(int tid, int fd, struct perf_event **out);
-/* output.c: a PERF_RECORD_SAMPLE carrying raw data (bpf_perf_event_output): 0, -ENOSPC. */
+/* sample.c: a PERF_RECORD_SAMPLE carrying raw data (bpf_perf_event_output): 0, -ENOSPC. */
 long perf_output_raw(struct perf_event *e, const uint64_t *regs, bool user, const void *raw,
 		     uint32_t size);
-/* output.c: kernel or user frames of regs for bpf_get_stackid/get_stack. */
+/* sample.c: kernel or user frames of regs for bpf_get_stackid/get_stack. */
 long perf_bpf_callchain(const uint64_t *regs, bool regs_user, bool user, uint64_t *ips,
 			uint32_t max);
 
@@ -809,7 +848,7 @@ void perf_event_put(struct perf_event *e);
 void perf_event_totals(struct perf_event *e, uint64_t *count, uint64_t *enabled,
 		       uint64_t *running);
 
-/* output.c: the ring mapping, samples, side-band records. */
+/* mmap.c: an event's ring as user space sees it. */
 int perf_mmap(void *priv, struct ksvc_mmap *m);
 uint64_t perf_mmap_phys(void *priv, void *map_priv, uint64_t pgoff);
 void perf_mmap_open(void *priv, void *map_priv);
@@ -818,21 +857,43 @@ void perf_output_release(struct perf_event *e);
 /* PERF_EVENT_IOC_SET_OUTPUT / PERF_FLAG_FD_OUTPUT: share out's ring (NULL: stop sharing). */
 int perf_set_output(struct perf_event *e, struct perf_event *out);
 bool perf_event_has_ring(struct perf_event *e);
+/* The ring e writes into (its parent's when inherited), with a reference, or NULL. */
+struct perf_ring *perf_event_ring_get(struct perf_event *e);
+/* Wake the readers of e's ring: e's (its parent's) and, when redirected, its output event's. */
+void perf_event_ring_wake(struct perf_event *e);
 /* Refresh e's user page (index, offset, times) after it went on or off a counter. [c] */
 void perf_event_update_userpage_locked(struct perf_event *e);
 unsigned int perf_output_poll(struct perf_event *e);
-/* [IRQ] A sampling event's period elapsed: write its PERF_RECORD_SAMPLE. */
-void perf_output_sample(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user);
-/* [IRQ] The overflow path: throttle accounting, freq-mode period, the sample.  true: the PMU
- * must stop the event (throttled until the next tick). */
+
+/* sample.c: one PERF_RECORD_SAMPLE. */
+/* The sample_id fields of a record e writes now (current task, time, CPU, e's ids). */
+void perf_event_sample_id(struct perf_event *e, struct perf_sample_id *sid);
+/*
+ * [any] Build and write e's sample for an overflow of period with the interrupted registers
+ * (user: user mode), addr (PERF_SAMPLE_ADDR) and raw data (PERF_SAMPLE_RAW, NULL: empty).
+ * defer_wake: the readers' wakeup goes through pending_work (a tracepoint may fire inside
+ * the scheduler's wakeup path).  0, or -ENOSPC when e has no ring or the ring is full.
+ */
+int perf_sample_output(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user,
+		       uint64_t addr, const void *raw, uint32_t raw_size, bool defer_wake);
+
+/* overflow.c: an elapsed period, throttling and frequency mode. */
+/* [IRQ] The overflow path: throttle accounting, freq-mode period, the BPF filter, the sample,
+ * the notifications.  true: the PMU must stop the event (throttled until the next tick, or
+ * its REFRESH limit ran out). */
 bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *regs, bool user);
-/* [proc or IRQs masked] A counting software event with a period reached it. */
-/* One software overflow in process context.  throttle false for the first overflow of one
- * counted occurrence, which Linux never throttles (perf_swevent_overflow), true for more. */
+/* [proc, IRQs masked] One software overflow in process context.  throttle false for the first
+ * overflow of one counted occurrence, which Linux never throttles (perf_swevent_overflow),
+ * true for more. */
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle);
 /* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
+
+/* sideband.c: emission (the encoders are declared above). */
+/* [proc] FORK or EXIT records for the current task's and CPU's events. */
 void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid);
+/* [IRQ or tick] A THROTTLE (unthrottle: UNTHROTTLE) record into e's ring. */
+void perf_event_log_throttle(struct perf_event *e, bool unthrottle);
 
 /* bp.c: the hw_breakpoint PMU (perf/perf.h has its arch entry points). */
 struct perf_pmu *perf_bp_pmu(void);
@@ -840,6 +901,16 @@ struct perf_pmu *perf_bp_pmu(void);
 void perf_bp_init(void);
 /* [p] Turn off every breakpoint and watchpoint register of this CPU. */
 void perf_bp_cpu_init(void);
+/*
+ * [IRQs masked] The trap code's handler (registered by perf_bp_init): a debug exception from
+ * user code on this CPU, a breakpoint at addr (watch false) or a watchpoint hit at data
+ * address addr by a load or a store (write).  Counts (and samples) the events it matches; true
+ * when it matched any.  The trap code then steps over the instruction with
+ * perf_bp_suspend(true) and calls perf_bp_suspend(false) once it stepped.
+ */
+bool perf_bp_hit(bool watch, uint64_t addr, bool write);
+/* [IRQs masked] Suspend (on) or resume this CPU's user breakpoints and watchpoints. */
+void perf_bp_suspend(bool on);
 /*
  * arm64's arch_build_bp_info + hw_breakpoint_arch_parse: the register value (*addr, aligned)
  * and control (*ctrl, not enabled) for attr; task: a per-task event.  0, -EINVAL as Linux,
@@ -893,7 +964,7 @@ void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hi
 /* [c] One hit of an active event with a tracepoint-like record: count, sample each elapsed
  * period (uprobe.c uses it too). */
 void perf_tp_count_one(struct perf_event *e, const struct perf_tp_hit *hit);
-/* output.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
+/* overflow.c: a tracepoint event's period elapsed: a sample with the record as its raw data. */
 void perf_tp_sample(struct perf_event *e, const struct perf_tp_hit *hit, bool throttle);
 /* in_kernel: the occurrence happened in kernel mode (a switch, a migration), which events
  * with exclude_kernel do not count (Linux's perf_exclude_event on the scheduler's regs). */

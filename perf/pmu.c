@@ -93,9 +93,9 @@ static int try_init(struct perf_pmu *pmu, struct perf_event *e)
 	ret = pmu->event_init(e);
 	if (!ret) {
 		bool ext = ((e->attr.sample_type & PERF_SAMPLE_REGS_USER) &&
-			    (e->attr.sample_regs_user & PERF_ARM64_REG_EXTENDED_MASK)) ||
+			    (e->attr.sample_regs_user & PERF_REG_EXTENDED_MASK)) ||
 			   ((e->attr.sample_type & PERF_SAMPLE_REGS_INTR) &&
-			    (e->attr.sample_regs_intr & PERF_ARM64_REG_EXTENDED_MASK));
+			    (e->attr.sample_regs_intr & PERF_REG_EXTENDED_MASK));
 
 		if (!(pmu->caps & PERF_PMU_CAP_EXTENDED_REGS) && ext)
 			ret = -EOPNOTSUPP;

@@ -15,7 +15,7 @@
  *
  * Hardware is reached only through <arch/pmu_sysreg.h>.  Every function except probe runs on
  * the CPU whose counters it touches with interrupts masked ([p]); the interrupt handler
- * allocates nothing and hands elapsed periods to the overflow callback core.c registered.
+ * allocates nothing and hands elapsed periods to perf_event_overflow (overflow.c).
  *
  * EL0 counter access (rdpmc) as Linux 6.1: PMUSERENR gets ER|CR while a task event with the
  * rdpmc format bit (config1:1) is on a counter and the perf_user_access sysctl
@@ -137,8 +137,6 @@ static struct {
 	bool has_long;		 /* PMUv3p5: 64-bit event counters */
 	uint64_t pmceid;	 /* common events 0x00..0x3f */
 	uint64_t pmceid_ext;	 /* 0x4000..0x403f */
-	pmuv3_overflow_fn overflow;
-	void *cookie;
 	bool probed;
 } pv;
 
@@ -608,16 +606,11 @@ bool pmuv3_handle_irq(const uint64_t *regs, bool user)
 		/* a counting event's interrupt only extends the count (perf_event_overflow: 0) */
 		if (!e->attr.sample_period)
 			continue;
-		if (pv.overflow && pv.overflow(e, period, regs, user, pv.cookie))
-			hw_disable(e); /* throttled */
+		if (perf_event_overflow(e, period, regs, user))
+			hw_disable(e); /* throttled, or its REFRESH limit ran out */
 	}
 	pmu_write_pmcr(pmu_read_pmcr() | PMCR_E);
 	return true;
-}
-
-bool perf_pmu_irq(const uint64_t *regs, bool user)
-{
-	return pv.probed && pmuv3_handle_irq(regs, user);
 }
 
 /* ---- probe ---- */
@@ -640,7 +633,7 @@ void pmuv3_cpu_init(void)
 	pmu_write_pmcr(pmcr);
 }
 
-int pmuv3_probe(unsigned int nr_cpus, pmuv3_overflow_fn fn, void *cookie)
+int pmuv3_probe(unsigned int nr_cpus)
 {
 	unsigned int ver = (pmu_read_id_aa64dfr0() >> DFR0_PMUVER_SHIFT) & 0xf;
 	uint64_t e0, e1;
@@ -660,8 +653,6 @@ int pmuv3_probe(unsigned int nr_cpus, pmuv3_overflow_fn fn, void *cookie)
 	e1 = pmu_read_pmceid1();
 	pv.pmceid = (e0 & 0xffffffffu) | (e1 << 32);
 	pv.pmceid_ext = (e0 >> 32) | (e1 & 0xffffffff00000000ull);
-	pv.overflow = fn;
-	pv.cookie = cookie;
 	pv.pmu = (struct perf_pmu){
 	    .name = "armv8_pmuv3",
 	    .event_init = pmuv3_event_init,

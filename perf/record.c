@@ -312,7 +312,7 @@ static void write_regs(struct perf_out *o, uint64_t abi, uint64_t mask, const ui
 	/* ascending bit order, perf_output_sample_regs; value by perf_reg_value index */
 	for (unsigned int bit = 0; bit < 64; bit++)
 		if (mask & (1ull << bit))
-			perf_out_u64(o, bit < PERF_ARM64_REG_MAX && regs ? regs[bit] : 0);
+			perf_out_u64(o, bit < PERF_REG_ARM64_MAX && regs ? regs[bit] : 0);
 }
 
 static void write_stack_user(struct perf_out *o, const struct perf_sample_data *d)

@@ -16,12 +16,16 @@
  * The trailer describes the task the record is emitted in (the parent for FORK): the caller
  * fills perf_sb_target.sid.
  *
- * Does not: decide which events get a record (attr.comm/mmap/mmap2/task, filters) nor write
- * the ring; the hooks in core.c do both with perf_ring_write.
+ * Emission (the second half): which events hear of a task's COMM, MMAP2, FORK or EXIT, as
+ * Linux's perf_iterate_sb: those of the current task's context and of this CPU's that are not
+ * off, bound to this CPU or to none, and ask for the kind (attr.comm, mmap/mmap2/mmap_data,
+ * task); each gets the record in its ring (perf_ring_write) and its readers a wakeup.  THROTTLE
+ * records go to the throttled event only (overflow.c decides when).
  */
 #include <kern/compiler.h>
+#include <kern/ksvc.h>
 #include <kern/string.h>
-
+#include <perf/perf.h>
 #include "perf_internal.h"
 
 #define TASK_COMM_LEN 16
@@ -199,4 +203,160 @@ size_t perf_sb_bpf_event(void *buf, size_t len, const struct perf_sb_target *t, 
 	perf_out_put(&o, tag, 8);
 	perf_id_trailer_write(&o, t->sample_type, t->sample_id_all, &t->sid);
 	return size;
+}
+
+/* ---- emission: who gets a record, and writing it ---- */
+
+enum sb_kind { SB_COMM, SB_MMAP, SB_TASK };
+
+struct sb_req {
+	enum sb_kind kind;
+	const char *comm;
+	bool exec;
+	const struct perf_mmap_info *mm;
+	uint32_t task_type, pid, ppid, tid, ptid;
+};
+
+static bool wants(const struct perf_event *e, const struct sb_req *q)
+{
+	if (e->state < PERF_EVENT_STATE_INACTIVE)
+		return false;
+	switch (q->kind) {
+	case SB_COMM:
+		return e->attr.comm;
+	case SB_MMAP:
+		/* perf_event_mmap_match: exec maps for mmap/mmap2, the others for mmap_data */
+		return q->mm->exec ? e->attr.mmap || e->attr.mmap2 : e->attr.mmap_data;
+	case SB_TASK:
+		return e->attr.task;
+	}
+	return false;
+}
+
+/* Write a record of n bytes (0: none) into e's ring, then wake its readers if may_wake and the
+ * ring asks for it (wakeup_events, watermark). */
+static void sb_write(struct perf_event *e, const struct perf_sb_target *t, const void *buf,
+		     size_t n, bool may_wake)
+{
+	struct perf_ring_writer w = { t->sample_type, t->sample_id_all, t->sid };
+	struct perf_ring *r;
+	bool wake = false;
+
+	if (!n)
+		return;
+	r = perf_event_ring_get(e);
+	if (!r)
+		return;
+	perf_ring_write(r, buf, n, &w, &wake);
+	if (wake && may_wake)
+		perf_event_ring_wake(e);
+	perf_ring_put(r);
+}
+
+static void sb_emit_one(struct perf_event *e, const struct sb_req *q, uint8_t *buf, size_t cap)
+{
+	struct perf_sb_target t = { e->attr.sample_type, e->attr.sample_id_all, { 0 } };
+	size_t n = 0;
+
+	perf_event_sample_id(e, &t.sid);
+	switch (q->kind) {
+	case SB_COMM:
+		/* perf_event_comm: an exec's COMM is marked COMM_EXEC whatever attr.comm_exec says
+		 * (that bit only tells the kernel the reader knows the flag) */
+		n = perf_sb_comm(buf, cap, &t, t.sid.pid, t.sid.tid, q->comm, q->exec);
+		break;
+	case SB_MMAP:
+		n = perf_sb_mmap(buf, cap, &t, q->mm, e->attr.mmap2);
+		break;
+	case SB_TASK:
+		n = perf_sb_task(buf, cap, &t, q->task_type, q->pid, q->ppid, q->tid, q->ptid,
+				 t.sid.time);
+		break;
+	}
+	if (n <= cap)
+		sb_write(e, &t, buf, n, true);
+}
+
+static void sb_ctx(struct perf_context *ctx, const struct sb_req *q, uint8_t *buf, size_t cap)
+{
+	struct list_node *n;
+	unsigned long f = spin_lock_irqsave(&ctx->sched.lock);
+	int cpu = (int)ksvc_cpu_id();
+
+	list_for_each(n, &ctx->events) {
+		struct perf_event *e = perf_event_of(list_entry(n, struct perf_event_core, event_entry));
+
+		/* event_filter_match: an event bound to another CPU hears nothing here */
+		if (e->cpu != -1 && e->cpu != cpu)
+			continue;
+		if (wants(e, q))
+			sb_emit_one(e, q, buf, cap);
+	}
+	spin_unlock_irqrestore(&ctx->sched.lock, f);
+}
+
+/* The current task's context and this CPU's (Linux's perf_iterate_sb). */
+static void sb_emit(const struct sb_req *q)
+{
+	size_t cap = 512 + (q->mm && q->mm->filename ? strnlen(q->mm->filename, 4096) : 0);
+	uint8_t *buf = ksvc_alloc(cap);
+	struct perf_context *tc;
+
+	if (!buf)
+		return;
+	unsigned long f = spin_lock_irqsave(&perf_attach_lock);
+
+	tc = perf_task_ctx_get_locked(ksvc_task_current(), false);
+	spin_unlock_irqrestore(&perf_attach_lock, f);
+	if (tc) {
+		sb_ctx(tc, q, buf, cap);
+		perf_ctx_put(tc);
+	}
+	unsigned int cpu = ksvc_cpu_id();
+
+	if (perf_cpu_ctx[cpu])
+		sb_ctx(perf_cpu_ctx[cpu], q, buf, cap);
+	ksvc_free(buf);
+}
+
+void perf_task_comm(const char *comm, bool exec)
+{
+	struct sb_req q = { .kind = SB_COMM, .comm = comm, .exec = exec };
+
+	sb_emit(&q);
+}
+
+void perf_task_mmap(const struct perf_mmap_info *m)
+{
+	struct sb_req q = { .kind = SB_MMAP, .mm = m };
+
+	sb_emit(&q);
+}
+
+void perf_task_sb_task(bool fork, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	struct sb_req q = { .kind = SB_TASK,
+			    .task_type = fork ? PERF_RECORD_FORK : PERF_RECORD_EXIT,
+			    .pid = pid,
+			    .ppid = ppid,
+			    .tid = tid,
+			    .ptid = ptid };
+
+	sb_emit(&q);
+}
+
+/* PERF_RECORD_THROTTLE (or UNTHROTTLE) into e's ring, in the interrupt that throttled it or
+ * the tick that lets it go on. */
+void perf_event_log_throttle(struct perf_event *e, bool unthrottle)
+{
+	uint8_t buf[128];
+	struct perf_sb_target t = { e->attr.sample_type, e->attr.sample_id_all, { 0 } };
+
+	perf_event_sample_id(e, &t.sid);
+	size_t n = perf_sb_throttle(buf, sizeof(buf), &t, unthrottle, t.sid.time, e->primary_id,
+				    e->id);
+
+	/* readers are woken by the samples around it, not by this record */
+	if (n <= sizeof(buf))
+		sb_write(e, &t, buf, n, false);
 }

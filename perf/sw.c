@@ -1,22 +1,24 @@
 /*
- * sw.c - the software PMU (PERF_TYPE_SOFTWARE): cpu-clock and task-clock count nanoseconds
- * while the event is on; page-faults (all, minor, major), context-switches and cpu-migrations
- * count what the kernel reports through perf_sw_event() and the switch hook; dummy counts
- * nothing (it exists for side-band records); alignment-faults and emulation-faults exist and
- * stay 0 as on arm64 Linux; bpf-output carries the records BPF programs write (bpf_attach.c).
- * Software events never fail to go on, so groups of them are never multiplexed.  A sampling
- * cpu-clock or task-clock event samples from a one-shot timer re-armed every period (ns), as
- * Linux's perf_swevent_hrtimer; in frequency mode it becomes a fixed period of 1e9 / freq, at
- * least 10 us, as Linux does.
+ * sw.c - the software PMU (PERF_TYPE_SOFTWARE).  What each config counts, whether it samples
+ * and why some stay 0 (as on arm64 Linux) is the table in <perf/sw_events.h>: the clocks
+ * (cpu-clock, task-clock) count nanoseconds while the event is on, the kernel's occurrences
+ * (page faults through perf_sw_event(), switches and migrations from the switch hook) come in
+ * through perf_sw_count_locked, bpf-output carries the records BPF programs write
+ * (bpf_attach.c).  Software events never fail to go on, so groups of them are never
+ * multiplexed.  A sampling clock event samples from a one-shot timer re-armed every period
+ * (ns), as Linux's perf_swevent_hrtimer; in frequency mode it becomes a fixed period of
+ * 1e9 / freq, at least 10 us, as Linux does.
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
+#include <perf/sw_events.h>
 #include "perf_internal.h"
 
-static bool is_clock(const struct perf_event *e)
+/* What sw_events.h says of e's config, as sw_event_init recorded it. */
+static bool is_clock(struct perf_event *e)
 {
-	return e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK;
+	return perf_core(e)->sw_clock;
 }
 
 static uint64_t clock_now(struct perf_event *e)
@@ -39,22 +41,13 @@ static bool is_sampling(const struct perf_event *e)
 	return e->attr.sample_period != 0; /* sample_freq shares the field */
 }
 
-static void clock_timer_fn(void *arg)
+static void clock_timer_fn(void *arg, const uint64_t *regs, bool user)
 {
 	struct perf_event *e = arg;
-	uint64_t period = e->hw.sample_period, uregs[34];
-	bool user = false;
-	const uint64_t *regs;
+	uint64_t period = e->hw.sample_period;
 
 	if (e->hw.state & PERF_HES_STOPPED)
 		return;
-	regs = ksvc_irq_regs(&user);
-	if (!regs) {
-		/* not from the timer interrupt: the task's own user state, as a syscall has it */
-		ksvc_user_regs(uregs);
-		regs = uregs;
-		user = uregs[32] != 0;
-	}
 	sw_read(e);
 	if (perf_event_overflow(e, period, regs, user))
 		return; /* throttled: the tick's unthrottle restarts it */
@@ -68,31 +61,37 @@ static void clock_timer_fn(void *arg)
 	ksvc_timer_start(c->sw_timer, c->sw_deadline - now);
 }
 
+/* A sampling clock event: its period in ns (freq mode: 1e9 / freq) and its timer.  Out of
+ * line (cold), so that opening a counting event sets up no stack frame. */
+static __attribute__((noinline, cold)) int clock_sampling_init(struct perf_event *e)
+{
+	if (e->attr.freq) {
+		e->attr.sample_period = 1000000000ull / e->attr.sample_freq;
+		e->attr.freq = 0;
+	}
+	if (e->attr.sample_period < 10000)
+		e->attr.sample_period = 10000;
+	e->hw.sample_period = e->hw.last_period = e->attr.sample_period;
+	perf_core(e)->sw_timer = ksvc_timer_alloc(clock_timer_fn, e);
+	return perf_core(e)->sw_timer ? 0 : -ENOMEM;
+}
+
 static int sw_event_init(struct perf_event *e)
 {
-	if (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.freq && e->attr.sample_freq &&
-	    e->attr.config != PERF_COUNT_SW_CPU_CLOCK && e->attr.config != PERF_COUNT_SW_TASK_CLOCK) {
-		/* counting events in freq mode sample every event first (Linux adjusts later) */
-		e->hw.sample_period = e->hw.last_period = 1;
-	}
-	if (e->attr.type != PERF_TYPE_SOFTWARE)
-		return -ENOENT;
-	if (e->attr.config >= PERF_COUNT_SW_MAX)
+	const struct perf_sw_event_desc *d = perf_sw_event_desc(e->attr.config);
+
+	if (e->attr.type != PERF_TYPE_SOFTWARE || !d)
 		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP; /* perf_swevent_init: has_branch_stack */
-	if (is_clock(e) && is_sampling(e)) {
-		if (e->attr.freq) {
-			e->attr.sample_period = 1000000000ull / (e->attr.sample_freq ? e->attr.sample_freq : 1);
-			e->attr.freq = 0;
-		}
-		if (e->attr.sample_period < 10000)
-			e->attr.sample_period = 10000;
-		e->hw.sample_period = e->hw.last_period = e->attr.sample_period;
-		perf_core(e)->sw_timer = ksvc_timer_alloc(clock_timer_fn, e);
-		if (!perf_core(e)->sw_timer)
-			return -ENOMEM;
-	}
+	perf_core(e)->sw_clock = d->source == PERF_SW_CLOCK;
+	if (!is_sampling(e))
+		return 0;
+	if (is_clock(e))
+		return clock_sampling_init(e);
+	/* counting events in freq mode sample every event first (Linux adjusts later) */
+	if (e->attr.freq)
+		e->hw.sample_period = e->hw.last_period = 1;
 	return 0;
 }
 

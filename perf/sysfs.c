@@ -126,7 +126,7 @@ int perf_sysfs_pmus(void (*emit)(const struct perf_sysfs_pmu *pmu, void *arg), v
 			fl = spin_lock_irqsave(&ev_lock);
 			for (size_t i = 0; i < ARRAY_SIZE(armv8_events); i++) {
 				/* Linux 6.1 under QEMU lists no sw_incr although PMCEID0
-				 * bit 0 is set (refvm; perf-abi-notes.md). */
+				 * bit 0 is set (refvm; ../shared/tools/perf-abi-notes.md). */
 				if (!armv8_events[i].ev ||
 				    !pmuv3_event_implemented(armv8_events[i].ev))
 					continue;

@@ -9,6 +9,10 @@
  * The task carries the state (uthread.dbg_step) and each CPU follows the user task it runs
  * (cpu.dbg_stepping, set by debug_switch at every switch to a user task).  Kernel debug exceptions stay
  * off (MDSCR_EL1.KDE = 0), so none of this runs at EL1.
+ *
+ * What a hit means belongs above arch/: the breakpoint slots' owner (perf's hw_breakpoint PMU)
+ * registers its handler here at boot, as the PMU interrupt's handler registers with the
+ * interrupt code.
  */
 #include <asm/siginfo.h>
 #include <asm/signal.h>
@@ -18,11 +22,24 @@
 #include <kern/proc.h>
 #include <kern/sched.h>
 #include <kern/signal.h>
-#include <perf/perf.h>
+#include <kern/assert.h>
 
 #define MDSCR_SS (1ull << 0)
 #define MDSCR_MDE (1ull << 15)
 #define PSR_SS (1ull << 21)
+
+static struct {
+	bool (*hit)(bool watch, uint64_t addr, bool write);
+	void (*suspend)(bool on);
+} hw;
+
+void debug_hw_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+		       void (*suspend)(bool on))
+{
+	kassert(!hw.hit);
+	hw.hit = hit;
+	hw.suspend = suspend;
+}
 
 void debug_cpu_init(void)
 {
@@ -44,7 +61,8 @@ void debug_switch_slow(bool next_stepping)
 	struct cpu *c = this_cpu();
 
 	c->dbg_stepping = next_stepping;
-	perf_bp_suspend(next_stepping);
+	if (hw.suspend)
+		hw.suspend(next_stepping);
 	set_step(next_stepping);
 }
 
@@ -56,10 +74,10 @@ void debug_user_trap(struct trapframe *tf, unsigned int ec)
 	switch (ec) {
 	case ESR_EC_BREAKPT_LOW:
 	case ESR_EC_WATCHPT_LOW:
-		if (ec == ESR_EC_BREAKPT_LOW)
-			perf_bp_hit(false, tf->pc, false);
-		else
-			perf_bp_hit(true, tf->far, (tf->esr & ESR_WNR) != 0);
+		if (hw.hit && ec == ESR_EC_BREAKPT_LOW)
+			hw.hit(false, tf->pc, false);
+		else if (hw.hit)
+			hw.hit(true, tf->far, (tf->esr & ESR_WNR) != 0);
 		/* step over it, hit or not: a slot that is still on would trap again forever */
 		ut->dbg_step = true;
 		debug_switch(true);

@@ -177,7 +177,9 @@ void trap_irq(struct trapframe *tf)
 	struct trapframe *outer = this_cpu()->irq_tf;
 
 	t->preempt_count++;
-	this_cpu()->irq_tf = tf; /* ksvc_irq_regs: this frame while the handlers run, and only then */
+	/* this frame while the handlers run, and only then (NULL outside them: ksvc_in_irq, the
+	 * tick's user/system split, a ksvc timer's registers) */
+	this_cpu()->irq_tf = tf;
 	gic_handle_irq(tf);
 	this_cpu()->irq_tf = outer;
 	t->preempt_count--;

@@ -2,14 +2,15 @@
  * bpf.h - what the rest of the kernel may call in the eBPF runtime (bpf/).
  *
  * The syscall table calls bpf_sys for bpf(2) (aarch64 nr 280, Linux 6.1 ABI, union bpf_attr
- * from <linux/bpf.h>).  The perf module (next issue) attaches BPF_PROG_TYPE_PERF_EVENT programs
- * to its events: it takes a program by fd, checks its type and runs it from the overflow IRQ
+ * from <linux/bpf.h>).  perf (perf/bpf_attach.c) attaches BPF_PROG_TYPE_PERF_EVENT programs to
+ * its events: it takes a program by fd, checks its type and runs it from the overflow IRQ
  * with bpf_prog_run, which never allocates and never sleeps.  perf also registers
  * struct bpf_perf_ops so that BPF_MAP_TYPE_PERF_EVENT_ARRAY can hold perf event files and the
  * perf helpers (perf_event_output, get_stackid, get_stack, perf_prog_read_value,
  * get_attach_cookie) reach perf without bpf/ including perf internals.
  *
- * Not here: the internals (bpf/bpf_internal.h), tail calls, BTF, JIT.
+ * Not here: the internals (bpf/bpf_internal.h, the JIT in bpf/jit.c).  Not built: tail calls,
+ * BTF.
  */
 #pragma once
 
@@ -103,7 +104,7 @@ void bpf_register_perf_ops(const struct bpf_perf_ops *ops);
  * [proc] For mmap(2) of a BPF_F_MMAPABLE array map fd (global data): the page-aligned value
  * area and its length, and whether the map may be mapped writable (not frozen, not
  * BPF_F_RDONLY).  -EBADF/-EINVAL for an fd that is not a map, -EINVAL when not mmapable.
- * The fs/ mmap path wires this up (ksvc_file_ops has no mmap yet).
+ * (mmap(2) of a map fd is the map file's own mmap operation, map_mmap in bpf/map.c.)
  */
 int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable);
 

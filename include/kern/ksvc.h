@@ -235,14 +235,29 @@ void ksvc_send_sig_perf(uint64_t addr, uint32_t type, uint64_t data);
  */
 int ksvc_signal_current(int sig, bool thread);
 
-/* ---- the interrupted context (for samples) ---- */
+/* ---- handlers perf registers with the interrupt and trap code ---- */
 
 /*
- * [IRQ] The registers the current interrupt interrupted, in arm64 user_pt_regs order
- * (x0-x30, sp, pc, pstate), in place (valid until the handler returns); *user is set to whether it
- * interrupted user mode.  NULL outside an interrupt handler.
+ * [boot] The PMU overflow interrupt of every CPU calls fn, interrupts masked, with the registers
+ * it interrupted (arm64 user_pt_regs order: x0-x30, sp, pc, pstate) and whether they are user
+ * mode; fn returns true when the interrupt was its own.  0, or -ENODEV when the machine
+ * describes no PMU interrupt (no arm,armv8-pmuv3 node), -EBUSY when one is registered already.
  */
-const uint64_t *ksvc_irq_regs(bool *user);
+int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user));
+/*
+ * [boot] An EL0 hardware breakpoint or watchpoint exception calls hit, interrupts masked: a
+ * breakpoint at addr (watch false) or a watchpoint hit at data address addr by a load or a
+ * store (write).  The trap code then steps the task over the instruction with suspend(true)
+ * on its CPU and calls suspend(false) once it stepped; context switches call suspend on the
+ * CPU that runs a stepping task or stops running one.
+ */
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+				 void (*suspend)(bool on));
+
+/* ---- the interrupted context ---- */
+
+/* [any] Is this CPU running an interrupt handler (Linux's in_interrupt(), hard IRQs here)? */
+bool ksvc_in_irq(void);
 /* [any] The clock behind ksvc_clock_ns: its counter frequency, and a matching pair of
  * counter and ns readings (the perf_event_mmap_page time_* conversion). */
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns);
@@ -295,8 +310,13 @@ void ksvc_kprobe_dup(struct ksvc_kprobe *k);
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 
 struct ksvc_timer;
-/* [proc] A timer that calls fn(arg) in hard-IRQ context on the CPU that started it. */
-struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg);
+/*
+ * [proc] A timer that calls fn in hard-IRQ context on the CPU that started it, with the
+ * registers the timer interrupt interrupted (arm64 user_pt_regs order: x0-x30, sp, pc, pstate;
+ * valid during the call) and whether they are user mode: what a cpu-clock sample shows.
+ */
+typedef void ksvc_timer_fn(void *arg, const uint64_t *regs, bool user);
+struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg);
 void ksvc_timer_free(struct ksvc_timer *t); /* [proc] cancels it first */
 /* [any, IRQs masked] Fire once after delay_ns on this CPU (also from its own callback). */
 void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns);

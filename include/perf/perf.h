@@ -1,12 +1,11 @@
 /*
  * perf.h - what the rest of the kernel may call of perf/.
  *
- * kernel/ reaches perf only through the task hooks declared here (like FreeBSD's pmckern.h);
- * arch/ never calls perf: perf_init registers the PMU interrupt handler with the interrupt
- * layer.  Everything else of perf/ is private (perf/perf_internal.h).
- *
- * Available now: the PMU interrupt entry (perf/pmuv3.c) and the argument types of the hooks.
- * The hooks themselves, perf_init and the perf_event_open syscall come with perf/core.c.
+ * kernel/ reaches perf through its syscall entry (kernel/sys_perf.c) and the task hooks
+ * declared here (like FreeBSD's pmckern.h), fs/ through the sysfs and sysctl views at the end.
+ * arch/ never calls perf: perf_init registers the PMU interrupt handler and the hardware
+ * breakpoint handler through the seam (kern/ksvc.h), and they reach perf from there.
+ * Everything else of perf/ is private (perf/perf_internal.h).
  */
 #pragma once
 
@@ -25,43 +24,17 @@ struct perf_mmap_info {
 	bool user;	      /* a user mapping (MISC_USER) or a kernel one (MISC_KERNEL) */
 };
 
-/*
- * [any, IRQs masked] The PMU overflow interrupt of the calling CPU, with the interrupted
- * registers (user_pt_regs order: x0-x30, sp, pc, pstate) and whether they are user mode: folds
- * counter wraps into the counts and hands elapsed sampling periods, with those registers, to
- * perf core.  Returns true when the interrupt
- * was the PMU's.  Never allocates nor sleeps; wakeups are deferred by the core.
- */
-bool perf_pmu_irq(const uint64_t *regs, bool user);
-
-/*
- * [IRQs masked] A debug exception from user code on this CPU: a breakpoint at addr (watch
- * false) or a watchpoint hit at data address addr by a load or a store (write).  Counts (and
- * samples) the events it matches; true when it matched any.  The caller then steps over the
- * instruction with perf_bp_suspend(true) and calls perf_bp_suspend(false) once it stepped.
- */
-bool perf_bp_hit(bool watch, uint64_t addr, bool write);
-/* [IRQs masked] Suspend (on) or resume this CPU's user breakpoints and watchpoints. */
-void perf_bp_suspend(bool on);
-
-/*
- * Hooks perf/core.c will define (kernel/ calls them; context in brackets):
- *   int  perf_init(void);                                   [boot]  probe PMUs, register IRQ
- *   void perf_task_fork(struct task *parent, struct task *child);        [proc]  FORK, inherit
- *   void perf_task_exec(const char *comm);                  [proc]  enable_on_exec, COMM exec
- *   void perf_task_comm(const char *comm);                  [proc]  COMM (prctl PR_SET_NAME)
- *   void perf_task_mmap(const struct perf_mmap_info *m);    [proc]  MMAP2
- *   void perf_task_exit(void);                              [proc]  EXIT, POLLHUP
- *   void perf_task_switch(struct task *prev, struct task *next);  [IRQs off]  sched out/in
- */
-
 /* ---- the hooks kernel/ calls (perf/ctx.c), and boot ---- */
 
 struct ksvc_task;
 
 extern bool perf_debug; /* boot option perfdebug (diagnosis) */
-/* [boot] Contexts, the software PMU, the PMUv3 probe.  0 or -errno. */
+/* [boot] Contexts, the PMUs (software, tracepoint, breakpoint, PMUv3) and their interrupt and
+ * trap handlers (ksvc_pmu_irq_register, ksvc_hw_breakpoint_register).  0 or -errno. */
 int perf_init(void);
+/* [proc] perf_event_open(2) as Linux 6.1: the new event's fd, or -errno.  kernel/sys_perf.c is
+ * its syscall table entry. */
+long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long flags);
 /* [boot, each CPU, IRQs masked] Reset this CPU's PMU. */
 void perf_cpu_init(void);
 /* [IRQs masked] Switch counting from prev to next on this CPU; next_migrated when next last

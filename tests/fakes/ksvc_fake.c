@@ -350,12 +350,26 @@ void ksvc_fake_close_all(void)
 			ksvc_fake_close(fd);
 }
 
-/* ---- interrupted context: tests set ksvc_fake.irq_regs / irq_user ---- */
+/* ---- interrupted context: tests set ksvc_fake.in_irq, irq_regs (the user state too) ---- */
 
-const uint64_t *ksvc_irq_regs(bool *user)
+int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
 {
-	*user = ksvc_fake.irq_user;
-	return ksvc_fake.irq_regs;
+	if (ksvc_fake.pmu_irq)
+		return -EBUSY;
+	ksvc_fake.pmu_irq = fn;
+	return 0;
+}
+
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
+				 void (*suspend)(bool on))
+{
+	ksvc_fake.bp_hit = hit;
+	ksvc_fake.bp_suspend = suspend;
+}
+
+bool ksvc_in_irq(void)
+{
+	return ksvc_fake.in_irq;
 }
 
 void ksvc_user_regs(uint64_t regs[34])
@@ -491,13 +505,13 @@ void ksvc_run_on_cpu(unsigned int cpu, void (*fn)(void *arg), void *arg)
 /* ---- timers: tests fire them by hand (ksvc_fake_fire_timer) ---- */
 
 struct ksvc_timer {
-	void (*fn)(void *arg);
+	ksvc_timer_fn *fn;
 	void *arg;
 	bool armed;
 	uint64_t delay_ns;
 };
 
-struct ksvc_timer *ksvc_timer_alloc(void (*fn)(void *arg), void *arg)
+struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg)
 {
 	struct ksvc_timer *t = calloc(1, sizeof(*t));
 
@@ -522,6 +536,17 @@ void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns)
 void ksvc_timer_cancel(struct ksvc_timer *t)
 {
 	t->armed = false;
+}
+
+bool ksvc_fake_fire_timer(struct ksvc_timer *t)
+{
+	if (!t || !t->armed)
+		return false;
+	t->armed = false;
+	ksvc_fake.in_irq = true;
+	t->fn(t->arg, ksvc_fake.irq_regs, ksvc_fake.irq_user);
+	ksvc_fake.in_irq = false;
+	return true;
 }
 
 /* ---- deferred work, O_ASYNC and sigtrap: recorded, run on demand ---- */

@@ -26,10 +26,15 @@ struct ksvc_fake_state {
 	char log[65536]; /* everything printk'd */
 	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
 	int current_task; /* index into the fake task table */
-	uint64_t irq_regs[34]; /* what ksvc_irq_regs reports */
+	uint64_t irq_regs[34]; /* the user registers (ksvc_user_regs) and a fired timer's */
 	int trace_uses; /* ksvc_trace_use: active tracepoint events */
 	int uprobe_regs; /* ksvc_uprobe_register minus unregister */
-	bool irq_user;
+	bool irq_user;	 /* a fired timer's registers are user mode */
+	bool in_irq;	 /* what ksvc_in_irq answers */
+	/* the handlers perf registered with the interrupt and trap code (NULL: none) */
+	bool (*pmu_irq)(const uint64_t *regs, bool user);
+	bool (*bp_hit)(bool watch, uint64_t addr, bool write);
+	void (*bp_suspend)(bool on);
 	struct ksvc_irq_work *irq_work; /* queued, run by ksvc_fake_irq_work_run */
 	int fasync_kills[8]; /* ksvc_kill_fasync calls by reason (POLL_IN..POLL_HUP) */
 	int sig_perf; /* ksvc_send_sig_perf calls */
@@ -48,6 +53,9 @@ void ksvc_fake_close_all(void);
 struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);
 /* Run the queued ksvc_irq_work (as the kernel's self-IPI would once interrupts are on). */
 void ksvc_fake_irq_work_run(void);
+
+/* Fire t as its interrupt would, with irq_regs / irq_user, if it is armed (true then). */
+bool ksvc_fake_fire_timer(struct ksvc_timer *t);
 
 /* What ksvc_cpu_has_lse_atomics answers (default false). */
 extern bool ksvc_fake_lse;

@@ -17,7 +17,6 @@
 #include "../../perf/perf_internal.h"
 #include "../fakes/ksvc_fake.h"
 
-struct dbg_fake_regs dbg_fake;
 struct perf_limits perf_limits = { .nr_cpus = 2 };
 
 /* bp.c samples through the software-event path: record what it was asked */

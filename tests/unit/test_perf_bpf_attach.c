@@ -49,7 +49,7 @@ uint64_t bpf_prog_run(const struct bpf_prog *cp, void *ctx)
 	return p->ret;
 }
 
-/* what bpf_attach.c calls in core.c / output.c: not reached by these tests */
+/* what bpf_attach.c calls in core.c / sample.c: not reached by these tests */
 int perf_event_get_fd(int fd, struct perf_event **out) { (void)fd; (void)out; return -EBADF; }
 int perf_event_get_task_fd(int tid, int fd, struct perf_event **out)
 {

@@ -212,7 +212,7 @@ static void test_post_init_checks(void **state)
 	assert_int_equal(perf_pmu_init_event(&e), -EINVAL);
 	e.attr.exclude_user = 0;
 	e.attr.sample_type = PERF_SAMPLE_REGS_USER;
-	e.attr.sample_regs_user = PERF_ARM64_REG_EXTENDED_MASK;
+	e.attr.sample_regs_user = PERF_REG_EXTENDED_MASK;
 	assert_int_equal(perf_pmu_init_event(&e), -EOPNOTSUPP);
 	p.pmu.caps |= PERF_PMU_CAP_EXTENDED_REGS;
 	assert_int_equal(perf_pmu_init_event(&e), 0);

@@ -248,7 +248,7 @@ static void test_sample_branch_stack(void **state)
 
 static void test_sample_regs_stack_user(void **state)
 {
-	uint64_t regs[PERF_ARM64_REG_MAX];
+	uint64_t regs[PERF_REG_ARM64_MAX];
 	uint8_t stack[24];
 	struct perf_event_attr attr = {
 	    .sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
@@ -256,7 +256,7 @@ static void test_sample_regs_stack_user(void **state)
 	    .sample_regs_user = (1ull << 30) | (1ull << 31) | (1ull << 32) | 1,
 	};
 
-	for (int i = 0; i < PERF_ARM64_REG_MAX; i++)
+	for (int i = 0; i < PERF_REG_ARM64_MAX; i++)
 		regs[i] = 0x100 + i;
 	for (int i = 0; i < 24; i++)
 		stack[i] = (uint8_t)i;
@@ -307,13 +307,13 @@ static void test_sample_regs_stack_user(void **state)
 
 static void test_sample_tail_fields(void **state)
 {
-	uint64_t iregs[PERF_ARM64_REG_MAX] = {[PERF_ARM64_REG_PC] = 0xffff000012345678ull};
+	uint64_t iregs[PERF_REG_ARM64_MAX] = {[PERF_REG_ARM64_PC] = 0xffff000012345678ull};
 	struct perf_event_attr attr = {
 	    .sample_type = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
 			   PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
 			   PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |
 			   PERF_SAMPLE_AUX,
-	    .sample_regs_intr = 1ull << PERF_ARM64_REG_PC,
+	    .sample_regs_intr = 1ull << PERF_REG_ARM64_PC,
 	};
 	struct perf_sample_data d = {.weight = 1,
 				     .data_src = 2,

@@ -1,6 +1,7 @@
 /* t_perf_sample: perf sampling and the mmap ring buffer (perf_event_open(2), Linux 6.1 ABI).
  * Must run as root. Every event samples on cycles (PERF_COUNT_HW_CPU_CYCLES, the only QEMU PMU
- * event whose overflow is reliable; see tools/perf-abi-notes.md) unless stated.
+ * event whose overflow is reliable; see ../shared/tools/perf-abi-notes.md beside the
+ * repository) unless stated.
  *
  *  1 layout   IP|TID|TIME|ID|STREAM_ID|CPU|PERIOD, read_format ID: size, misc USER, pid/tid, id,
  *             stream_id, period 100000, cpu < ncpu, time increasing.

@@ -17,12 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../include/perf/sw_events.h" /* the software events' names, with the kernel's rules */
+
 struct ev_name {
 	const char *name;
 	uint32_t type;
 	uint64_t config;
 };
 
+/* the hardware events; the software ones are the kernel's table (perf_sw_events) */
 static const struct ev_name ev_names[] = {
     {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
     {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
@@ -38,19 +41,6 @@ static const struct ev_name ev_names[] = {
     {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
     {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
     {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
-    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
-    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
-    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
-    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
-    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
-    {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
 };
 
 bool perf_ev_is(const struct perf_evdesc *ev, uint32_t type, uint64_t config)
@@ -60,8 +50,9 @@ bool perf_ev_is(const struct perf_evdesc *ev, uint32_t type, uint64_t config)
 
 bool perf_ev_is_clock(const struct perf_evdesc *ev)
 {
-	return perf_ev_is(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK) ||
-	       perf_ev_is(ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	const struct perf_sw_event_desc *d = perf_sw_event_desc(ev->attr.config);
+
+	return ev->attr.type == PERF_TYPE_SOFTWARE && d && d->source == PERF_SW_CLOCK;
 }
 
 static int read_sysfs(const char *pmu, const char *file, char *buf, size_t len)
@@ -197,6 +188,15 @@ static int parse_one(const char *s, struct perf_evdesc *ev)
 			ev->attr.config = ev_names[i].config;
 			err = 0;
 			break;
+		}
+	}
+	for (uint64_t c = 0; err && c < PERF_COUNT_SW_MAX; c++) {
+		const struct perf_sw_event_desc *d = &perf_sw_events[c];
+
+		if (!strcmp(base, d->name) || (d->alias && !strcmp(base, d->alias))) {
+			ev->attr.type = PERF_TYPE_SOFTWARE;
+			ev->attr.config = c;
+			err = 0;
 		}
 	}
 	if (err && base[0] == 'r' && base[1] &&
