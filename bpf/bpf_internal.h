@@ -367,8 +367,13 @@ int bpf_obj_pin(const union bpf_attr *attr);
 int bpf_obj_get(const union bpf_attr *attr);
 int bpf_enable_stats(const union bpf_attr *attr);
 int bpf_task_fd_query(const union bpf_attr *attr, union bpf_attr *uattr);
-/* [any] Runtime statistics on (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd). */
-bool bpf_stats_on(void);
+/* [any] Runtime statistics on (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd); inline:
+ * every program run asks. */
+extern _Atomic int bpf_stats_users;
+static inline bool bpf_stats_on(void)
+{
+	return atomic_load_explicit(&bpf_stats_users, memory_order_relaxed) > 0;
+}
 
 /* ---- BPF_OBJ_GET_INFO_BY_FD and fdinfo (info.c) ---- */
 

@@ -85,6 +85,11 @@ uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
 	return ret;
 }
 
+uint32_t bpf_prog_ctx_read(const struct bpf_prog *prog)
+{
+	return prog->max_ctx_offset;
+}
+
 bool bpf_prog_jited(const struct bpf_prog *prog)
 {
 	return prog->jit.fn != NULL;

@@ -223,7 +223,12 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 	if (++bpf_active[cpu] == 1) {
 		spin_lock(&c->bpf_lock);
 		if (c->prog) {
-			memcpy(&ctx.data.regs, regs, sizeof(ctx.data.regs));
+			/* only what the program reads itself: helpers take regs by pointer */
+			uint32_t n = MIN(bpf_prog_ctx_read(c->prog), (uint32_t)sizeof(ctx.data.regs));
+
+			if (n)
+				memcpy(&ctx.data.regs, regs, n);
+			ctx.regs = regs;
 			ctx.data.sample_period = period;
 			ctx.data.addr = addr;
 			ctx.event = e;
@@ -243,6 +248,9 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 
 #define PT_REGS_SIZE 336 /* arm64 struct pt_regs: user_pt_regs, then kernel-only words */
 static uint64_t probe_ctx[BPF_GUARD_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under bpf_active */
+/* its words past user_pt_regs are zeroed: a helper reading it as a perf ctx finds regs NULL */
+_Static_assert(offsetof(struct bpf_perf_event_data_kern, regs) + sizeof(void *) <= PT_REGS_SIZE,
+	       "kprobe ctx");
 
 int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
 		       const struct perf_event **dropped, int max)
@@ -342,11 +350,19 @@ static bool on_this_cpu(struct perf_event *e)
  * ctx (struct bpf_perf_event_data) and a KPROBE one (struct pt_regs) start with them, and for
  * tracepoint and syscall programs bpf/ hands these a ctx laid out so (bpf_helper_impl).
  */
+/* A perf event ctx has regs; a kprobe's pt_regs (zero past user_pt_regs) and the ctx bpf/
+ * builds for other programs' helpers hold the registers themselves. */
+static const uint64_t *ctx_regs(const void *ctx)
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+
+	return k->regs ? k->regs : (const uint64_t *)&k->data.regs;
+}
+
 static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 {
 	struct perf_event *e = event;
-	const struct bpf_perf_event_data_kern *k = ctx;
-	const uint64_t *regs = (const uint64_t *)&k->data.regs;
+	const uint64_t *regs = ctx_regs(ctx);
 
 	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
 		return -EINVAL;
@@ -376,8 +392,7 @@ static long ops_read(void *event, struct bpf_perf_event_value *v)
 
 static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
 {
-	const struct bpf_perf_event_data_kern *k = ctx;
-	const uint64_t *regs = (const uint64_t *)&k->data.regs;
+	const uint64_t *regs = ctx_regs(ctx);
 
 	return perf_bpf_callchain(regs, perf_regs_user(regs), user, ips, max);
 }

@@ -23,6 +23,7 @@ struct bpf_prog {
 	uint32_t type;
 	int refs;
 	uint64_t ret;
+	uint32_t ctx_read; /* bpf_prog_ctx_read */
 	int runs;
 	struct bpf_perf_event_data_kern seen;
 	struct perf_event *nest; /* run the filter on this event from inside the program */
@@ -33,6 +34,7 @@ uint32_t bpf_prog_type(const struct bpf_prog *p) { return p->type; }
 void bpf_prog_get(struct bpf_prog *p) { p->refs++; }
 void bpf_prog_put(struct bpf_prog *p) { p->refs--; }
 uint32_t bpf_prog_id(const struct bpf_prog *p) { (void)p; return 1; }
+uint32_t bpf_prog_ctx_read(const struct bpf_prog *p) { return p->ctx_read; }
 void bpf_register_perf_ops(const struct bpf_perf_ops *ops) { (void)ops; }
 
 uint64_t bpf_prog_run(const struct bpf_prog *cp, void *ctx)
@@ -170,7 +172,8 @@ static void test_inherit(void **state)
 
 static void test_filter(void **state)
 {
-	struct bpf_prog p = { .type = BPF_PROG_TYPE_PERF_EVENT, .refs = 1, .ret = 1 };
+	struct bpf_prog p = { .type = BPF_PROG_TYPE_PERF_EVENT, .refs = 1, .ret = 1,
+			      .ctx_read = sizeof(struct bpf_perf_event_data) };
 	struct perf_event *e = ev(&ka);
 	uint64_t regs[34];
 
@@ -186,6 +189,14 @@ static void test_filter(void **state)
 	assert_int_equal(p.seen.data.addr, 0xadd);
 	assert_int_equal(p.seen.cookie, 0xc00c1e);
 	assert_ptr_equal(p.seen.event, e);
+	assert_ptr_equal(p.seen.regs, regs); /* the helpers' registers */
+	/* a program reading only regs[0..1]: those are copied, helpers still get all of them */
+	p.ctx_read = 16;
+	memset(&p.seen, 0, sizeof(p.seen));
+	assert_true(perf_bpf_filter(e, 4000, regs, 0xadd));
+	assert_memory_equal(&p.seen.data.regs, regs, 16);
+	assert_ptr_equal(p.seen.regs, regs);
+	assert_int_equal(p.seen.data.sample_period, 4000);
 	p.ret = 0;
 	assert_false(perf_bpf_filter(e, 4000, regs, 0)); /* 0 drops */
 	p.ret = 0x100000000ull;
