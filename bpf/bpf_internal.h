@@ -82,6 +82,10 @@ struct bpf_jit_opts {
 	bool lse; /* emit LSE atomics (ID_AA64ISAR0_EL1.Atomic), else LDAXR/STLXR loops */
 	bool verified; /* the verifier ran: registers need no zeroing at entry */
 	uint32_t prog_type; /* picks each helper's function (bpf_helper_impl) */
+	/* a verified program's maps: a map_lookup_elem call whose map is known at its call site
+	 * (an lddw of one of them) calls the map's own lookup */
+	struct bpf_map *const *maps;
+	uint32_t nr_maps;
 };
 
 struct bpf_jit_image {

@@ -373,7 +373,9 @@ int bpf_prog_load(const union bpf_attr *attr)
 		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,
 					   .lse = ksvc_cpu_has_lse_atomics(),
 					   .verified = true,
-					   .prog_type = prog->type };
+					   .prog_type = prog->type,
+					   .maps = prog->maps,
+					   .nr_maps = prog->nr_maps };
 
 		/* a program the JIT does not cover (or no memory for it) is interpreted */
 		(void)bpf_jit_compile(prog->insns, prog->len, &jo, &prog->jit);

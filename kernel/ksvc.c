@@ -163,6 +163,13 @@ int ksvc_current_tid(void)
 	return current_task()->tid;
 }
 
+uint64_t ksvc_current_pid_tgid(void)
+{
+	struct task *t = current_task();
+
+	return (uint64_t)(uint32_t)proc_tgid(t) << 32 | (uint32_t)t->tid;
+}
+
 uint32_t ksvc_current_uid(void)
 {
 	return 0;

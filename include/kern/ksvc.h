@@ -79,6 +79,8 @@ unsigned int ksvc_nr_cpus(void);
 /* [any] Current task's thread-group id (what userland calls the pid), thread id, uid, gid. */
 int ksvc_current_tgid(void);
 int ksvc_current_tid(void);
+/* [any] Both in one call, as bpf_get_current_pid_tgid returns them: tgid << 32 | tid. */
+uint64_t ksvc_current_pid_tgid(void);
 uint32_t ksvc_current_uid(void);
 uint32_t ksvc_current_gid(void);
 /* [any] Current task's comm, NUL-terminated, in 16 bytes (TASK_COMM_LEN). */

@@ -187,6 +187,11 @@ int ksvc_current_tid(void)
 	return ksvc_fake.tid;
 }
 
+uint64_t ksvc_current_pid_tgid(void)
+{
+	return (uint64_t)(uint32_t)ksvc_fake.tgid << 32 | (uint32_t)ksvc_fake.tid;
+}
+
 uint32_t ksvc_current_uid(void)
 {
 	return ksvc_fake.uid;
