@@ -231,7 +231,6 @@ static void bpf_wait_runs(const struct perf_event *e)
 bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr)
 {
 	struct perf_event_core *c = perf_core(e);
-	struct bpf_perf_event_data_kern ctx;
 	struct bpf_prog *prog;
 	uint64_t ret = 0;
 
@@ -245,21 +244,10 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 		/* pairs with the fence in bpf_wait_runs: a detach sees this run, or it is seen */
 		atomic_thread_fence(memory_order_seq_cst);
 		prog = READ_ONCE(c->prog);
-		if (prog) {
-			/* only what the program reads itself: helpers take regs by pointer */
-			uint32_t n = bpf_prog_ctx_read(prog);
-
-			if (n)
-				memcpy(&ctx.data.regs, regs, MIN(n, (uint32_t)sizeof(ctx.data.regs)));
-			ctx.regs = regs;
-			ctx.data.sample_period = period;
-			ctx.data.addr = addr;
-			ctx.event = e;
-			ctx.cookie = c->bpf_cookie;
-			ret = bpf_prog_run(prog, &ctx);
-		} else {
+		if (prog)
+			ret = bpf_prog_run_perf(prog, regs, period, addr, e, c->bpf_cookie);
+		else
 			ret = 1; /* detached meanwhile: the sample goes out as without a program */
-		}
 		/* Release: the run is over before a detach may free the program */
 		atomic_store_explicit(&bpf_running[cpu], NULL, memory_order_release);
 	}

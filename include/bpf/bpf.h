@@ -66,10 +66,13 @@ struct bpf_perf_event_data_kern {
 };
 
 /*
- * [any] How many bytes at the start of ctx the program's own loads may read (the verifier's
- * highest ctx offset): a caller may leave the rest of ctx->data.regs unfilled.
+ * [any] Run a PERF_EVENT program on an overflow: bpf_prog_run with the ctx built here from the
+ * sample's registers (user_pt_regs' 34 words), period, address, event and attach cookie.
+ * ctx->data.regs gets only the bytes the program's own loads may read (the verifier's highest
+ * ctx offset); helpers find the registers through ctx->regs.  Returns r0.
  */
-uint32_t bpf_prog_ctx_read(const struct bpf_prog *prog);
+uint64_t bpf_prog_run_perf(const struct bpf_prog *prog, const uint64_t *regs, uint64_t period,
+			   uint64_t addr, void *event, uint64_t cookie);
 
 /*
  * Hooks perf registers.  Every function may be called from the overflow IRQ path ([any]),
