@@ -171,9 +171,8 @@ int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t coo
 		err = -EINVAL;
 	else if ((!tp && !probe) || (err = tp_attach(e, prog)) == 0) {
 		c->bpf_cookie = cookie;
-		/* Release: a filter that reads the program reads its cookie */
-		atomic_thread_fence(memory_order_release);
-		WRITE_ONCE(c->prog, prog); /* takes over the caller's reference */
+		/* Release: a filter that reads the program (acquire) reads its cookie */
+		__atomic_store_n(&c->prog, prog, __ATOMIC_RELEASE); /* takes the caller's reference */
 	}
 	spin_unlock_irqrestore(&c->bpf_lock, f);
 	return err;
@@ -243,7 +242,8 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 		atomic_store_explicit(&bpf_running[cpu], e, memory_order_relaxed);
 		/* pairs with the fence in bpf_wait_runs: a detach sees this run, or it is seen */
 		atomic_thread_fence(memory_order_seq_cst);
-		prog = READ_ONCE(c->prog);
+		/* Acquire pairs with perf_event_set_bpf's release: the cookie written before */
+		prog = __atomic_load_n(&c->prog, __ATOMIC_ACQUIRE);
 		if (prog)
 			ret = bpf_prog_run_perf(prog, regs, period, addr, e, c->bpf_cookie);
 		else
