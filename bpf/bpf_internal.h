@@ -82,6 +82,10 @@ struct bpf_jit_opts {
 	bool lse; /* emit LSE atomics (ID_AA64ISAR0_EL1.Atomic), else LDAXR/STLXR loops */
 	bool verified; /* the verifier ran: registers need no zeroing at entry */
 	uint32_t prog_type; /* picks each helper's function (bpf_helper_impl) */
+	/* a verified program's maps: a map_lookup_elem call whose map is known at its call site
+	 * (an lddw of one of them) calls the map's own lookup */
+	struct bpf_map *const *maps;
+	uint32_t nr_maps;
 };
 
 struct bpf_jit_image {
@@ -367,8 +371,13 @@ int bpf_obj_pin(const union bpf_attr *attr);
 int bpf_obj_get(const union bpf_attr *attr);
 int bpf_enable_stats(const union bpf_attr *attr);
 int bpf_task_fd_query(const union bpf_attr *attr, union bpf_attr *uattr);
-/* [any] Runtime statistics on (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd). */
-bool bpf_stats_on(void);
+/* [any] Runtime statistics on (kernel.bpf_stats_enabled or a BPF_ENABLE_STATS fd); inline:
+ * every program run asks. */
+extern _Atomic int bpf_stats_users;
+static inline bool bpf_stats_on(void)
+{
+	return atomic_load_explicit(&bpf_stats_users, memory_order_relaxed) > 0;
+}
 
 /* ---- BPF_OBJ_GET_INFO_BY_FD and fdinfo (info.c) ---- */
 

@@ -11,11 +11,17 @@
  * Not here: callx (test path only: such programs stay interpreted), tail calls and LD_ABS/IND
  * (the interpreter has none either).  Anything this file refuses falls back to the interpreter.
  *
- * Code shape: a prologue saves the callee-saved registers used, then pushes a call frame whose
- * return address is the epilogue; every BPF exit returns through its frame ([sp]) so the main
- * program and subprograms exit alike.  A local call pushes {return, r10, r6..r9}, moves r10 down
- * by the caller's frame, and restores them on return; the frame depth is counted (x26) as the
- * interpreter counts it, and running out ends the program with r0 as it stands.
+ * Code shape: with bpf-to-bpf calls, a prologue saves the callee-saved registers, then pushes
+ * a call frame whose return address is the epilogue; every BPF exit returns through its frame
+ * ([sp]) so the main program and subprograms exit alike.  A local call pushes {return, r10,
+ * r6..r9}, moves r10 down by the caller's frame, and restores them on return; the frame depth
+ * is counted (x26) as the interpreter counts it, and running out ends the program with r0 as it
+ * stands.  Without them (the common case, and the one run on every overflow) the frame is
+ * lean: only the callee-saved registers the program names are saved, and an exit branches to
+ * the epilogue.
+ * A map_lookup_elem call whose map is known where it is made (r1 set by an lddw of one of the
+ * program's maps in the same straight-line code) calls that map's lookup directly, as Linux's
+ * fixup resolves map ops at load time.
  * Two passes: the first only measures each instruction, the second emits with known targets.
  */
 #include <stdbool.h>
@@ -61,8 +67,12 @@ struct jit {
 	uint32_t *buf; /* NULL in the measuring pass */
 	uint32_t n; /* words emitted so far */
 	uint32_t *offs; /* word offset of each BPF slot; offs[len] is the epilogue */
+	uint8_t *target; /* per slot: a jump or call lands there */
 	uint32_t epilogue;
 	const struct bpf_jit_opts *o;
+	bool lean; /* no bpf-to-bpf calls: the lean frame */
+	uint8_t saved[6]; /* lean: the callee-saved registers saved, nsaved of them */
+	uint32_t nsaved;
 	bool bad; /* a branch out of range: give up */
 };
 
@@ -349,13 +359,62 @@ static int emit_atomic(struct jit *j, const struct bpf_insn *in)
 
 /* ---- calls ---- */
 
-static int emit_helper_call(struct jit *j, int32_t id)
+/*
+ * The map r1 holds at the call in slot i, when the straight-line code before it (no jump
+ * lands in between) set r1 with an lddw of one of the program's maps; else NULL.
+ */
+static struct bpf_map *call_map(const struct jit *j, const struct bpf_insn *insns, uint32_t i)
 {
+	for (uint32_t k = i; k-- > 0;) {
+		const struct bpf_insn *in = &insns[k];
+		unsigned int cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+
+		if (j->target[k + 1])
+			return NULL; /* r1 may come from elsewhere */
+		if (in->code == 0 && k > 0 && insns[k - 1].code == (BPF_LD | BPF_IMM | BPF_DW))
+			continue; /* an lddw's second slot */
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			uint64_t a = (uint32_t)in->imm | (uint64_t)(uint32_t)insns[k + 1].imm << 32;
+
+			if (in->dst_reg != 1)
+				continue;
+			if (in->src_reg != BPF_PSEUDO_MAP_FD)
+				return NULL;
+			for (uint32_t m = 0; m < j->o->nr_maps; m++)
+				if ((uintptr_t)j->o->maps[m] == a)
+					return j->o->maps[m];
+			return NULL;
+		}
+		if (cls == BPF_JMP || cls == BPF_JMP32) {
+			if (op == BPF_CALL || op == BPF_EXIT || op == BPF_JA)
+				return NULL;
+			continue; /* a conditional jump writes no register */
+		}
+		if ((cls == BPF_ST || cls == BPF_STX) && BPF_MODE(in->code) == BPF_MEM)
+			continue;
+		if (in->dst_reg == 1 || in->src_reg == 1 || cls == BPF_STX)
+			return NULL; /* r1 written (or an atomic's fetch: be conservative) */
+	}
+	return NULL;
+}
+
+static int emit_helper_call(struct jit *j, const struct bpf_insn *insns, uint32_t i)
+{
+	int32_t id = insns[i].imm;
 	bpf_helper_fn fn;
+	uint64_t addr;
 
 	if (!(fn = bpf_helper_impl(id, j->o->prog_type)))
 		return -EINVAL;
-	emit_mov_imm(j, true, T1, (uint64_t)(uintptr_t)fn);
+	memcpy(&addr, &fn, sizeof(addr)); /* code pointer as a number */
+	if (id == BPF_FUNC_map_lookup_elem && j->o->verified) {
+		struct bpf_map *m = call_map(j, insns, i);
+
+		/* the helper is m->ops->lookup(m, key) with the same arguments */
+		if (m && m->ops->lookup)
+			memcpy(&addr, &m->ops->lookup, sizeof(addr));
+	}
+	emit_mov_imm(j, true, T1, addr);
 	emit(j, a64_blr(T1));
 	emit(j, a64_mov(true, reg_map[0], 0));
 	return 0;
@@ -403,13 +462,18 @@ static int emit_insn(struct jit *j, const struct bpf_insn *insns, uint32_t i, ui
 		int64_t t;
 
 		if (op == BPF_EXIT && is64) {
+			if (j->lean) {
+				if (i + 1 < len) /* else the epilogue follows */
+					emit(j, a64_b(rel(j, j->epilogue, 26)));
+				return 0;
+			}
 			emit(j, a64_ldr_x_uimm(T1, A64_SP, 0));
 			emit(j, a64_br(T1));
 			return 0;
 		}
 		if (op == BPF_CALL && is64 && BPF_SRC(in->code) == BPF_K) {
 			if (in->src_reg != BPF_PSEUDO_CALL)
-				return emit_helper_call(j, in->imm);
+				return emit_helper_call(j, insns, i);
 			t = (int64_t)i + 1 + in->imm;
 			if (t < 0 || t >= len)
 				return -EINVAL;
@@ -470,8 +534,53 @@ static int emit_insn(struct jit *j, const struct bpf_insn *insns, uint32_t i, ui
 
 /* ---- prologue, epilogue, passes ---- */
 
+/* The lean frame: fp, lr, then the saved registers, 16-byte aligned. */
+static int32_t lean_frame(const struct jit *j)
+{
+	return (int32_t)(16 + 8 * ((j->nsaved + 1) & ~1u));
+}
+
+static void emit_lean_prologue(struct jit *j)
+{
+	emit(j, a64_ldstp(false, 3, 29, 30, A64_SP, -lean_frame(j)));
+	emit(j, a64_addsub_imm(A64_ADDI, true, 29, A64_SP, 0));
+	for (uint32_t k = 0; k < j->nsaved; k += 2) {
+		if (k + 1 < j->nsaved)
+			emit(j, a64_ldstp(false, 2, j->saved[k], j->saved[k + 1], A64_SP, 16 + 8 * k));
+		else
+			emit(j, a64_ldstp(false, 2, j->saved[k], A64_ZR, A64_SP, 16 + 8 * k));
+	}
+	for (uint32_t k = 0; k < j->nsaved; k++)
+		if (j->saved[k] == reg_map[10])
+			emit(j, a64_mov(true, reg_map[10], 2)); /* the third argument: the stack top */
+	if (!j->o->verified) {
+		/* the interpreter starts with zeroed registers; the verifier rules out reads */
+		static const int zero[] = { 2, 3, 4, 7 };
+
+		for (unsigned int k = 0; k < sizeof(zero) / sizeof(zero[0]); k++)
+			emit(j, a64_movz(true, zero[k], 0, 0));
+		for (uint32_t k = 0; k < j->nsaved; k++)
+			if (j->saved[k] != reg_map[10])
+				emit(j, a64_movz(true, j->saved[k], 0, 0));
+	}
+}
+
+static void emit_lean_epilogue(struct jit *j)
+{
+	emit(j, a64_mov(true, 0, reg_map[0]));
+	for (uint32_t k = 0; k < j->nsaved; k += 2)
+		emit(j, a64_ldstp(true, 2, j->saved[k], k + 1 < j->nsaved ? j->saved[k + 1] : A64_ZR,
+				  A64_SP, 16 + 8 * k));
+	emit(j, a64_ldstp(true, 1, 29, 30, A64_SP, lean_frame(j)));
+	emit(j, a64_ret());
+}
+
 static void emit_prologue(struct jit *j)
 {
+	if (j->lean) {
+		emit_lean_prologue(j);
+		return;
+	}
 	emit(j, a64_ldstp(false, 3, 29, 30, A64_SP, -80));
 	emit(j, a64_addsub_imm(A64_ADDI, true, 29, A64_SP, 0));
 	emit(j, a64_ldstp(false, 2, 19, 20, A64_SP, 16));
@@ -496,6 +605,10 @@ static void emit_prologue(struct jit *j)
 
 static void emit_epilogue(struct jit *j)
 {
+	if (j->lean) {
+		emit_lean_epilogue(j);
+		return;
+	}
 	emit(j, a64_addsub_imm(A64_ADDI, true, A64_SP, SAVED_SP, 0));
 	emit(j, a64_mov(true, 0, reg_map[0]));
 	emit(j, a64_ldstp(true, 2, 19, 20, A64_SP, 16));
@@ -536,6 +649,45 @@ static int jit_pass(struct jit *j, const struct bpf_insn *insns, uint32_t len)
 	return j->bad ? -E2BIG : 0;
 }
 
+/*
+ * Jump and call targets (j->target), whether the program makes bpf-to-bpf calls (j->lean
+ * without), and for the lean frame the callee-saved registers it names (r6-r10).
+ */
+static void jit_scan(struct jit *j, const struct bpf_insn *insns, uint32_t len)
+{
+	bool used[11] = { false };
+
+	j->lean = true;
+	for (uint32_t i = 0; i < len; i++) {
+		const struct bpf_insn *in = &insns[i];
+		unsigned int cls = BPF_CLASS(in->code), op = BPF_OP(in->code);
+		int64_t t = -1;
+
+		used[in->dst_reg <= 10 ? in->dst_reg : 0] = true;
+		used[in->src_reg <= 10 ? in->src_reg : 0] = true;
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			i++; /* its second slot names no register */
+			continue;
+		}
+		if (cls != BPF_JMP && cls != BPF_JMP32)
+			continue;
+		if (op == BPF_CALL) {
+			if (in->src_reg == BPF_PSEUDO_CALL) {
+				j->lean = false;
+				t = (int64_t)i + 1 + in->imm;
+			}
+		} else if (op != BPF_EXIT) {
+			t = (int64_t)i + 1 + (op == BPF_JA && cls == BPF_JMP32 ? in->imm : in->off);
+		}
+		if (t >= 0 && t < len)
+			j->target[t] = 1;
+	}
+	j->nsaved = 0;
+	for (int r = 6; r <= 10; r++)
+		if (used[r])
+			j->saved[j->nsaved++] = reg_map[r];
+}
+
 int bpf_jit_emit(const struct bpf_insn *insns, uint32_t len, const struct bpf_jit_opts *o,
 		 uint32_t **code, uint32_t *nwords)
 {
@@ -546,14 +698,21 @@ int bpf_jit_emit(const struct bpf_insn *insns, uint32_t len, const struct bpf_ji
 	if (!len)
 		return -EINVAL;
 	j.offs = ksvc_alloc(sizeof(uint32_t) * ((size_t)len + 1));
-	if (!j.offs)
+	j.target = ksvc_alloc((size_t)len + 1);
+	if (!j.offs || !j.target) {
+		ksvc_free(j.offs);
+		ksvc_free(j.target);
 		return -ENOMEM;
+	}
+	memset(j.target, 0, (size_t)len + 1);
+	jit_scan(&j, insns, len);
 	err = jit_pass(&j, insns, len);
 	if (!err) {
 		j.buf = ksvc_alloc(sizeof(uint32_t) * j.n);
 		err = j.buf ? jit_pass(&j, insns, len) : -ENOMEM;
 	}
 	ksvc_free(j.offs);
+	ksvc_free(j.target);
 	if (err) {
 		ksvc_free(j.buf);
 		return err;

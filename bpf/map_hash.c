@@ -9,11 +9,19 @@
  * All max_entries elements are allocated at creation (Linux's default preallocation), so
  * programs in the PMU interrupt never allocate; a value pointer a program holds stays valid
  * memory even if the element is deleted meanwhile (Linux preallocated maps behave the same).
- * One spinlock (irqsave) per map guards buckets and the free list.  LRU eviction scans for the
- * oldest stamp: O(max_entries), simple rather than Linux's per-CPU LRU lists.
+ * One spinlock (irqsave) per map serializes writers (buckets and the free list) and the
+ * syscall side.  A program's lookup takes no lock, as Linux's RCU lookup: writers publish an
+ * element with a release store after filling it, and a chain ends in a "nulls" marker naming
+ * its bucket (Linux's hlist_nulls), so a lookup whose element was deleted and reused in another
+ * bucket meanwhile notices it ended in a foreign chain and walks again.  An element freed
+ * keeps its chain link until reused (the free list links through its key bytes), so a walk
+ * standing on it still reaches the end of a chain.  LRU eviction scans for the oldest stamp:
+ * O(max_entries), simple rather than Linux's per-CPU LRU lists.
  */
+#include <stdatomic.h>
 #include <stdint.h>
 
+#include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/spinlock.h>
@@ -21,22 +29,33 @@
 #include "bpf_internal.h"
 
 struct helem {
-	struct helem *next; /* (m) bucket chain or free list */
-	uint32_t hash; /* (m) */
+	_Atomic uintptr_t next; /* (m, lookups read) next in the bucket chain, or its nulls */
+	uint32_t hash; /* (m, lookups read) */
 	bool used; /* (m) */
-	uint64_t stamp; /* LRU: last use */
-	uint8_t data[]; /* key rounded to 8, then the value(s) */
+	_Atomic uint64_t stamp; /* LRU: last use (a) */
+	uint8_t data[]; /* key rounded to 8 (a free element's first word: the free list), then
+			 * the value(s) */
 };
 
 struct htab {
-	uint32_t nbuckets; /* power of two */
+	uint32_t nbuckets; /* (c) power of two */
 	uint32_t count; /* (m) */
-	uint32_t key_round, value_round, elem_size;
-	uint64_t clock; /* LRU stamps */
-	struct helem **buckets; /* (m) */
+	uint32_t key_round, value_round, elem_size; /* (c) */
+	bool percpu, lru; /* (c) */
+	_Atomic uint64_t clock; /* LRU stamps (a) */
+	_Atomic uintptr_t *buckets; /* (m, lookups read) first element, or the bucket's nulls */
 	struct helem *free; /* (m) */
-	uint8_t *pool;
+	uint8_t *pool; /* (c) */
 };
+
+/* A chain's end: the bucket's index, tagged (elements are 8-byte aligned). */
+#define NULLS(b) ((uintptr_t)(b) << 1 | 1)
+#define IS_NULLS(p) ((p) & 1)
+
+static struct helem **free_link(struct helem *e)
+{
+	return (struct helem **)(void *)e->data;
+}
 
 #define HTAB_MAX_BYTES (64u << 20)
 
@@ -90,6 +109,8 @@ static int htab_alloc(struct bpf_map *map)
 	h->key_round = (map->key_size + 7) & ~7u;
 	h->value_round = (map->value_size + 7) & ~7u;
 	h->elem_size = (uint32_t)sizeof(struct helem) + h->key_round + h->value_round * nvalues(map);
+	h->percpu = bpf_map_is_percpu(map->type);
+	h->lru = map->type == BPF_MAP_TYPE_LRU_HASH;
 	h->buckets = ksvc_alloc(sizeof(*h->buckets) * h->nbuckets);
 	h->pool = ksvc_alloc((size_t)h->elem_size * map->max_entries);
 	if (!h->buckets || !h->pool) {
@@ -98,8 +119,10 @@ static int htab_alloc(struct bpf_map *map)
 		ksvc_free(h);
 		return -ENOMEM;
 	}
+	for (uint32_t b = 0; b < h->nbuckets; b++)
+		atomic_init(&h->buckets[b], NULLS(b));
 	for (uint32_t i = map->max_entries; i-- > 0;) {
-		elem_at(h, i)->next = h->free;
+		*free_link(elem_at(h, i)) = h->free;
 		h->free = elem_at(h, i);
 	}
 	map->priv = h;
@@ -115,15 +138,91 @@ static void htab_free(struct bpf_map *map)
 	ksvc_free(h);
 }
 
-/* FNV-1a over the key bytes. */
-static uint32_t key_hash(const void *key, uint32_t len)
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, 8); /* one load: keys need not be aligned */
+	return v;
+}
+
+static uint32_t load32(const uint8_t *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, 4);
+	return v;
+}
+
+#define HASH_MUL 0x9e3779b97f4a7c15ull /* 2^64 / the golden ratio, odd */
+
+/* The key bytes as words (the last one zero-padded), each mixed in with a multiply, then the
+ * high half of a last multiply (Fibonacci hashing): a few instructions per 8 bytes rather
+ * than a round per byte, for the lookup on every overflow. */
+static inline __attribute__((always_inline)) uint32_t key_hash(const void *key, uint32_t len)
 {
 	const uint8_t *p = key;
-	uint32_t x = 2166136261u;
+	uint64_t x = len, w = 0;
 
+	for (; len >= 8; len -= 8, p += 8)
+		x = (x ^ load64(p)) * HASH_MUL;
+	if (len) {
+		uint32_t i = 0;
+
+		if (len >= 4) {
+			w = load32(p);
+			i = 4;
+		}
+		for (; i < len; i++)
+			w |= (uint64_t)p[i] << (8 * i);
+		x = (x ^ w) * HASH_MUL;
+	}
+	return (uint32_t)(((x ^ x >> 32) * HASH_MUL) >> 32);
+}
+
+/* memcmp(a, b, len) == 0, a word at a time. */
+static inline __attribute__((always_inline)) bool key_eq(const uint8_t *a, const uint8_t *b, uint32_t len)
+{
+	for (; len >= 8; len -= 8, a += 8, b += 8)
+		if (load64(a) != load64(b))
+			return false;
+	if (len >= 4) {
+		if (load32(a) != load32(b))
+			return false;
+		len -= 4, a += 4, b += 4;
+	}
 	for (uint32_t i = 0; i < len; i++)
-		x = (x ^ p[i]) * 16777619u;
-	return x;
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static struct helem *chain_next(const _Atomic uintptr_t *link)
+{
+	/* Acquire pairs with the release store that published the element (htab_put) */
+	uintptr_t p = atomic_load_explicit(link, memory_order_acquire);
+
+	return IS_NULLS(p) ? NULL : (struct helem *)p;
+}
+
+/* The lookup a program makes: no lock (see the top of the file). */
+static inline __attribute__((always_inline)) struct helem *find_lockless(struct htab *h, const void *key, uint32_t key_size,
+				   uint32_t hash)
+{
+	uint32_t b = hash & (h->nbuckets - 1);
+	uintptr_t p;
+
+	do {
+		p = atomic_load_explicit(&h->buckets[b], memory_order_acquire);
+		while (!IS_NULLS(p)) {
+			struct helem *e = (struct helem *)p;
+
+			if (READ_ONCE(e->hash) == hash && key_eq(e->data, key, key_size))
+				return e;
+			p = atomic_load_explicit(&e->next, memory_order_acquire);
+		}
+	} while (p != NULLS(b)); /* ended in another bucket's chain: an element moved */
+	return NULL;
 }
 
 static struct helem *find_locked(struct bpf_map *map, const void *key, uint32_t hash)
@@ -131,8 +230,9 @@ static struct helem *find_locked(struct bpf_map *map, const void *key, uint32_t 
 	spin_assert_held(&map->lock);
 	struct htab *h = map->priv;
 
-	for (struct helem *e = h->buckets[hash & (h->nbuckets - 1)]; e; e = e->next)
-		if (e->hash == hash && !memcmp(e->data, key, map->key_size))
+	for (struct helem *e = chain_next(&h->buckets[hash & (h->nbuckets - 1)]); e;
+	     e = chain_next(&e->next))
+		if (e->hash == hash && key_eq(e->data, key, map->key_size))
 			return e;
 	return NULL;
 }
@@ -148,13 +248,15 @@ static void unlink_locked(struct bpf_map *map, struct helem *e)
 {
 	spin_assert_held(&map->lock);
 	struct htab *h = map->priv;
-	struct helem **pp = &h->buckets[e->hash & (h->nbuckets - 1)];
+	_Atomic uintptr_t *pp = &h->buckets[e->hash & (h->nbuckets - 1)];
 
-	while (*pp != e)
-		pp = &(*pp)->next;
-	*pp = e->next;
+	while (chain_next(pp) != e)
+		pp = &chain_next(pp)->next;
+	/* e keeps its link: a lockless walk standing on it goes on along the chain */
+	atomic_store_explicit(pp, atomic_load_explicit(&e->next, memory_order_relaxed),
+			      memory_order_release);
 	e->used = false;
-	e->next = h->free;
+	*free_link(e) = h->free;
 	h->free = e;
 	h->count--;
 }
@@ -168,31 +270,52 @@ static void evict_lru_locked(struct bpf_map *map)
 	for (uint32_t i = 0; i < map->max_entries; i++) {
 		struct helem *e = elem_at(h, i);
 
-		if (e->used && (!old || e->stamp < old->stamp))
+		if (e->used && (!old || atomic_load_explicit(&e->stamp, memory_order_relaxed) <
+						atomic_load_explicit(&old->stamp, memory_order_relaxed)))
 			old = e;
 	}
 	if (old)
 		unlink_locked(map, old);
 }
 
+static void lru_touch(struct htab *h, struct helem *e)
+{
+	atomic_store_explicit(&e->stamp,
+			      atomic_fetch_add_explicit(&h->clock, 1, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 static void *htab_lookup_cpu(struct bpf_map *map, const void *key, uint32_t cpu)
 {
 	struct htab *h = map->priv;
-	uint32_t hash = key_hash(key, map->key_size);
-	unsigned long flags = spin_lock_irqsave(&map->lock);
-	struct helem *e = find_locked(map, key, hash);
+	struct helem *e = find_lockless(h, key, map->key_size, key_hash(key, map->key_size));
 
-	if (e)
-		e->stamp = ++h->clock;
-	spin_unlock_irqrestore(&map->lock, flags);
 	if (!e)
 		return NULL;
-	return value_of(map, e, cpu);
+	if (h->lru)
+		lru_touch(h, e);
+	return e->data + h->key_round + (size_t)h->value_round * cpu;
 }
 
 static void *htab_lookup(struct bpf_map *map, const void *key)
 {
-	return htab_lookup_cpu(map, key, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
+	struct htab *h = map->priv;
+	uint32_t ks = map->key_size;
+	struct helem *e;
+
+	/* the common key sizes (a pid, a pid_tgid, a stack id) with the size known: straight code */
+	if (ks == 8)
+		e = find_lockless(h, key, 8, key_hash(key, 8));
+	else if (ks == 4)
+		e = find_lockless(h, key, 4, key_hash(key, 4));
+	else
+		e = find_lockless(h, key, ks, key_hash(key, ks));
+
+	if (!e)
+		return NULL;
+	if (h->lru)
+		lru_touch(h, e);
+	return e->data + h->key_round + (h->percpu ? (size_t)h->value_round * ksvc_cpu_id() : 0);
 }
 
 /*
@@ -228,17 +351,21 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 			err = -E2BIG;
 			goto out;
 		}
+		_Atomic uintptr_t *head = &h->buckets[hash & (h->nbuckets - 1)];
+
 		e = h->free;
-		h->free = e->next;
+		h->free = *free_link(e);
 		memset(e->data, 0, h->elem_size - sizeof(*e));
 		memcpy(e->data, key, map->key_size);
-		e->hash = hash;
+		WRITE_ONCE(e->hash, hash);
 		e->used = true;
-		e->next = h->buckets[hash & (h->nbuckets - 1)];
-		h->buckets[hash & (h->nbuckets - 1)] = e;
+		atomic_store_explicit(&e->next, atomic_load_explicit(head, memory_order_relaxed),
+				      memory_order_release);
+		/* Release pairs with the acquire in find_lockless: the element is filled */
+		atomic_store_explicit(head, (uintptr_t)e, memory_order_release);
 		h->count++;
 	}
-	e->stamp = ++h->clock;
+	lru_touch(h, e);
 	if (!percpu)
 		memcpy(value_of(map, e, 0), value, map->value_size);
 	else if (!all_cpus)
@@ -304,10 +431,10 @@ static int htab_next_key(struct bpf_map *map, const void *key, void *next)
 
 	if (e) {
 		b = (e->hash & (h->nbuckets - 1)) + 1;
-		e = e->next;
+		e = chain_next(&e->next);
 	}
 	while (!e && b < h->nbuckets)
-		e = h->buckets[b++];
+		e = chain_next(&h->buckets[b++]);
 	if (e)
 		memcpy(next, e->data, map->key_size);
 	else

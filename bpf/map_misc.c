@@ -12,7 +12,10 @@
  * bpf_get_stackid (bpf_stackmap_insert); buckets are preallocated so inserts never allocate.
  * Same id for the same stack; a different stack hashing to a taken id is EEXIST unless
  * BPF_F_REUSE_STACKID.  The syscall side can look up (zero-padded), delete and iterate; update
- * is EINVAL.  Not here: BPF_F_STACK_BUILD_ID.  The buckets come in chunks of at most
+ * is EINVAL.  bpf_get_stackid finds a stack already stored without the map lock, as Linux
+ * does: a bucket is filled before it is published (release), and buckets are never freed
+ * while the map lives (a replaced or deleted one is reused later, Linux's freelist race
+ * included).  Not here: BPF_F_STACK_BUILD_ID.  The buckets come in chunks of at most
  * STACK_CHUNK bytes: bpftrace's map (131072 ids of 127 frames) is 133 MB, which Linux takes
  * from vmalloc and which no single block of the page allocator holds.
  */
@@ -184,7 +187,7 @@ struct stack_bucket {
 struct stackmap {
 	uint32_t nbuckets; /* power of two >= max_entries; ids are < nbuckets */
 	uint32_t bucket_size;
-	struct stack_bucket **buckets; /* (m) */
+	struct stack_bucket **buckets; /* (m; get_stackid reads locklessly, acquire) */
 	struct stack_bucket *free; /* (m) */
 	uint32_t nchunks;
 	uint8_t **chunks; /* the buckets' storage, threaded onto free at create */
@@ -260,14 +263,33 @@ static void stack_free(struct bpf_map *map)
 	stack_release(map->priv);
 }
 
+#define IPS_MUL 0x9e3779b97f4a7c15ull /* 2^64 / the golden ratio, odd */
+
+/* Each address mixed in with a multiply, then the high half of a last one: a few
+ * instructions per frame (get_stackid runs on every overflow). */
 static uint32_t ips_hash(const uint64_t *ips, uint32_t nr)
 {
-	uint32_t x = 2166136261u;
+	uint64_t x = nr;
 
 	for (uint32_t i = 0; i < nr; i++)
-		for (int b = 0; b < 64; b += 8)
-			x = (x ^ (uint8_t)(ips[i] >> b)) * 16777619u;
-	return x;
+		x = (x ^ ips[i]) * IPS_MUL;
+	return (uint32_t)(((x ^ x >> 32) * IPS_MUL) >> 32);
+}
+
+static bool ips_eq(const uint64_t *a, const uint64_t *b, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* b holds this stack (or, with BPF_F_FAST_STACK_CMP, one of its hash and depth). */
+static bool bucket_holds(const struct stack_bucket *b, uint32_t hash, const uint64_t *ips,
+			 uint32_t nr, uint64_t flags)
+{
+	return b && b->hash == hash && b->nr == nr &&
+	       ((flags & BPF_F_FAST_STACK_CMP) || ips_eq(b->ips, ips, nr));
 }
 
 long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags)
@@ -284,10 +306,12 @@ long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, 
 		nr = map->value_size / 8;
 	hash = ips_hash(ips, nr);
 	id = hash & (s->nbuckets - 1);
+	/* the common case, a stack seen before: no lock (acquire pairs with the release below) */
+	if (bucket_holds(__atomic_load_n(&s->buckets[id], __ATOMIC_ACQUIRE), hash, ips, nr, flags))
+		return id;
 	irq = spin_lock_irqsave(&map->lock);
 	b = s->buckets[id];
-	if (b && b->hash == hash && b->nr == nr &&
-	    ((flags & BPF_F_FAST_STACK_CMP) || !memcmp(b->ips, ips, (size_t)nr * 8))) {
+	if (bucket_holds(b, hash, ips, nr, flags)) {
 		ret = id;
 		goto out;
 	}
@@ -304,7 +328,8 @@ long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, 
 	nb->hash = hash;
 	nb->nr = nr;
 	memcpy(nb->ips, ips, (size_t)nr * 8);
-	s->buckets[id] = nb;
+	/* Release: a lockless get_stackid that finds nb sees it filled */
+	__atomic_store_n(&s->buckets[id], nb, __ATOMIC_RELEASE);
 	if (b) {
 		b->next_free = s->free;
 		s->free = b;
@@ -356,7 +381,7 @@ static int stack_delete(struct bpf_map *map, const void *key)
 	irq = spin_lock_irqsave(&map->lock);
 	b = s->buckets[id];
 	if (b) {
-		s->buckets[id] = NULL;
+		__atomic_store_n(&s->buckets[id], NULL, __ATOMIC_RELAXED);
 		b->next_free = s->free;
 		s->free = b;
 	}

@@ -257,19 +257,14 @@ int bpf_obj_get(const union bpf_attr *attr)
 
 /* ---- runtime statistics ---- */
 
-static _Atomic int stats_users; /* BPF_ENABLE_STATS fds, plus one while the sysctl is 1 */
+_Atomic int bpf_stats_users; /* BPF_ENABLE_STATS fds, plus one while the sysctl is 1 */
 static int stats_sysctl; /* (stats_lock) kernel.bpf_stats_enabled as written */
 static struct spinlock stats_lock = SPINLOCK_INIT;
-
-bool bpf_stats_on(void)
-{
-	return atomic_load_explicit(&stats_users, memory_order_relaxed) > 0;
-}
 
 static void stats_release(void *priv)
 {
 	(void)priv;
-	atomic_fetch_sub(&stats_users, 1);
+	atomic_fetch_sub(&bpf_stats_users, 1);
 }
 
 static const struct ksvc_file_ops stats_fops = { .name = "bpf-stats",
@@ -284,12 +279,12 @@ int bpf_enable_stats(const union bpf_attr *attr)
 		return -EINVAL;
 	if (attr->enable_stats.type != BPF_STATS_RUN_TIME)
 		return -EINVAL;
-	if (atomic_load(&stats_users) > INT_MAX / 2)
+	if (atomic_load(&bpf_stats_users) > INT_MAX / 2)
 		return -EBUSY;
-	atomic_fetch_add(&stats_users, 1);
+	atomic_fetch_add(&bpf_stats_users, 1);
 	fd = ksvc_fd_install(&stats_fops, NULL, true);
 	if (fd < 0)
-		atomic_fetch_sub(&stats_users, 1);
+		atomic_fetch_sub(&bpf_stats_users, 1);
 	return fd;
 }
 
@@ -302,7 +297,7 @@ static int stats_sysctl_set(long v)
 		return -EINVAL;
 	f = spin_lock_irqsave(&stats_lock);
 	if (v != stats_sysctl)
-		atomic_fetch_add(&stats_users, v ? 1 : -1);
+		atomic_fetch_add(&bpf_stats_users, v ? 1 : -1);
 	stats_sysctl = (int)v;
 	spin_unlock_irqrestore(&stats_lock, f);
 	return 0;

@@ -20,6 +20,7 @@
  */
 #include <stdint.h>
 
+#include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
 #include <kern/spinlock.h>
@@ -61,7 +62,9 @@ uint32_t bpf_prog_id(const struct bpf_prog *prog)
 	return prog->id;
 }
 
-static uint64_t prog_run(const struct bpf_prog *prog, void *ctx)
+/* inline in each caller: the common run is one frame (the stack) and one call */
+static inline __attribute__((always_inline)) uint64_t prog_run(const struct bpf_prog *prog,
+								void *ctx)
 {
 	uint64_t stack[BPF_STACK_SIZE / 8] __attribute__((aligned(16)));
 
@@ -70,19 +73,41 @@ static uint64_t prog_run(const struct bpf_prog *prog, void *ctx)
 	return bpf_interp_run(prog->dinsns, (uintptr_t)ctx, 0, stack + BPF_STACK_SIZE / 8, NULL);
 }
 
-uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
+/* Linux's bpf_prog_run under bpf_stats_enabled_key: runs and their time */
+static __attribute__((noinline)) uint64_t prog_run_stats(const struct bpf_prog *prog, void *ctx)
 {
 	struct bpf_prog *p = (struct bpf_prog *)prog; /* the statistics only */
-	uint64_t t0, ret;
+	uint64_t t0 = ksvc_clock_ns(), ret = prog_run(prog, ctx);
 
-	if (!bpf_stats_on())
-		return prog_run(prog, ctx);
-	/* Linux's bpf_prog_run under bpf_stats_enabled_key: runs and their time */
-	t0 = ksvc_clock_ns();
-	ret = prog_run(prog, ctx);
 	atomic_fetch_add_explicit(&p->run_time_ns, ksvc_clock_ns() - t0, memory_order_relaxed);
 	atomic_fetch_add_explicit(&p->run_cnt, 1, memory_order_relaxed);
 	return ret;
+}
+
+uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx)
+{
+	if (bpf_stats_on())
+		return prog_run_stats(prog, ctx);
+	return prog_run(prog, ctx);
+}
+
+uint64_t bpf_prog_run_perf(const struct bpf_prog *prog, const uint64_t *regs, uint64_t period,
+			   uint64_t addr, void *event, uint64_t cookie)
+{
+	struct bpf_perf_event_data_kern ctx;
+	uint32_t n = prog->max_ctx_offset;
+
+	ctx.regs = regs;
+	ctx.data.sample_period = period;
+	ctx.data.addr = addr;
+	ctx.event = event;
+	ctx.cookie = cookie;
+	/* only what the program reads itself (a copy of 272 bytes costs more than most runs) */
+	if (n)
+		memcpy(&ctx.data.regs, regs, MIN(n, (uint32_t)sizeof(ctx.data.regs)));
+	if (bpf_stats_on())
+		return prog_run_stats(prog, &ctx);
+	return prog_run(prog, &ctx);
 }
 
 bool bpf_prog_jited(const struct bpf_prog *prog)
@@ -368,7 +393,9 @@ int bpf_prog_load(const union bpf_attr *attr)
 		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,
 					   .lse = ksvc_cpu_has_lse_atomics(),
 					   .verified = true,
-					   .prog_type = prog->type };
+					   .prog_type = prog->type,
+					   .maps = prog->maps,
+					   .nr_maps = prog->nr_maps };
 
 		/* a program the JIT does not cover (or no memory for it) is interpreted */
 		(void)bpf_jit_compile(prog->insns, prog->len, &jo, &prog->jit);

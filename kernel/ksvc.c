@@ -131,6 +131,31 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 	return err ? -EFAULT : 0;
 }
 
+unsigned int ksvc_walk_frames_nofault(uint64_t *out, unsigned int room, uint64_t fp, bool user)
+{
+	struct task *t = current_task();
+	/* where a record may start: in the space, not 0, the pair not past its end */
+	uint64_t lo = user ? 8 : PAGE_OFFSET, span = (user ? USER_VA_END - 16 : ~15ull) - lo;
+	unsigned int n = 0;
+	uint64_t rec[2];
+
+	t->preempt_count++; /* as ksvc_read_nofault: a user fault takes the fixup */
+	while (n < room && !(fp & 7) && fp - lo <= span) {
+		/* 16-aligned: one pair in one page; else the pair may cross into the next one */
+		if ((fp & 15) ? arch_copy_user(rec, (const void *)fp, sizeof(rec)) != 0
+			      : arch_read_pair(rec, (const void *)fp) != 0)
+			break;
+		if (!rec[1])
+			break;
+		out[n++] = rec[1];
+		if (rec[0] <= fp)
+			break;
+		fp = rec[0];
+	}
+	t->preempt_count--;
+	return n;
+}
+
 uint64_t ksvc_clock_ns(void)
 {
 	return time_ns();
@@ -161,6 +186,13 @@ int ksvc_current_tgid(void)
 int ksvc_current_tid(void)
 {
 	return current_task()->tid;
+}
+
+uint64_t ksvc_current_pid_tgid(void)
+{
+	struct task *t = current_task();
+
+	return (uint64_t)(uint32_t)proc_tgid(t) << 32 | (uint32_t)t->tid;
 }
 
 uint32_t ksvc_current_uid(void)

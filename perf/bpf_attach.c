@@ -25,8 +25,10 @@
  * the hit for that event (perf_probe_bpf_run).  Inherited events do not carry it.  Kprobe
  * events take them too; their programs run at every hit, as Linux's kprobe_perf_func.
  *
- * Locking: core.bpf_lock (irqsave) guards core.prog; the filter holds it while the program
- * runs, so detaching waits for a run in flight and the program is never freed under it.
+ * Locking: core.bpf_lock (irqsave) serializes attach and detach of core.prog.  The overflow
+ * filter takes no lock (Linux's RCU read side): it announces the event it runs for in
+ * bpf_running[cpu], then reads core.prog; detaching clears core.prog, then waits until no CPU
+ * announces the event, so a run in flight ends before the program can be freed.
  */
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -41,6 +43,10 @@ _Static_assert(sizeof(bpf_user_pt_regs_t) == PERF_REGS_NR * sizeof(uint64_t), "c
 
 #define BPF_GUARD_CPUS 64
 static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
+/* per CPU: the event whose overflow program this CPU runs (written by its CPU, interrupts
+ * masked; read by detaching) */
+static const struct perf_event *_Atomic bpf_running[BPF_GUARD_CPUS];
+static void bpf_wait_runs(const struct perf_event *e);
 
 /* ---- programs on tracepoints ---- */
 
@@ -164,8 +170,9 @@ int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t coo
 	else if (!tp && !probe && bpf_prog_type(prog) != BPF_PROG_TYPE_PERF_EVENT)
 		err = -EINVAL;
 	else if ((!tp && !probe) || (err = tp_attach(e, prog)) == 0) {
-		c->prog = prog; /* takes over the caller's reference */
 		c->bpf_cookie = cookie;
+		/* Release: a filter that reads the program (acquire) reads its cookie */
+		__atomic_store_n(&c->prog, prog, __ATOMIC_RELEASE); /* takes the caller's reference */
 	}
 	spin_unlock_irqrestore(&c->bpf_lock, f);
 	return err;
@@ -180,10 +187,11 @@ void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog)
 
 	if (!prog || c->prog == prog) {
 		old = c->prog;
-		c->prog = NULL;
-		c->bpf_cookie = 0;
+		WRITE_ONCE(c->prog, NULL);
 	}
 	spin_unlock_irqrestore(&c->bpf_lock, f);
+	if (old)
+		bpf_wait_runs(e);
 	if (old && (e->attr.type == PERF_TYPE_TRACEPOINT || e->attr.type == PERF_TYPE_UPROBE ||
 		    e->attr.type == PERF_TYPE_KPROBE))
 		tp_detach(e); /* before the put: a run may still hold the program */
@@ -209,10 +217,20 @@ void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
 	spin_unlock_irqrestore(&pc->bpf_lock, f);
 }
 
+/* After a detach cleared core.prog: no CPU runs the old program for e any more. */
+static void bpf_wait_runs(const struct perf_event *e)
+{
+	/* pairs with the fence in perf_bpf_filter: it sees core.prog NULL, or this sees it run */
+	atomic_thread_fence(memory_order_seq_cst);
+	for (unsigned int i = 0; i < BPF_GUARD_CPUS; i++)
+		while (atomic_load_explicit(&bpf_running[i], memory_order_acquire) == e)
+			arch_cpu_relax();
+}
+
 bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr)
 {
 	struct perf_event_core *c = perf_core(e);
-	struct bpf_perf_event_data_kern ctx;
+	struct bpf_prog *prog;
 	uint64_t ret = 0;
 
 	if (!READ_ONCE(c->prog))
@@ -221,18 +239,17 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
 
 	if (++bpf_active[cpu] == 1) {
-		spin_lock(&c->bpf_lock);
-		if (c->prog) {
-			memcpy(&ctx.data.regs, regs, sizeof(ctx.data.regs));
-			ctx.data.sample_period = period;
-			ctx.data.addr = addr;
-			ctx.event = e;
-			ctx.cookie = c->bpf_cookie;
-			ret = bpf_prog_run(c->prog, &ctx);
-		} else {
+		atomic_store_explicit(&bpf_running[cpu], e, memory_order_relaxed);
+		/* pairs with the fence in bpf_wait_runs: a detach sees this run, or it is seen */
+		atomic_thread_fence(memory_order_seq_cst);
+		/* Acquire pairs with perf_event_set_bpf's release: the cookie written before */
+		prog = __atomic_load_n(&c->prog, __ATOMIC_ACQUIRE);
+		if (prog)
+			ret = bpf_prog_run_perf(prog, regs, period, addr, e, c->bpf_cookie);
+		else
 			ret = 1; /* detached meanwhile: the sample goes out as without a program */
-		}
-		spin_unlock(&c->bpf_lock);
+		/* Release: the run is over before a detach may free the program */
+		atomic_store_explicit(&bpf_running[cpu], NULL, memory_order_release);
 	}
 	bpf_active[cpu]--;
 	ksvc_irq_restore(f);
@@ -243,6 +260,9 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 
 #define PT_REGS_SIZE 336 /* arm64 struct pt_regs: user_pt_regs, then kernel-only words */
 static uint64_t probe_ctx[BPF_GUARD_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under bpf_active */
+/* its words past user_pt_regs are zeroed: a helper reading it as a perf ctx finds regs NULL */
+_Static_assert(offsetof(struct bpf_perf_event_data_kern, regs) + sizeof(void *) <= PT_REGS_SIZE,
+	       "kprobe ctx");
 
 int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
 		       const struct perf_event **dropped, int max)
@@ -342,11 +362,19 @@ static bool on_this_cpu(struct perf_event *e)
  * ctx (struct bpf_perf_event_data) and a KPROBE one (struct pt_regs) start with them, and for
  * tracepoint and syscall programs bpf/ hands these a ctx laid out so (bpf_helper_impl).
  */
+/* A perf event ctx has regs; a kprobe's pt_regs (zero past user_pt_regs) and the ctx bpf/
+ * builds for other programs' helpers hold the registers themselves. */
+static const uint64_t *ctx_regs(const void *ctx)
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+
+	return k->regs ? k->regs : (const uint64_t *)&k->data.regs;
+}
+
 static long ops_output(void *event, void *ctx, const void *data, uint64_t size)
 {
 	struct perf_event *e = event;
-	const struct bpf_perf_event_data_kern *k = ctx;
-	const uint64_t *regs = (const uint64_t *)&k->data.regs;
+	const uint64_t *regs = ctx_regs(ctx);
 
 	if (e->attr.type != PERF_TYPE_SOFTWARE || e->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
 		return -EINVAL;
@@ -376,8 +404,7 @@ static long ops_read(void *event, struct bpf_perf_event_value *v)
 
 static long ops_callchain(void *ctx, bool user, uint64_t *ips, uint32_t max)
 {
-	const struct bpf_perf_event_data_kern *k = ctx;
-	const uint64_t *regs = (const uint64_t *)&k->data.regs;
+	const uint64_t *regs = ctx_regs(ctx);
 
 	return perf_bpf_callchain(regs, perf_regs_user(regs), user, ips, max);
 }

@@ -23,7 +23,7 @@
  *   ctx->sched.lock                     software and tracepoint events counted in process
  *    |                                  context (perf_sw_event, perf_tp_event), side-band
  *    |                                  emission, the tick (throttle, frequency, rotation)
- *    +-> e's bpf_lock                   the overflow's program runs under it (bpf_attach.c)
+ *    +-> e's program run                no lock: detach waits for it (bpf_attach.c)
  *    |    +-> owner's child_lock        ... and may write a sample (bpf_perf_event_output)
  *    |         +-> ring->lock
  *    +-> owner's child_lock             the sample itself: which ring, held while writing it
@@ -32,7 +32,7 @@
  *                                       reference on the ring and no child_lock)
  *
  *   The overflow interrupt (PMU, cpu-clock timer) and a breakpoint hit (bp.c) hold no ctx lock
- *   and start at bpf_lock or the owner's child_lock.  tp_lock (bpf_attach.c: programs on tracepoints) nests the same
+ *   and start at their program's run or the owner's child_lock.  tp_lock (bpf_attach.c: programs on tracepoints) nests the same
  *   bpf_lock-less chain: tp_lock -> owner's child_lock -> ring->lock.  child_lock -> the
  *   seam's fasync lock (pending_work's O_ASYNC signal).  perf_owner_lock, bp_lock (bp.c) and
  *   the sysfs lock are leaves.  Reader wakeups (ksvc_waitq_wake_all) happen after the ring

@@ -743,8 +743,9 @@ struct perf_event_core {
 	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
-	struct spinlock bpf_lock;	/* held while the program runs on an overflow */
-	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
+	struct spinlock bpf_lock;	/* attach and detach of prog */
+	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL;
+					 * the overflow reads it locklessly (bpf_attach.c) */
 	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
 	/* overflow notification (Linux's pending_irq): set at the overflow, acted on by
 	 * pending_work (overflow.c) once no lock is held */

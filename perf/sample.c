@@ -28,26 +28,11 @@ void perf_event_sample_id(struct perf_event *e, struct perf_sample_id *sid)
 	sid->cpu = ksvc_cpu_id();
 }
 
-/* Frame-pointer walk: {fp, lr} records, stopping at a bad or hostile frame. */
+/* Frame-pointer walk: {fp, lr} records, stopping at a bad or hostile frame (the seam's
+ * unwinder, one call per chain). */
 static unsigned int walk_frames(uint64_t *out, unsigned int room, uint64_t fp, bool user)
 {
-	unsigned int n = 0;
-
-	while (n < room && fp && !(fp & 7)) {
-		uint64_t rec[2];
-
-		if (user ? fp >= PERF_USER_TASK_SIZE : fp < PERF_USER_TASK_SIZE)
-			break;
-		if (ksvc_read_pair_nofault(rec, fp, user))
-			break;
-		if (!rec[1])
-			break;
-		out[n++] = rec[1];
-		if (rec[0] <= fp)
-			break; /* frames grow upwards: a loop or a forged chain ends here */
-		fp = rec[0];
-	}
-	return n;
+	return ksvc_walk_frames_nofault(out, room, fp, user);
 }
 
 static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, bool user,

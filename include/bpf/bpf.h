@@ -54,13 +54,25 @@ uint64_t bpf_prog_run(const struct bpf_prog *prog, void *ctx);
 /*
  * The context a PERF_EVENT program sees.  It starts with the user-visible
  * struct bpf_perf_event_data (regs, sample_period, addr): programs read those fields directly
- * (the verifier allows only them, read-only).  event and cookie are for the helpers.
+ * (the verifier allows only them, read-only).  event, cookie and regs are for the helpers.
+ * data.regs need only hold the bytes the program reads (bpf_prog_ctx_read): helpers take the
+ * registers from regs when it is set, from data.regs when it is NULL.
  */
 struct bpf_perf_event_data_kern {
 	struct bpf_perf_event_data data;
 	void *event; /* the perf event that fired (opaque to bpf/) */
 	uint64_t cookie; /* bpf_get_attach_cookie() */
+	const uint64_t *regs; /* the sample's registers (user_pt_regs' 34 words), or NULL */
 };
+
+/*
+ * [any] Run a PERF_EVENT program on an overflow: bpf_prog_run with the ctx built here from the
+ * sample's registers (user_pt_regs' 34 words), period, address, event and attach cookie.
+ * ctx->data.regs gets only the bytes the program's own loads may read (the verifier's highest
+ * ctx offset); helpers find the registers through ctx->regs.  Returns r0.
+ */
+uint64_t bpf_prog_run_perf(const struct bpf_prog *prog, const uint64_t *regs, uint64_t period,
+			   uint64_t addr, void *event, uint64_t cookie);
 
 /*
  * Hooks perf registers.  Every function may be called from the overflow IRQ path ([any]),

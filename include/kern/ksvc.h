@@ -65,6 +65,15 @@ int ksvc_write_user_nofault(void *udst, const void *src, size_t n);
 /* [any] ksvc_read_nofault of the two u64 at addr (a frame record {fp, lr}), one load pair
  * when addr is 16-aligned: the frame-pointer unwinder's step.  0 or -EFAULT. */
 int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user);
+/*
+ * [any] The frame-pointer unwinder (what Linux's arch callchain code does): from the frame
+ * record {fp, lr} at fp in the current task's user space (user) or the kernel, each record's
+ * lr into out, at most room of them, following each record's fp.  It stops at a record that
+ * is not 8-aligned, outside that space or unreadable, at an lr of 0, and after a record whose
+ * fp does not lie above it (a loop or a forged chain).  Returns how many were written.  One
+ * call for the whole chain: it runs on every callchain sample and get_stackid.
+ */
+unsigned int ksvc_walk_frames_nofault(uint64_t *out, unsigned int room, uint64_t fp, bool user);
 
 /* ---- time, CPUs, current task ---- */
 
@@ -79,6 +88,8 @@ unsigned int ksvc_nr_cpus(void);
 /* [any] Current task's thread-group id (what userland calls the pid), thread id, uid, gid. */
 int ksvc_current_tgid(void);
 int ksvc_current_tid(void);
+/* [any] Both in one call, as bpf_get_current_pid_tgid returns them: tgid << 32 | tid. */
+uint64_t ksvc_current_pid_tgid(void);
 uint32_t ksvc_current_uid(void);
 uint32_t ksvc_current_gid(void);
 /* [any] Current task's comm, NUL-terminated, in 16 bytes (TASK_COMM_LEN). */

@@ -137,6 +137,22 @@ int ksvc_read_pair_nofault(uint64_t out[2], uint64_t addr, bool user)
 	return ksvc_read_nofault(out, (const void *)(uintptr_t)addr, 2 * sizeof(uint64_t), user);
 }
 
+/* The kernel's unwinder over the fake's reads: records upwards, lr != 0. */
+unsigned int ksvc_walk_frames_nofault(uint64_t *out, unsigned int room, uint64_t fp, bool user)
+{
+	uint64_t rec[2];
+	unsigned int n;
+
+	for (n = 0; n < room && fp && !(fp & 7); fp = rec[0]) {
+		if (ksvc_read_pair_nofault(rec, fp, user) || !rec[1])
+			break;
+		out[n++] = rec[1];
+		if (rec[0] <= fp)
+			break;
+	}
+	return n;
+}
+
 int ksvc_write_user_nofault(void *udst, const void *src, size_t n)
 {
 	if (!udst || (uintptr_t)udst < 4096)
@@ -185,6 +201,11 @@ int ksvc_current_tgid(void)
 int ksvc_current_tid(void)
 {
 	return ksvc_fake.tid;
+}
+
+uint64_t ksvc_current_pid_tgid(void)
+{
+	return (uint64_t)(uint32_t)ksvc_fake.tgid << 32 | (uint32_t)ksvc_fake.tid;
 }
 
 uint32_t ksvc_current_uid(void)

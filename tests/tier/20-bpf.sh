@@ -5,7 +5,8 @@
 #   - bpf-run's assembler against the suite's own assembly (ASSEMBLED.tsv), slot for slot;
 #   - the clang-built benchmark programs (tests/bpf/bench_*.bpf.c) give the results a host C
 #     build of the same code gives;
-#   - bpf-run's own behaviour: --mem, rejection of a malformed program.
+#   - bpf-run's own behaviour: --mem, rejection of a malformed program, and of a helper
+#     call whose pointer argument nothing checks (issue 14: it crashed the tool).
 # Run from the repo root with $BUILD set; ends with "N passed, M failed".
 BUILD="${BUILD:-build}"
 RUN="$BUILD/host/bpf-run"
@@ -108,6 +109,18 @@ printf '\377\000\000\000\000\000\000\000\225\000\000\000\000\000\000\000' > "$tm
 if "$RUN" "$tmp/bad.bin" >/dev/null 2>&1; then bad "bpf-run accepts opcode 0xff"; else ok "bpf-run rejects opcode 0xff"; fi
 printf '\225\000\000' > "$tmp/short.bin"
 if "$RUN" "$tmp/short.bin" >/dev/null 2>&1; then bad "bpf-run accepts a 3-byte file"; else ok "bpf-run rejects a partial slot"; fi
+# issue 14: r1 = 42; call map_lookup_elem; exit -- no verifier to vouch for the pointer: a
+# clear refusal (exit 1, naming the helper), not a crash; the same under --jit
+printf '\267\001\000\000\052\000\000\000\205\000\000\000\001\000\000\000\225\000\000\000\000\000\000\000' > "$tmp/lookup.bin"
+check_refused() { # name rc output
+	if [ "$2" = 1 ] && printf '%s' "$3" | grep -q 'map_lookup_elem'; then ok "$1"
+	else bad "$1: exit $2, '$3'"; fi
+}
+got=$("$RUN" "$tmp/lookup.bin" 2>&1); check_refused "bpf-run refuses map_lookup_elem on a scalar" $? "$got"
+if [ -x "$A64" ] && command -v qemu-aarch64 >/dev/null 2>&1; then
+	got=$(qemu-aarch64 "$A64" --jit "$tmp/lookup.bin" 2>&1)
+	check_refused "bpf-run --jit refuses map_lookup_elem on a scalar" $? "$got"
+fi
 rm -rf "$tmp"
 
 echo "$pass passed, $fail failed"

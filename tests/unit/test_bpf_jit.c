@@ -2,7 +2,9 @@
  * test_bpf_jit.c - the arm64 JIT (bpf/jit.c, bpf/jit_a64.h) on the host: every encoder against
  * the word GNU as (aarch64-linux-gnu-as -march=armv8.1-a) assembles for the same instruction;
  * the emitter's refusals (callx, unknown helpers) that send a program to the interpreter;
- * the code shape of a small program; installing and freeing code through the seam; and
+ * the code shape of a small program (the lean frame without bpf-to-bpf calls, the full one
+ * with them); a map_lookup_elem call bound to the map's own lookup when its map is known at
+ * the call; installing and freeing code through the seam; and
  * random structurally valid programs, which must emit or be refused, never crash.
  * Running the code needs an aarch64 CPU: tier 20 runs the conformance vectors through the JIT
  * under qemu-aarch64.
@@ -124,7 +126,8 @@ static void test_refusals(void **state)
 	assert_int_equal(bpf_jit_emit(badjump, 2, &opts, &code, &n), -EINVAL);
 }
 
-/* r0 = 1; exit: prologue (11 words: saves, r10, depth, sp, adr, push), mov, exit, epilogue */
+/* r0 = 1; exit, no bpf-to-bpf call: the lean frame (fp and lr only, as no r6-r10 is named),
+ * mov, the last exit falls into the epilogue */
 static void test_shape(void **state)
 {
 	const struct bpf_insn prog[] = { I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), EXIT };
@@ -132,12 +135,12 @@ static void test_shape(void **state)
 	struct bpf_jit_image img;
 
 	assert_int_equal(bpf_jit_emit(prog, 2, &opts, &code, &n), 0);
-	assert_int_equal(n, 11 + 1 + 2 + 8);
-	assert_int_equal(code[0], 0xa9bb7bfd); /* stp x29, x30, [sp, #-80]! */
-	assert_int_equal(code[11], a64_movz(true, 7, 1, 0)); /* r0 is x7 */
-	assert_int_equal(code[12], 0xf94003e9); /* exit: ldr x9, [sp]; br x9 */
-	assert_int_equal(code[13], 0xd61f0120);
-	assert_int_equal(code[9], a64_adr(9, 14 - 9)); /* the main frame returns to the epilogue */
+	assert_int_equal(n, 2 + 1 + 3);
+	assert_int_equal(code[0], 0xa9bf7bfd); /* stp x29, x30, [sp, #-16]! */
+	assert_int_equal(code[1], 0x910003fd); /* mov x29, sp */
+	assert_int_equal(code[2], a64_movz(true, 7, 1, 0)); /* r0 is x7 */
+	assert_int_equal(code[3], 0xaa0703e0); /* mov x0, x7 */
+	assert_int_equal(code[4], 0xa8c17bfd); /* ldp x29, x30, [sp], #16 */
 	assert_int_equal(code[n - 1], 0xd65f03c0);
 	/* the seam's copy holds the same words (never run: the host may not be aarch64) */
 	bool text_ok = ksvc_fake_text_ok;
@@ -154,6 +157,134 @@ static void test_shape(void **state)
 	assert_null(img.text);
 	ksvc_free(code);
 	ksvc_fake_text_ok = text_ok;
+}
+
+/* With r6 and r10 named: saved in pairs, r10 from the third argument; an exit before the
+ * last slot branches to the epilogue. */
+static void test_lean_saves(void **state)
+{
+	const struct bpf_insn prog[] = {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 10, 0, 0),
+		I(BPF_JMP | BPF_JEQ | BPF_K, 6, 0, 1, 0),
+		EXIT,
+		I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 2),
+		EXIT,
+	};
+	uint32_t *code, n;
+
+	assert_int_equal(bpf_jit_emit(prog, 5, &opts, &code, &n), 0);
+	assert_int_equal(code[0], 0xa9be7bfd); /* stp x29, x30, [sp, #-32]! */
+	assert_int_equal(code[2], 0xa90167f3); /* stp x19, x25, [sp, #16] */
+	assert_int_equal(code[3], 0xaa0203f9); /* mov x25, x2 */
+	/* slot 2's exit: b to the epilogue, which restores and returns */
+	assert_int_equal(code[n - 4], 0xaa0703e0); /* mov x0, x7 */
+	assert_int_equal(code[n - 3], 0xa94167f3); /* ldp x19, x25, [sp, #16] */
+	assert_int_equal(code[n - 2], 0xa8c27bfd); /* ldp x29, x30, [sp], #32 */
+	bool found = false;
+
+	for (uint32_t k = 4; k < n - 4; k++)
+		if (code[k] == a64_b((int32_t)(n - 4 - k)))
+			found = true;
+	assert_true(found);
+	ksvc_free(code);
+}
+
+/* A bpf-to-bpf call: the full frame (11 words: saves, r10, depth, sp, adr, push), exits
+ * return through the frame. */
+static void test_full_frame(void **state)
+{
+	const struct bpf_insn call = I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1);
+	const struct bpf_insn prog[] = { call, EXIT, I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), EXIT };
+	uint32_t *code, n, exits = 0;
+
+	assert_int_equal(bpf_jit_emit(prog, 4, &opts, &code, &n), 0);
+	assert_int_equal(code[0], 0xa9bb7bfd); /* stp x29, x30, [sp, #-80]! */
+	assert_int_equal(code[n - 1], 0xd65f03c0);
+
+	for (uint32_t k = 11; k + 1 < n; k++)
+		exits += code[k] == 0xf94003e9 && code[k + 1] == 0xd61f0120; /* ldr x9, [sp]; br x9 */
+	assert_int_equal(exits, 2);
+	ksvc_free(code);
+}
+
+/* The 64-bit value the code's movz/movn/movk into x9 (T1) leave, before its blr x9. */
+static uint64_t called(const uint32_t *code, uint32_t n)
+{
+	uint64_t v = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t w = code[k], hw = (w >> 21) & 3, imm = (w >> 5) & 0xffff;
+
+		if (w == 0xd63f0120) /* blr x9 */
+			return v;
+		if ((w & 0x1f) != 9)
+			continue;
+		if ((w & 0xff800000) == 0xd2800000) /* movz */
+			v = (uint64_t)imm << (16 * hw);
+		else if ((w & 0xff800000) == 0x92800000) /* movn */
+			v = ~((uint64_t)imm << (16 * hw));
+		else if ((w & 0xff800000) == 0xf2800000) /* movk */
+			v = (v & ~(0xffffull << (16 * hw))) | (uint64_t)imm << (16 * hw);
+	}
+	return 0;
+}
+
+static void *fake_lookup(struct bpf_map *map, const void *key)
+{
+	(void)key;
+	return map;
+}
+
+/* map_lookup_elem with r1 from an lddw of one of the program's maps in straight-line code:
+ * a call of that map's lookup; an unknown map, or a jump landing in between: the helper. */
+static void test_map_call(void **state)
+{
+	static const struct bpf_map_ops ops = { .lookup = fake_lookup };
+	static struct bpf_map m = { .ops = &ops };
+	struct bpf_map *maps[] = { &m };
+	uint64_t a = (uintptr_t)&m, helper, direct;
+	struct bpf_insn prog[] = {
+		I(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 0, 0), /* lands on the lddw, which runs */
+		I(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_FD, 0, (int32_t)(uint32_t)a),
+		I(0, 0, 0, 0, (int32_t)(uint32_t)(a >> 32)),
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -8),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		EXIT,
+	};
+	struct bpf_jit_opts o = opts;
+	bpf_helper_fn fn = bpf_helper_impl(BPF_FUNC_map_lookup_elem, 0);
+	void *(*lk)(struct bpf_map *, const void *) = fake_lookup;
+	uint32_t *code, n;
+
+	memcpy(&helper, &fn, sizeof(helper));
+	memcpy(&direct, &lk, sizeof(direct));
+	assert_int_equal(bpf_jit_emit(prog, 7, &o, &code, &n), 0);
+	assert_true(called(code, n) == helper); /* no maps given: not one of the program's */
+	ksvc_free(code);
+	o.maps = maps;
+	o.nr_maps = 1;
+	assert_int_equal(bpf_jit_emit(prog, 7, &o, &code, &n), 0);
+	assert_true(called(code, n) == direct);
+	ksvc_free(code);
+	o.verified = false; /* the lddw is not known to be a map without the verifier */
+	assert_int_equal(bpf_jit_emit(prog, 7, &o, &code, &n), 0);
+	assert_true(called(code, n) == helper);
+	ksvc_free(code);
+	o.verified = true;
+	prog[0].off = 2; /* lands on the mov r2, past the lddw: r1 may be anything */
+	assert_int_equal(bpf_jit_emit(prog, 7, &o, &code, &n), 0);
+	assert_true(called(code, n) == helper);
+	ksvc_free(code);
+	prog[0].off = 4; /* lands on the call */
+	assert_int_equal(bpf_jit_emit(prog, 7, &o, &code, &n), 0);
+	assert_true(called(code, n) == helper);
+	ksvc_free(code);
+	prog[0].off = 0;
+	prog[3] = (struct bpf_insn)I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0); /* r1 rewritten */
+	assert_int_equal(bpf_jit_emit(prog, 7, &o, &code, &n), 0);
+	assert_true(called(code, n) == helper);
+	ksvc_free(code);
 }
 
 /* Random programs bpf_check_structure accepts: the JIT emits them or refuses, and every
@@ -183,7 +314,7 @@ static void test_random(void **state)
 		if (bpf_jit_emit(p, len, &opts, &code, &n))
 			continue;
 		emitted++;
-		assert_true(n > 18);
+		assert_true(n > 4); /* at least the lean frame's stp, mov, mov x0, ldp, ret */
 		ksvc_free(code);
 	}
 	assert_true(emitted > 100);
@@ -195,6 +326,9 @@ int main(void)
 		cmocka_unit_test(test_encoders),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_lean_saves),
+		cmocka_unit_test(test_full_frame),
+		cmocka_unit_test(test_map_call),
 		cmocka_unit_test(test_random),
 	};
 

@@ -368,6 +368,56 @@ static void test_perf_ctx_helpers(void **state)
 	bpf_prog_put(p);
 }
 
+static const uint64_t *sample_regs;
+
+static long callchain_pc(void *ctx, bool user, uint64_t *ips, uint32_t max)
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+
+	(void)user;
+	/* the sample's own registers through the pointer, not a copy */
+	ips[0] = k->regs == sample_regs ? k->regs[32] : 0;
+	return max ? 1 : 0;
+}
+
+static const struct bpf_perf_ops chain_ops = { .callchain = callchain_pc };
+
+/* bpf_prog_run_perf: the ctx a program reads (regs as far as it reads them, sample_period,
+ * addr, the cookie) and the one its helpers get (all registers through ctx->regs). */
+static void test_run_perf(void **state)
+{
+	static const struct bpf_insn prog[] = {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+		I(BPF_LDX | BPF_MEM | BPF_DW, 7, 1, 16, 0), /* regs[2] */
+		I(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, 272, 0), /* sample_period */
+		I(BPF_ALU64 | BPF_ADD | BPF_X, 7, 2, 0, 0),
+		I(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, 280, 0), /* addr */
+		I(BPF_ALU64 | BPF_ADD | BPF_X, 7, 2, 0, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_attach_cookie),
+		I(BPF_ALU64 | BPF_ADD | BPF_X, 7, 0, 0, 0),
+		/* get_stack(ctx, fp - 8, 8, 0): the pc as the helper saw it */
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -8), MOV(3, 8), MOV(4, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stack),
+		I(BPF_LDX | BPF_MEM | BPF_DW, 0, 10, -8, 0), I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 7, 0, 0),
+		EXIT,
+	};
+	uint64_t regs[34];
+	struct bpf_prog *p;
+	int dummy, fd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 17, "runperf");
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_prog_get_fd_type(fd, BPF_PROG_TYPE_PERF_EVENT, &p), 0);
+	for (int i = 0; i < 34; i++)
+		regs[i] = 1000000ull * (i + 1);
+	bpf_register_perf_ops(&chain_ops);
+	sample_regs = regs;
+	/* regs[2] 3000000 + period 20 + addr 300 + cookie 4000 + pc (regs[32]) 33000000 */
+	assert_int_equal(bpf_prog_run_perf(p, regs, 20, 300, &dummy, 4000), 36004320);
+	bpf_register_perf_ops(NULL);
+	bpf_prog_put(p);
+}
+
 static void test_load_errors(void **state)
 {
 	static const struct bpf_insn ok[] = { MOV(0, 0), EXIT };
@@ -425,6 +475,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_test_run, teardown),
 		cmocka_unit_test_teardown(test_load_errors, teardown),
 		cmocka_unit_test_teardown(test_perf_ctx_helpers, teardown),
+		cmocka_unit_test_teardown(test_run_perf, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

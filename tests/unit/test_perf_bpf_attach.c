@@ -49,6 +49,22 @@ uint64_t bpf_prog_run(const struct bpf_prog *cp, void *ctx)
 	return p->ret;
 }
 
+/* bpf/'s: the ctx it builds, as a program would see it */
+uint64_t bpf_prog_run_perf(const struct bpf_prog *p, const uint64_t *regs, uint64_t period,
+			   uint64_t addr, void *event, uint64_t cookie)
+{
+	struct bpf_perf_event_data_kern ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	memcpy(&ctx.data.regs, regs, sizeof(ctx.data.regs));
+	ctx.data.sample_period = period;
+	ctx.data.addr = addr;
+	ctx.event = event;
+	ctx.cookie = cookie;
+	ctx.regs = regs;
+	return bpf_prog_run(p, &ctx);
+}
+
 /* what bpf_attach.c calls in core.c / sample.c: not reached by these tests */
 int perf_event_get_fd(int fd, struct perf_event **out) { (void)fd; (void)out; return -EBADF; }
 int perf_event_get_task_fd(int tid, int fd, struct perf_event **out)
@@ -186,6 +202,7 @@ static void test_filter(void **state)
 	assert_int_equal(p.seen.data.addr, 0xadd);
 	assert_int_equal(p.seen.cookie, 0xc00c1e);
 	assert_ptr_equal(p.seen.event, e);
+	assert_ptr_equal(p.seen.regs, regs); /* the helpers' registers */
 	p.ret = 0;
 	assert_false(perf_bpf_filter(e, 4000, regs, 0)); /* 0 drops */
 	p.ret = 0x100000000ull;

@@ -14,6 +14,8 @@
  * the instructions of one run (the counting interpreter); --repeat N runs the fast interpreter N
  * more times (what benchmarks measure), --time adds `ns_per_run=<ns>` for those runs.
  * Programs get bpf_check_structure (jump/call targets, opcodes, helper ids) only: no verifier.
+ * So a helper call is refused (exit 1, naming the helper) when the helper takes anything but
+ * plain numbers (a map, a key, memory, ctx, a callback): nothing vouches for such a pointer.
  *
  *   --jit, --jit-llsc   run the program's JIT code (bpf/jit.c) instead of the fast interpreter,
  *                       and take r0 from it (insns still counts the interpreter's run, whose r0
@@ -261,6 +263,36 @@ static int load_program(const char *path, struct program *p, char *err, size_t e
 	return 0;
 }
 
+/*
+ * Without the verifier nothing says a helper's pointer argument points anywhere: a program
+ * calling a helper that takes one (map_lookup_elem with a scalar in r1, say) is refused with
+ * a message instead of crashing the tool.  0, or -1 with err set.
+ */
+static int check_helpers(const struct program *p, char *err, size_t errlen)
+{
+	for (int i = 0; i < p->len; i++) {
+		const struct bpf_insn *in = &p->insns[i];
+		const struct bpf_helper *h;
+
+		if (in->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			i++;
+			continue;
+		}
+		if (in->code != (BPF_JMP | BPF_CALL) || in->src_reg == BPF_PSEUDO_CALL)
+			continue;
+		h = bpf_helper_get(in->imm);
+		for (int a = 0; h && a < 5; a++) {
+			if (h->args[a] == ARG_NONE || h->args[a] == ARG_ANY)
+				continue;
+			snprintf(err, errlen,
+				 "refused: insn %d calls helper %d (%s), whose argument %d is a pointer "
+				 "(bpf-run has no verifier to check it)", i, in->imm, h->name, a + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 struct run_result {
 	uint64_t r0, insns, ns;
 };
@@ -279,6 +311,10 @@ static int run(struct program *p, long repeat, struct run_result *res, char *err
 	rc = bpf_check_structure(p->insns, (uint32_t)p->len, false, &log);
 	if (rc) {
 		snprintf(err, errlen, "rejected (%d): %.*s", rc, (int)log.klen, log.kbuf);
+		free(stack);
+		return -1;
+	}
+	if (check_helpers(p, err, errlen)) {
 		free(stack);
 		return -1;
 	}
