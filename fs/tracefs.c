@@ -25,8 +25,10 @@
  *
  * What it does not do: other filesystem types (ENODEV: the kernel has no block devices, and its
  * one ramfs is the root), mount flags beyond listing ro/rw, remount, bind and move mounts
- * (EINVAL), event enabling into an ftrace ring buffer (enable and filter files accept writes
- * and change nothing: perf's tracepoint events do not use them), a blocking trace_pipe.
+ * (EINVAL), event enabling into an ftrace ring buffer (enable files accept writes and change
+ * nothing; filter files check and keep what is written, show it or its parse error as Linux
+ * does, and filter nothing: perf's tracepoint events take PERF_EVENT_IOC_SET_FILTER's), a
+ * blocking trace_pipe.
  *
  * ABI: Linux 6.1 fs/namespace.c (copy_mount_string EFAULT, user_path_at ENOENT/ENOTDIR,
  * get_fs_type ENODEV, umount of a non-mount point EINVAL, unknown umount flags EINVAL),
@@ -41,6 +43,7 @@
 #include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
+#include <kern/spinlock.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/trace.h>
@@ -282,6 +285,152 @@ static struct inode *ctl_file_locked(struct inode *dir, const char *name, uint32
 	return ino;
 }
 
+/* ---- filter files (trace_events_filter.c apply_event_filter, apply_subsystem_event_filter) ---- */
+
+/* What each event's filter file shows (kmalloc'd, with its newline), by table index; NULL:
+ * "none".  Set by writes to the event's or its system's filter, under filter_lock.  The
+ * ftrace ring buffer they would filter does not exist, so they filter nothing: perf's events
+ * take their filter from PERF_EVENT_IOC_SET_FILTER, as on Linux. */
+static char *ev_filter[TRACE_MAX_ID];
+static struct spinlock filter_lock = SPINLOCK_INIT;
+
+static bool is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static void filter_set(unsigned int idx, char *text)
+{
+	unsigned long f = spin_lock_irqsave(&filter_lock);
+	char *old = ev_filter[idx];
+
+	ev_filter[idx] = text;
+	spin_unlock_irqrestore(&filter_lock, f);
+	kfree(old);
+}
+
+/* The text for str after err (0: str itself), or NULL when out of memory. */
+static char *filter_text(const char *str, int err, const struct trace_filter_err *e)
+{
+	size_t n = err ? trace_filter_err_text(NULL, 0, str, e) : strlen(str);
+	char *t = kmalloc(n + 2);
+
+	if (!t)
+		return NULL;
+	if (err)
+		trace_filter_err_text(t, n + 1, str, e);
+	else
+		memcpy(t, str, n);
+	t[n] = '\n';
+	t[n + 1] = 0;
+	return t;
+}
+
+/* A write's string, trailing white space cut (strstrip), or an errno. */
+static int filter_arg(const char *buf, size_t n, char **out)
+{
+	char *s;
+
+	if (n >= KSVC_PAGE_SIZE)
+		return -EINVAL;
+	s = kmalloc(n + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, buf, n);
+	while (n && is_space(s[n - 1]))
+		n--;
+	s[n] = 0;
+	*out = s;
+	return 0;
+}
+
+static bool is_zero(const char *s)
+{
+	while (is_space(*s))
+		s++;
+	return s[0] == '0' && !s[1];
+}
+
+/* events/<system>/<event>/filter: parg is the event's table index */
+static long ev_filter_store(struct inode *ino, const char *buf, size_t n)
+{
+	const struct trace_event *ev = &trace_events[ino->parg];
+	struct trace_filter_err e;
+	struct trace_filter *f = NULL;
+	char *s;
+	int err = filter_arg(buf, n, &s);
+
+	if (err)
+		return err;
+	if (is_zero(s)) {
+		filter_set((unsigned int)ino->parg, NULL);
+	} else {
+		err = trace_filter_parse(ev->fields, ev->nr_fields, s, &f, &e);
+		trace_filter_free(f);
+		filter_set((unsigned int)ino->parg, filter_text(s, err, &e));
+	}
+	kfree(s);
+	return err ? err : (long)n;
+}
+
+static int ev_filter_show(struct inode *ino, struct pbuf *b)
+{
+	unsigned long f = spin_lock_irqsave(&filter_lock);
+	const char *t = ev_filter[ino->parg];
+
+	if (t)
+		pb_putn(b, t, strlen(t));
+	else
+		pb_putn(b, "none\n", 5);
+	spin_unlock_irqrestore(&filter_lock, f);
+	return 0;
+}
+
+static const struct pseudo_ops ev_filter_ops = { .show = ev_filter_show, .store = ev_filter_store };
+
+/* events/<system>/filter: parg is the index of one of the system's events.  Each event gets
+ * the filter, or its error (BAD_SUBSYS_FILTER); the file itself keeps the default text. */
+static long sys_filter_store(struct inode *ino, const char *buf, size_t n)
+{
+	const char *sys = trace_events[ino->parg].system;
+	struct trace_filter_err bad = { TRACE_FILT_BAD_SUBSYS_FILTER, 0 };
+	char *s;
+	int err = filter_arg(buf, n, &s);
+
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < trace_nr_events; i++) {
+		const struct trace_event *ev = &trace_events[i];
+		struct trace_filter_err e;
+		struct trace_filter *f = NULL;
+
+		if (strcmp(ev->system, sys) || !trace_event_by_id(ev->id))
+			continue;
+		if (is_zero(s)) {
+			filter_set(i, NULL);
+			continue;
+		}
+		int r = trace_filter_parse(ev->fields, ev->nr_fields, s, &f, &e);
+
+		trace_filter_free(f);
+		filter_set(i, filter_text(s, r, &bad));
+	}
+	kfree(s);
+	return (long)n;
+}
+
+static int sys_filter_show(struct inode *ino, struct pbuf *b)
+{
+	(void)ino;
+	pb_printf(b, "### global filter ###\n# Use this to set filters for multiple events.\n"
+		     "# Only events with the given fields will be affected.\n"
+		     "# If no events are modified, an error message will be displayed here\n");
+	return 0;
+}
+
+static const struct pseudo_ops sys_filter_ops = { .show = sys_filter_show,
+						  .store = sys_filter_store };
+
 /* ---- events/ ---- */
 
 static void event_dir_locked(struct inode *sys, unsigned int idx)
@@ -294,7 +443,7 @@ static void event_dir_locked(struct inode *sys, unsigned int idx)
 	if (!d)
 		return;
 	ctl_file_locked(d, "enable", 0640, &ctl_ops, "0\n");
-	ctl_file_locked(d, "filter", 0640, &ctl_ops, "none\n");
+	pseudo_file_locked(d, "filter", 0640, &ev_filter_ops, (long)idx);
 	pseudo_file_locked(d, "format", 0440, &tf_ops, (long)idx << 8 | TF_FORMAT);
 	id = pseudo_text_locked(d, "id", "%u\n", ev->id);
 	if (id)
@@ -334,7 +483,7 @@ static void events_dir_refresh(struct inode *dir, const char *name, size_t len)
 		d = pseudo_mkdir_locked(dir, sys, 0750, &sys_dir_ops, (long)i + 1);
 		if (d) {
 			ctl_file_locked(d, "enable", 0640, &ctl_ops, "0\n");
-			ctl_file_locked(d, "filter", 0640, &ctl_ops, "none\n");
+			pseudo_file_locked(d, "filter", 0640, &sys_filter_ops, (long)i);
 		}
 	}
 }

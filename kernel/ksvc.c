@@ -297,6 +297,59 @@ void ksvc_trace_use(uint64_t id, int delta)
 	trace_use(id, delta);
 }
 
+static const struct trace_field probe_fields[2][2] = {
+	{ { "unsigned long __probe_ip", "__probe_ip", 8, 8, 0 } },
+	{ { "unsigned long __probe_func", "__probe_func", 8, 8, 0 },
+	  { "unsigned long __probe_ret_ip", "__probe_ret_ip", 16, 8, 0 } },
+};
+
+struct uev_ret {
+	uint64_t id;
+	int ret; /* -1: no such event */
+};
+
+static void uev_ret_of(const struct uprobe_event_info *info, void *arg)
+{
+	struct uev_ret *r = arg;
+
+	if (info->id == r->id)
+		r->ret = info->ret;
+}
+
+int ksvc_trace_filter_new(uint64_t id, int probe, const char *str, struct trace_filter **out)
+{
+	struct trace_filter_err err;
+
+	if (!probe) {
+		const struct trace_event *ev = trace_event_by_id(id);
+
+		if (ev)
+			return trace_filter_parse(ev->fields, ev->nr_fields, str, out, &err);
+		struct uev_ret r = { id, -1 }; /* a uprobe_events event */
+
+		uprobe_events_each(uev_ret_of, &r);
+		if (r.ret < 0)
+			return -EINVAL;
+		probe = 1 + r.ret;
+	}
+	return trace_filter_parse(probe_fields[probe - 1], (unsigned int)probe, str, out, &err);
+}
+
+bool ksvc_trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size)
+{
+	char comm[16];
+
+	if (!f)
+		return true;
+	ksvc_current_comm(comm);
+	return trace_filter_match(f, rec, size, comm, ksvc_cpu_id());
+}
+
+void ksvc_trace_filter_free(struct trace_filter *f)
+{
+	trace_filter_free(f);
+}
+
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)
 {
 	unsigned long f = ksvc_irq_save();

@@ -272,6 +272,15 @@ const char *ksvc_trace_event_name(uint64_t id);
 /* [any] One more (delta 1) or one fewer (-1) active perf event on tracepoint id: the hooks
  * fire while any is. */
 void ksvc_trace_use(uint64_t id, int delta);
+/* PERF_EVENT_IOC_SET_FILTER's filters (trace/filter.c).  probe: 0 for tracepoint id, 1 for a
+ * kprobe/uprobe PMU event, 2 for a return one (their records hold __probe_ip, or __probe_func
+ * and __probe_ret_ip).  [sleep] Parse str: 0 and *out, or Linux's errno for it. */
+struct trace_filter;
+int ksvc_trace_filter_new(uint64_t id, int probe, const char *str, struct trace_filter **out);
+/* [any] Does a hit's record pass f (NULL passes), for the current task on this CPU? */
+bool ksvc_trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size);
+/* [any] NULL is ignored. */
+void ksvc_trace_filter_free(struct trace_filter *f);
 /* [proc] The current task's user registers (at the last entry from user space). */
 void ksvc_user_regs(uint64_t regs[34]);
 

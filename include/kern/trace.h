@@ -140,3 +140,44 @@ static inline void trace_sched_process_exit(void)
 	if (trace_enabled(TRACE_ID_SCHED_PROCESS_EXIT))
 		trace_sched_process_exit_slow();
 }
+
+/* ---- event filters (trace/filter.c): tracefs's filter language ---- */
+struct trace_filter;
+/* The parse errors the filter file names (Linux 6.1's FILT_ERR_*); their positions. */
+enum {
+	TRACE_FILT_NONE,
+	TRACE_FILT_INVALID_OP,
+	TRACE_FILT_TOO_MANY_OPEN,
+	TRACE_FILT_TOO_MANY_CLOSE,
+	TRACE_FILT_MISSING_QUOTE,
+	TRACE_FILT_OPERAND_TOO_LONG,
+	TRACE_FILT_EXPECT_STRING,
+	TRACE_FILT_EXPECT_DIGIT,
+	TRACE_FILT_ILLEGAL_FIELD_OP,
+	TRACE_FILT_FIELD_NOT_FOUND,
+	TRACE_FILT_ILLEGAL_INTVAL,
+	TRACE_FILT_BAD_SUBSYS_FILTER,
+	TRACE_FILT_TOO_MANY_PREDS,
+	TRACE_FILT_INVALID_FILTER,
+	TRACE_FILT_INVALID_VALUE,
+	TRACE_FILT_NO_FILTER,
+};
+struct trace_filter_err {
+	int code; /* TRACE_FILT_*; NONE when the errno alone tells */
+	int pos;  /* where in the string */
+};
+/* [sleep] Parse str (NUL-terminated) against an event's fields (plus the common and generic
+ * ones): 0 and *out, or Linux's errno (EINVAL, and EPERM, ENOENT, ESRCH for the errors
+ * create_filter returns raw) with *err filled. */
+int trace_filter_parse(const struct trace_field *fields, unsigned int nfields, const char *str,
+		       struct trace_filter **out, struct trace_filter_err *err);
+/* [any] Does the record (size bytes) pass?  comm: the current task's; cpu: this CPU.  A
+ * NULL filter passes everything. */
+bool trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size,
+			const char comm[16], unsigned int cpu);
+/* [any] NULL is ignored. */
+void trace_filter_free(struct trace_filter *f);
+/* [any] What the filter file shows after str failed with err (without the final newline
+ * print_event_filter adds): the length it wanted; buf is NUL-terminated within size. */
+size_t trace_filter_err_text(char *buf, size_t size, const char *str,
+			     const struct trace_filter_err *err);

@@ -11,6 +11,8 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -57,6 +59,17 @@ static inline int read_file(const char *path, char *buf, size_t size)
 	buf[n] = 0;
 	close(fd);
 	return n;
+}
+
+/* The id of tracefs's events/<sysev> ("sched/sched_switch"), or -1. */
+static inline long event_id(const char *sysev)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id", sysev);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
 }
 
 #define INSN(c, d, s_, o, i)                                                                       \
