@@ -44,6 +44,12 @@ enum {
 	TRACE_ID_RAW_SYS_EXIT = 23,
 	TRACE_ID_RAW_SYS_ENTER = 24,
 	TRACE_ID_SIGNAL_DELIVER = 134,
+	TRACE_ID_CONTENTION_END = 275,
+	TRACE_ID_CONTENTION_BEGIN = 276,
+	TRACE_ID_MM_PAGE_ALLOC = 472,
+	TRACE_ID_MM_PAGE_FREE = 474,
+	TRACE_ID_KFREE = 476,
+	TRACE_ID_KMALLOC = 477,
 	TRACE_ID_SIGNAL_GENERATE = 135,
 	TRACE_ID_SCHED_STAT_RUNTIME = 252,
 	TRACE_ID_SCHED_PROCESS_EXEC = 257,
@@ -139,6 +145,46 @@ static inline void trace_sched_process_exit(void)
 {
 	if (trace_enabled(TRACE_ID_SCHED_PROCESS_EXIT))
 		trace_sched_process_exit_slow();
+}
+
+/* ---- kmem and lock (Linux 6.1 include/trace/events/{kmem,lock}.h) ---- */
+void trace_kmalloc_slow(uint64_t call_site, const void *ptr, uint64_t req, uint64_t alloc);
+void trace_kfree_slow(uint64_t call_site, const void *ptr);
+void trace_mm_page_alloc_slow(uint64_t pfn, unsigned int order);
+void trace_mm_page_free_slow(uint64_t pfn, unsigned int order);
+void trace_contention_slow(const void *lock, bool begin);
+/* kmalloc (kernel/mm.c): ptr of req bytes in an object of alloc bytes, for call_site. */
+static inline void trace_kmalloc(uint64_t call_site, const void *ptr, uint64_t req, uint64_t alloc)
+{
+	if (trace_enabled(TRACE_ID_KMALLOC))
+		trace_kmalloc_slow(call_site, ptr, req, alloc);
+}
+static inline void trace_kfree(uint64_t call_site, const void *ptr)
+{
+	if (trace_enabled(TRACE_ID_KFREE))
+		trace_kfree_slow(call_site, ptr);
+}
+/* alloc_pages / free_pages: 2^order pages at pfn (~0: the allocation failed). */
+static inline void trace_mm_page_alloc(uint64_t pfn, unsigned int order)
+{
+	if (trace_enabled(TRACE_ID_MM_PAGE_ALLOC))
+		trace_mm_page_alloc_slow(pfn, order);
+}
+static inline void trace_mm_page_free(uint64_t pfn, unsigned int order)
+{
+	if (trace_enabled(TRACE_ID_MM_PAGE_FREE))
+		trace_mm_page_free_slow(pfn, order);
+}
+/* A sleeping lock (kmutex) is taken: the task waits for it (begin), then has it (end). */
+static inline void trace_contention_begin(const void *lock)
+{
+	if (trace_enabled(TRACE_ID_CONTENTION_BEGIN))
+		trace_contention_slow(lock, true);
+}
+static inline void trace_contention_end(const void *lock)
+{
+	if (trace_enabled(TRACE_ID_CONTENTION_END))
+		trace_contention_slow(lock, false);
 }
 
 /* ---- event filters (trace/filter.c): tracefs's filter language ---- */

@@ -32,21 +32,6 @@
 
 #define EV "/sys/kernel/tracing/events/"
 
-static int tp_open(long id, int inherit, uint64_t period)
-{
-	struct perf_event_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.config = (uint64_t)id;
-	a.disabled = 1;
-	a.inherit = (unsigned)inherit;
-	a.sample_period = period;
-	a.sample_type = PERF_SAMPLE_RAW;
-	return (int)peo(&a, 0, -1, -1, 0);
-}
-
 static int set_filter(int fd, const char *s)
 {
 	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, s) ? -errno : 0;

@@ -72,6 +72,22 @@ static inline long event_id(const char *sysev)
 	return strtol(buf, NULL, 10);
 }
 
+/* A disabled tracepoint event on this task: counting (period 0) or sampling PERF_SAMPLE_RAW. */
+static inline int tp_open(long id, int inherit, uint64_t period)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.disabled = 1;
+	a.inherit = (unsigned)inherit;
+	a.sample_period = period;
+	a.sample_type = PERF_SAMPLE_RAW;
+	return (int)peo(&a, 0, -1, -1, 0);
+}
+
 #define INSN(c, d, s_, o, i)                                                                       \
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s_), .off = (o), .imm = (i) })
 #define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
