@@ -319,20 +319,20 @@ static void uev_ret_of(const struct uprobe_event_info *info, void *arg)
 int ksvc_trace_filter_new(uint64_t id, int probe, const char *str, struct trace_filter **out)
 {
 	struct trace_filter_err err;
+	const struct trace_event *ev;
+	struct uev_ret r = { id, -1 };
 
-	if (!probe) {
-		const struct trace_event *ev = trace_event_by_id(id);
-
-		if (ev)
-			return trace_filter_parse(ev->fields, ev->nr_fields, str, out, &err);
-		struct uev_ret r = { id, -1 }; /* a uprobe_events event */
-
-		uprobe_events_each(uev_ret_of, &r);
-		if (r.ret < 0)
-			return -EINVAL;
-		probe = 1 + r.ret;
-	}
-	return trace_filter_parse(probe_fields[probe - 1], (unsigned int)probe, str, out, &err);
+	/* a kprobe/uprobe PMU event's trace event is perf's own, never added to tracefs, whose
+	 * adding defines the fields: only the common and generic ones (create_local_trace_*) */
+	if (probe)
+		return trace_filter_parse(NULL, 0, str, out, &err);
+	ev = trace_event_by_id(id);
+	if (ev)
+		return trace_filter_parse(ev->fields, ev->nr_fields, str, out, &err);
+	uprobe_events_each(uev_ret_of, &r); /* a uprobe_events event */
+	if (r.ret < 0)
+		return -EINVAL;
+	return trace_filter_parse(probe_fields[r.ret], 1u + (unsigned int)r.ret, str, out, &err);
 }
 
 bool ksvc_trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size)

@@ -18,7 +18,8 @@
  * PERF_EVENT_IOC_SET_FILTER (perf_event_set_filter, ftrace_profile_set_filter): the string is
  * copied first (strndup_user of a page: EFAULT, EINVAL), then only tracepoint, kprobe and
  * uprobe events take one (EINVAL), once (EEXIST); it is tracefs's filter language
- * (trace/filter.c through the seam) and drops hits before they count or sample
+ * (trace/filter.c through the seam; a kprobe or uprobe event knows only the common and generic
+ * fields, as Linux's perf-local probes) and drops hits before they count or sample
  * (perf_tp_filter_match); an inherited event uses its parent's.
  */
 #include <linux/perf_event.h>

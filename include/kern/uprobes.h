@@ -15,6 +15,9 @@ struct vm_area;
 void uprobe_init(void);
 /* [boot] Register the kernel BRK handlers (kernel/kprobes.c). */
 void kprobe_init(void);
+/* A task goes: its pending kernel return probes with it. */
+struct task;
+void kprobe_task_free(struct task *t);
 /* [proc, mm->lock held] Page va of private file mapping v was just read from the file into
  * page (a kernel address): write the BRK of each probe it holds (Linux's uprobe_mmap). */
 void uprobe_fill_page(struct vm_area *v, uint64_t va, void *page);

@@ -735,12 +735,14 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 	return -ENOENT;
 }
 
-void ksvc_kprobe_dup(struct ksvc_kprobe *k)
+void ksvc_kprobe_dup(struct ksvc_kprobe *k, bool ret)
 {
+	(void)ret;
 	(void)k;
 }
 
-void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k, bool ret)
 {
+	(void)ret;
 	(void)k;
 }

@@ -11,6 +11,12 @@
  *  4 sampling: PERF_SAMPLE_IP is the probe (a kernel address), TID ours.
  *  5 BPF_PROG_TYPE_KPROBE: SET_BPF (EINVAL for a TRACEPOINT program), the program runs at
  *    each hit and 0 from it drops the hit.
+ *  6 return probes (config:0): EINVAL past the function's first instruction; N calls count N
+ *    returns; a sample's IP is where the handler returns to (a kernel address) and its
+ *    PERF_SAMPLE_RAW the kretprobe record: 28 bytes, the function and that return address.
+ *  7 PERF_EVENT_IOC_SET_FILTER on kprobe events: the common and generic fields filter what
+ *    counts; the record's own (__probe_ip, __probe_func) are not known to a perf-local probe
+ *    (its event was never added to tracefs, which defines the fields): EINVAL.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -162,6 +168,109 @@ static void test_sample(void)
 	close(fd);
 }
 
+static void test_retprobe(void)
+{
+	struct perf_event_attr a;
+	size_t size = 3 * 4096;
+
+	kp_attr(&a, getpid_sym, 4, true);
+	EXPECT_ERRNO(peo(&a, 0, -1, -1, 0), EINVAL, "a return probe past the entry is EINVAL");
+	kp_attr(&a, getpid_sym, 0, true);
+	int fd = (int)peo(&a, 0, -1, -1, 0);
+
+	if (!CHECK(fd >= 0, "a return probe on the getpid handler opens", "%s", strerror(errno)))
+		return;
+	for (int i = 0; i < 20; i++)
+		syscall(SYS_getpid);
+	CHECK(count_of(fd) == 20, "20 calls count 20 returns", "%llu",
+	      (unsigned long long)count_of(fd));
+	close(fd);
+
+	kp_attr(&a, getpid_sym, 0, true);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_RAW;
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	struct perf_event_mmap_page *pg = fd < 0 ? MAP_FAILED :
+		mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (!CHECK(pg != MAP_FAILED, "a sampling return probe with a ring", "%s", strerror(errno)))
+		return;
+	for (int i = 0; i < 3; i++)
+		syscall(SYS_getpid);
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), pos = 0;
+	int n = 0, good = 0;
+	char why[160] = "";
+
+	while (pos < head) {
+		struct perf_event_header *h = (void *)((char *)pg + 4096 + pos % (size - 4096));
+
+		if (h->type == PERF_RECORD_SAMPLE) {
+			const char *p = (const char *)(h + 1);
+			uint64_t ip, func, ret;
+			uint32_t rsize;
+
+			memcpy(&ip, p, 8);
+			memcpy(&rsize, p + 8, 4);
+			memcpy(&func, p + 12 + 8, 8);
+			memcpy(&ret, p + 12 + 16, 8);
+			n++;
+			good += rsize == 28 && func == getpid_addr && ret == ip &&
+				ip >= 0xffff000000000000ull && ip != getpid_addr;
+			snprintf(why, sizeof(why), "size %u func %llx ret %llx ip %llx", rsize,
+				 (unsigned long long)func, (unsigned long long)ret,
+				 (unsigned long long)ip);
+		}
+		pos += h->size;
+	}
+	CHECK(n == 3 && good == 3,
+	      "3 returns, 3 samples at the return address with the kretprobe record",
+	      "%d samples, %d right (%s)", n, good, why);
+	munmap(pg, size);
+	close(fd);
+}
+
+static void count_filtered(bool ret, const char *fmt, uint64_t v, uint64_t want)
+{
+	struct perf_event_attr a;
+	char f[128], what[192];
+	int fd, r;
+
+	snprintf(f, sizeof(f), fmt, (long long)v);
+	kp_attr(&a, getpid_sym, 0, ret);
+	a.disabled = 1;
+	fd = (int)peo(&a, 0, -1, -1, 0);
+	r = fd < 0 ? -1 : ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 6; i++)
+		syscall(SYS_getpid);
+	snprintf(what, sizeof(what), "%s filter [%.40s...] counts %llu of 6", ret ? "return" : "entry",
+		 fmt, (unsigned long long)want);
+	CHECK(r == 0 && count_of(fd) == want, what, "set %d (%s), count %llu", r, strerror(errno),
+	      (unsigned long long)count_of(fd));
+	if (fd >= 0)
+		close(fd);
+}
+
+static void test_filter(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	count_filtered(false, "common_pid == %lld", (uint64_t)gettid(), 6);
+	count_filtered(false, "common_pid != %lld || comm ~ \"x*\"", (uint64_t)gettid(), 0);
+	count_filtered(true, "common_pid == %lld && cpu >= 0", (uint64_t)gettid(), 6);
+	count_filtered(true, "common_pid == %lld && comm == \"nope\"", (uint64_t)gettid(), 0);
+	for (int ret = 0; ret < 2; ret++) {
+		kp_attr(&a, getpid_sym, 0, ret);
+		fd = (int)peo(&a, 0, -1, -1, 0);
+		EXPECT_ERRNO(ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ret ? "__probe_func == 1" : "__probe_ip == 1"),
+			     EINVAL, ret ? "a return probe's __probe_func is not a filter field: EINVAL"
+				 : "an entry probe's __probe_ip is not a filter field: EINVAL");
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 static void test_bpf(void)
 {
 	struct perf_event_attr a;
@@ -218,5 +327,7 @@ int main(void)
 	test_count();
 	test_sample();
 	test_bpf();
+	test_retprobe();
+	test_filter();
 	return tap_done();
 }
