@@ -8,7 +8,9 @@
 # a syscall-heavy workload's samples (/proc/kallsyms); perf list shows the tracepoints, perf
 # record -e sched:sched_switch -a + perf script decodes them (inside and on the host), perf trace
 # -s summarizes a program's syscalls; perf probe -x /bin/hot burn adds a uprobe that perf
-# record -e probe_hot:burn samples, and perf probe -d deletes it.
+# record -e probe_hot:burn samples, and perf probe -d deletes it; perf sched record + latency,
+# perf kmem record + stat (kmem:kmalloc/kfree) and perf lock record + report run as on Linux,
+# and perf trace -- true lists a program's syscalls.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-perf"
@@ -40,6 +42,13 @@ $P report -i /out/k.data --stdio --no-children --sort sym > /out/k.txt 2> /dev/n
 $P record -e sched:sched_switch -a -o /out/sw.data -- sleep 0.3 2> /out/sw.err
 $P script -i /out/sw.data > /out/sw.txt 2> /dev/null
 $P trace -s -- true > /out/trace.txt 2>&1
+$P trace -- true > /out/trace-l.txt 2>&1
+$P sched record -o /out/sched.data -- sleep 0.2 2> /out/sched-rec.err
+$P sched latency -i /out/sched.data > /out/sched-lat.txt 2>&1
+$P kmem record -o /out/kmem.data -- hot 1 2> /out/kmem-rec.err
+$P kmem -i /out/kmem.data stat > /out/kmem-stat.txt 2>&1
+$P lock record -o /out/lock.data -- hot 1 2> /out/lock-rec.err
+$P lock report -i /out/lock.data > /out/lock-rep.txt 2>&1
 $P probe -x /bin/hot burn > /out/probe.txt 2>&1
 $P record -e probe_hot:burn -o /out/up.data -- hot 1 2> /out/up.err
 $P script -i /out/up.data > /out/up.txt 2> /dev/null
@@ -77,6 +86,20 @@ perf script -i "$w/out/sw.data" 2> /dev/null | grep -q 'prev_comm=.*==> next_com
 	ok "the host's perf script decodes those sched_switch records" || bad "host perf script of sched_switch"
 grep -Eq '^ +brk +[0-9]+ ' "$w/out/trace.txt" 2> /dev/null && ok "perf trace -s -- true: syscall summary" ||
 	{ bad "perf trace -s"; tail -5 "$w/out/trace.txt" 2> /dev/null; }
+grep -q 'true/[0-9]* exit_group()' "$w/out/trace-l.txt" 2> /dev/null &&
+	ok "perf trace -- true: the program's syscalls, to exit_group" ||
+	{ bad "perf trace -- true"; tail -5 "$w/out/trace-l.txt" 2> /dev/null; }
+# perf sched/kmem/lock: the outputs Linux 6.1 gives for the same commands under refvm.sh
+grep -q '^ *sleep:[0-9]* *|' "$w/out/sched-lat.txt" 2> /dev/null &&
+	ok "perf sched record -- sleep, perf sched latency: sleep's line" ||
+	{ bad "perf sched latency"; cat "$w/out/sched-rec.err" "$w/out/sched-lat.txt" 2> /dev/null | tail -8; }
+req=$(sed -n 's/^Total bytes requested: *\([0-9]*\)$/\1/p' "$w/out/kmem-stat.txt" 2> /dev/null)
+grep -q '^SUMMARY (SLAB allocator)' "$w/out/kmem-stat.txt" 2> /dev/null && [ "${req:-0}" -gt 0 ] &&
+	ok "perf kmem record, perf kmem stat: $req bytes requested" ||
+	{ bad "perf kmem stat"; cat "$w/out/kmem-rec.err" "$w/out/kmem-stat.txt" 2> /dev/null | tail -8; }
+grep -Eq '^ +Name +acquired +contended' "$w/out/lock-rep.txt" 2> /dev/null &&
+	ok "perf lock record, perf lock report: the report" ||
+	{ bad "perf lock report"; cat "$w/out/lock-rec.err" "$w/out/lock-rep.txt" 2> /dev/null | tail -8; }
 # a uprobe: perf probe -x writes uprobe_events, perf record -e probe_hot:burn samples each call
 n=$(grep -c "probe_hot:burn: ($(printf %x $((burn))))" "$w/out/up.txt" 2> /dev/null)
 [ "$n" = 8 ] && grep -q 'Added new event' "$w/out/probe.txt" && ! [ -s "$w/out/up-left.txt" ] &&
