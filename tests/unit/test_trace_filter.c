@@ -304,13 +304,88 @@ static void test_nomem(void **state)
 	fail();
 }
 
+/* random strings of the language's pieces: never a crash or a read outside the record (ASan),
+ * every error one of Linux's errnos, every accepted filter matchable */
+static void test_random(void **state)
+{
+	(void)state;
+	static const char *const piece[] = {
+		"prev_pid", "prev_comm", "comm", "cpu", "common_pid", "prev_state", "next_comm",
+		"nosuch", "==", "!=", "<", "<=", ">", ">=", "&", "~", "&&", "||", "!", "(", ")",
+		" ", "1", "-1", "0x10", "077", "\"ba*\"", "\"*sh\"", "\"[a-\"", "'x'", "\"",
+		"\"?\\\\*\"", "&|", "9999999999999999999999",
+	};
+	const struct trace_event *ev = event("sched", "sched_switch");
+	uint32_t seed = 12345;
+	uint8_t rec[64];
+	char s[256], c[16] = "bash";
+	int accepted = 0;
+
+	switch_rec(rec, "bash", 42, 1, 7);
+	for (int n = 0; n < 20000; n++) {
+		size_t len = 0;
+		int k = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 9;
+
+		s[0] = 0;
+		if (n & 1) { /* a well-formed filter, one character changed in a third of them */
+			static const char *const num[] = { "prev_pid", "common_pid", "cpu", "prev_state" };
+			static const char *const nop[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
+			static const char *const str[] = { "prev_comm", "comm", "next_comm" };
+			static const char *const sop[] = { "==", "!=", "~" };
+			static const char *const val[] = { "\"bash\"", "\"b*\"", "\"*a*\"", "\"?ash\"", "\"[ab]*\"" };
+			int open = 0;
+
+			for (int i = 0; i <= k % 5; i++) {
+				uint32_t r = (seed = seed * 1103515245u + 12345u) >> 8;
+
+				len += (size_t)snprintf(s + len, sizeof(s) - len, "%s%s%s", i ? (r & 1 ? " && " : " || ") : "",
+							r & 2 ? "!" : "", r & 4 ? "(" : "");
+				open += (r & 4) != 0;
+				if (r & 8)
+					len += (size_t)snprintf(s + len, sizeof(s) - len, "%s %s %d", num[(r >> 4) % 4],
+								nop[(r >> 6) % 7], (int)(r >> 9) % 200 - 50);
+				else
+					len += (size_t)snprintf(s + len, sizeof(s) - len, "%s %s %s", str[(r >> 4) % 3],
+								sop[(r >> 6) % 3], val[(r >> 9) % 5]);
+			}
+			while (open--)
+				len += (size_t)snprintf(s + len, sizeof(s) - len, ")");
+			if (k < 3 && len)
+				s[((seed = seed * 1103515245u + 12345u) >> 16) % len] = "()!&|\"x1 "[k * 3 % 10];
+			k = -1;
+		}
+		for (int i = 0; i <= k; i++) {
+			const char *p = piece[((seed = seed * 1103515245u + 12345u) >> 16) %
+					      (sizeof(piece) / sizeof(piece[0]))];
+
+			if (len + strlen(p) + 2 >= sizeof(s))
+				break;
+			len += (size_t)snprintf(s + len, sizeof(s) - len, "%s ", p);
+		}
+		struct trace_filter *f;
+		struct trace_filter_err e;
+		int r = parse_ev(ev, s, &f, &e);
+
+		if (r == 0) {
+			accepted++;
+			(void)trace_filter_match(f, rec, 64, c, 1);
+			(void)trace_filter_match(f, rec, 16, c, 1); /* a short record: fields outside fail */
+			trace_filter_free(f);
+		} else if (r != -EINVAL && r != -EPERM && r != -ENOENT && r != -ESRCH) {
+			fail_msg("[%s]: %d", s, r);
+		}
+	}
+	if (accepted < 5000)
+		fail_msg("only %d of 20000 accepted", accepted);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),	      cmocka_unit_test(test_err_text),
 		cmocka_unit_test(test_match_ints),    cmocka_unit_test(test_match_strings),
 		cmocka_unit_test(test_match_data_loc), cmocka_unit_test(test_long),
-		cmocka_unit_test(test_nomem),
+		cmocka_unit_test(test_nomem), cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
