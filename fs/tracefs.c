@@ -10,10 +10,12 @@
  *     or listing of its system's directory;
  *   available_events ("system:event" lines), available_tracers / current_tracer ("nop", the
  *     only tracer), tracing_on, trace (the nop tracer's empty buffer header), trace_pipe (what
- *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, kprobe_events (empty:
- *     no kprobes), uprobe_events and uprobe_profile (trace_uprobe.c's text interface over
- *     kernel/uprobe_events.c: "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC
- *     clears; each definition gets events/GRP/EVENT/{id,format,enable,filter}).
+ *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, uprobe_events and
+ *     uprobe_profile (trace_uprobe.c's text interface over kernel/uprobe_events.c:
+ *     "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC clears), kprobe_events and
+ *     kprobe_profile (trace_kprobe.c's: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:...] SYM",
+ *     default group kprobes and name p_SYM_OFFS; no fetch arguments, modules or addresses);
+ *     each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
  * /sys/kernel/debug ("none" as the source): perf's api/fs finds them by statfs magic and
@@ -123,6 +125,8 @@ enum tf_kind {
 	TF_PROBE_FORMAT, /* parg >> 8: a uprobe event's id */
 	TF_UPROBE_EVENTS,
 	TF_UPROBE_PROFILE,
+	TF_KPROBE_EVENTS,
+	TF_KPROBE_PROFILE,
 };
 
 static void format_head(struct pbuf *b, const char *name, unsigned int id)
@@ -158,6 +162,10 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 {
 	struct probe_show *s = arg;
 
+	if ((s->kind == TF_UPROBE_EVENTS || s->kind == TF_UPROBE_PROFILE) && i->kprobe)
+		return;
+	if ((s->kind == TF_KPROBE_EVENTS || s->kind == TF_KPROBE_PROFILE) && !i->kprobe)
+		return;
 	switch (s->kind) {
 	case TF_UPROBE_EVENTS:
 		pb_printf(s->b, "%c:%s/%s %s:0x%016llx\n", i->ret ? 'r' : 'p', i->group, i->name,
@@ -166,6 +174,19 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 	case TF_UPROBE_PROFILE:
 		pb_printf(s->b, "  %s %-44s %15llu\n", i->path, i->name,
 			  (unsigned long long)i->hits);
+		break;
+	case TF_KPROBE_EVENTS: /* trace_kprobe_show: rN for a return probe's maxactive */
+		if (i->ret)
+			pb_printf(s->b, "r%u", i->maxactive);
+		else
+			pb_printf(s->b, "p");
+		pb_printf(s->b, ":%s/%s %s", i->group, i->name, i->path);
+		if (i->offset)
+			pb_printf(s->b, "+%llu", (unsigned long long)i->offset);
+		pb_printf(s->b, "\n");
+		break;
+	case TF_KPROBE_PROFILE: /* probes_profile_seq_show: hits, then misses (none here) */
+		pb_printf(s->b, "  %-44s %15llu %15llu\n", i->name, (unsigned long long)i->hits, 0ull);
 		break;
 	default:
 		if (i->id != s->id)
@@ -192,6 +213,8 @@ static int tf_show(struct inode *ino, struct pbuf *b)
 	case TF_PROBE_FORMAT:
 	case TF_UPROBE_EVENTS:
 	case TF_UPROBE_PROFILE:
+	case TF_KPROBE_EVENTS:
+	case TF_KPROBE_PROFILE:
 		uprobe_events_each(probe_show_one, &ps);
 		break;
 	case TF_FORMAT:
@@ -504,8 +527,8 @@ static bool good_name(const char *s)
 	return true;
 }
 
-/* "[GRP/]EVENT" after the command letter's ':' into group and name (default group uprobes). */
-static int split_name(const char *s, char *group, char *name, size_t size)
+/* "[GRP/]EVENT" after the command letter's ':' into group and name (default group: dflt). */
+static int split_name(const char *s, char *group, char *name, size_t size, const char *dflt)
 {
 	const char *slash = strchr(s, '/');
 
@@ -516,7 +539,7 @@ static int split_name(const char *s, char *group, char *name, size_t size)
 		group[slash - s] = 0;
 		s = slash + 1;
 	} else {
-		ksnprintf(group, size, "uprobes");
+		ksnprintf(group, size, "%s", dflt);
 	}
 	if (strlen(s) >= size)
 		return -EINVAL;
@@ -603,7 +626,7 @@ static int probe_define(char **argv, int argc)
 	if (end == colon + 1 || *end)
 		return -EINVAL; /* also "(ref_ctr)" and "%return": not built */
 	if (argv[0][1] == ':') {
-		err = split_name(argv[0] + 2, group, name, sizeof(name));
+		err = split_name(argv[0] + 2, group, name, sizeof(name), "uprobes");
 		if (err)
 			return err;
 	} else if (argv[0][1]) {
@@ -630,13 +653,65 @@ static int probe_define(char **argv, int argc)
 	err = S_ISREG(ino->mode) ? 0 : -EINVAL;
 	inode_put(ino);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, &id);
+		err = uprobe_event_add(group, name, argv[1], off, ret, false, 0, &id);
 	if (!err)
 		probe_dirs_add(group, name, id);
 	return err;
 }
 
-static int probe_command(char *line)
+/* trace_kprobe_create: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:[GRP/]EVENT] SYM[+0]". */
+static int kprobe_define(char **argv, int argc)
+{
+	char group[64], name[64], *plus, *end, *cmd = argv[0] + 1;
+	bool ret = argv[0][0] == 'r';
+	unsigned int maxactive = 0;
+	uint64_t off = 0;
+	uint16_t id;
+	int err;
+
+	if (argc < 2)
+		return -EINVAL;
+	if (argc > 2 || strchr(argv[1], ':'))
+		return -EINVAL; /* fetch arguments, modules, uprobe paths: not built / not a kprobe */
+	if (ret && *cmd >= '0' && *cmd <= '9') {
+		maxactive = (unsigned int)strtoul(cmd, &end, 10);
+		if (!maxactive)
+			return -EINVAL;
+		cmd = end;
+	}
+	if (*cmd && *cmd != ':')
+		return -EINVAL;
+	plus = strchr(argv[1], '+');
+	if (plus) {
+		*plus = 0;
+		off = strtoul(plus + 1, &end, 0);
+		if (end == plus + 1 || *end)
+			return -EINVAL;
+	}
+	if (!argv[1][0] || (argv[1][0] >= '0' && argv[1][0] <= '9'))
+		return -EINVAL; /* addresses: not built */
+	if (*cmd == ':') {
+		err = split_name(cmd + 1, group, name, sizeof(name), "kprobes");
+		if (err)
+			return err;
+	} else {
+		ksnprintf(group, sizeof(group), "kprobes");
+		ksnprintf(name, sizeof(name), "%c_%s_%llu", ret ? 'r' : 'p', argv[1],
+			  (unsigned long long)off);
+		if (!good_name(name))
+			return -EINVAL;
+	}
+	if (ret && !maxactive) /* register_kretprobe's default */
+		maxactive = ksvc_nr_cpus() * 2 > 10 ? ksvc_nr_cpus() * 2 : 10;
+	err = kprobe_check(argv[1], off, ret);
+	if (!err)
+		err = uprobe_event_add(group, name, argv[1], off, ret, true, maxactive, &id);
+	if (!err)
+		probe_dirs_add(group, name, id);
+	return err;
+}
+
+static int probe_command(char *line, bool kprobe)
 {
 	char *argv[8];
 	int argc = 0;
@@ -654,26 +729,26 @@ static int probe_command(char *line)
 	if (!argc)
 		return 0;
 	if (argv[0][0] == '-') {
-		int err = argv[0][1] == ':' && argc == 1 ? split_name(argv[0] + 2, group, name, 64)
-							 : -EINVAL;
+		int err = argv[0][1] == ':' && argc == 1
+				  ? split_name(argv[0] + 2, group, name, 64, kprobe ? "kprobes" : "uprobes")
+				  : -EINVAL;
 
 		if (!err)
-			err = uprobe_event_del(group, name);
+			err = uprobe_event_del(group, name, kprobe);
 		if (!err)
 			probe_dirs_del(group, name);
 		return err;
 	}
 	if (argv[0][0] != 'p' && argv[0][0] != 'r')
 		return -EINVAL;
-	return probe_define(argv, argc);
+	return kprobe ? kprobe_define(argv, argc) : probe_define(argv, argc);
 }
 
-/* Each line a command (trace_parse_run_command): '#' starts a comment. */
+/* Each line a command (trace_parse_run_command): '#' starts a comment.  parg: the kind. */
 static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
 {
 	char line[512];
 
-	(void)ino;
 	for (size_t at = 0; at < n;) {
 		const char *nl = memchr(buf + at, '\n', n - at);
 		size_t len = nl ? (size_t)(nl - (buf + at)) : n - at;
@@ -688,7 +763,7 @@ static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
 
 		if (hash)
 			*hash = 0;
-		err = probe_command(line);
+		err = probe_command(line, ino->parg == TF_KPROBE_EVENTS);
 		if (err)
 			return err;
 	}
@@ -697,6 +772,7 @@ static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
 
 struct probe_names {
 	unsigned int n;
+	bool kprobe;
 	char group[64][64], name[64][64];
 };
 
@@ -704,24 +780,27 @@ static void probe_name_one(const struct uprobe_event_info *i, void *arg)
 {
 	struct probe_names *pn = arg;
 
-	if (pn->n < 64) {
+	if (pn->n < 64 && i->kprobe == pn->kprobe) {
 		memcpy(pn->group[pn->n], i->group, 64);
 		memcpy(pn->name[pn->n], i->name, 64);
 		pn->n++;
 	}
 }
 
-/* O_TRUNC: every probe goes (dyn_events_release_all), or EBUSY when one is in use. */
+/* O_TRUNC: every probe of the file's kind goes (dyn_events_release_all), or EBUSY when one
+ * is in use. */
 static int uprobe_events_truncate(struct inode *ino)
 {
 	struct probe_names *pn = kmalloc(sizeof(*pn));
+	bool kprobe = ino->parg == TF_KPROBE_EVENTS;
 	int err;
 
-	(void)ino;
 	if (!pn)
 		return -ENOMEM;
+	pn->n = 0;
+	pn->kprobe = kprobe;
 	uprobe_events_each(probe_name_one, pn);
-	err = uprobe_event_clear();
+	err = uprobe_event_clear(kprobe);
 	for (unsigned int i = 0; i < pn->n && !err; i++)
 		probe_dirs_del(pn->group[i], pn->name[i]);
 	kfree(pn);
@@ -766,7 +845,8 @@ static void build_tracefs_locked(struct inode *r)
 	pseudo_file_locked(r, "trace", 0640, &tf_ops, TF_TRACE);
 	pseudo_file_locked(r, "trace_pipe", 0440, &tf_ops, TF_TRACE_PIPE);
 	ctl_file_locked(r, "saved_cmdlines", 0440, &ctl_ops, "");
-	ctl_file_locked(r, "kprobe_events", 0640, &ctl_ops, "");
+	pseudo_file_locked(r, "kprobe_events", 0640, &uprobe_events_ops, TF_KPROBE_EVENTS);
+	pseudo_file_locked(r, "kprobe_profile", 0440, &tf_ops, TF_KPROBE_PROFILE);
 	pseudo_file_locked(r, "uprobe_events", 0640, &uprobe_events_ops, TF_UPROBE_EVENTS);
 	pseudo_file_locked(r, "uprobe_profile", 0440, &tf_ops, TF_UPROBE_PROFILE);
 	ctl_file_locked(r, "set_event", 0640, &ctl_ops, "");

@@ -150,17 +150,20 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 		return err;
 	if (ret && (!entry || !kret_trampoline))
 		return -EINVAL; /* register_kretprobe: kprobe_on_func_entry */
-	uint32_t insn = *(const uint32_t *)addr;
-	enum probe_insn_kind kind = probe_insn_classify(insn);
-
-	if (kind == PROBE_INSN_REJECT || insn == KPROBE_BRK)
-		return -EINVAL;
 	kmutex_lock(&kprobe_mutex);
 	for (unsigned int i = 0; i < KPROBES_MAX && !k; i++) {
 		if (kprobes[i].addr == addr)
 			k = &kprobes[i];
 		else if (!kprobes[i].addr && !free_k)
 			free_k = &kprobes[i];
+	}
+	/* a probed address shows its BRK: the instruction is the one kept at its first probe */
+	uint32_t insn = k ? k->insn : *(const uint32_t *)addr;
+	enum probe_insn_kind kind = probe_insn_classify(insn);
+
+	if (kind == PROBE_INSN_REJECT || insn == KPROBE_BRK) {
+		kmutex_unlock(&kprobe_mutex);
+		return -EINVAL;
 	}
 	if (!k && !free_k) {
 		kmutex_unlock(&kprobe_mutex);
@@ -243,9 +246,33 @@ static bool kret_return(struct trapframe *tf, bool report)
 	struct ksvc_kprobe *k = rt->ri[rt->depth].k;
 
 	tf->pc = rt->ri[rt->depth].ret;
-	if (report && READ_ONCE(k->nr_ret))
+	if (report && READ_ONCE(k->nr_ret)) {
 		perf_kprobe_hit(k, (const uint64_t *)tf, true, rt->ri[rt->depth].func);
+		kprobe_events_hit(k, (const uint64_t *)tf, true, rt->ri[rt->depth].func);
+	}
 	return true;
+}
+
+int kprobe_check(const char *sym, uint64_t off, bool ret)
+{
+	uint64_t addr = 0;
+	bool entry;
+	int err = resolve(sym, off, &addr, &entry);
+
+	if (!err && ret && !entry)
+		err = -EINVAL;
+	if (err)
+		return err;
+	kmutex_lock(&kprobe_mutex);
+	uint32_t insn = *(const uint32_t *)addr;
+
+	for (unsigned int i = 0; i < KPROBES_MAX; i++)
+		if (kprobes[i].addr == addr)
+			insn = kprobes[i].insn; /* probed now: its BRK is in the text */
+	if (probe_insn_classify(insn) == PROBE_INSN_REJECT || insn == KPROBE_BRK)
+		err = -EINVAL;
+	kmutex_unlock(&kprobe_mutex);
+	return err;
 }
 
 /* [IRQs masked] BRK #4 or #6 in the kernel. */
@@ -287,8 +314,10 @@ static bool kprobe_brk(struct trapframe *tf)
 		unsigned int nr_ret = READ_ONCE(k->nr_ret);
 
 		kprobe_running[cpu] = true;
-		if (READ_ONCE(k->nr) > nr_ret)
+		if (READ_ONCE(k->nr) > nr_ret) {
 			perf_kprobe_hit(k, (const uint64_t *)tf, false, 0);
+			kprobe_events_hit(k, (const uint64_t *)tf, false, 0);
+		}
 		if (nr_ret)
 			kret_hijack(k, tf);
 		kprobe_running[cpu] = false;

@@ -11,6 +11,9 @@
  * uprobe_profile.  Ids are handed out from 1206, the first dynamic id of Debian's 6.1 arm64
  * kernel (its static events end at 1205), and not reused.  Deleting an event a perf event has
  * open is EBUSY.
+ * kprobe_events events (trace_kprobe.c) share the table and the ids: a kernel symbol and
+ * offset, registered with ksvc_kprobe_register when the first perf event opens them; their
+ * records are the same layout with the kernel's registers (IRQs off in common_flags).
  * Not built: fetch arguments, %return and ref_ctr suffixes (tracefs rejects them with
  * EINVAL), BPF programs on these events, the ftrace ring buffer ("enable" changes nothing).
  *
@@ -36,6 +39,7 @@ struct uprobe_event {
 	char *path;
 	unsigned int users;	/* perf events open on it (uev_mutex) */
 	struct ksvc_uprobe *u;	/* registered while users (uev_lock to read) */
+	struct ksvc_kprobe *k;	/* a kprobe event's, likewise */
 };
 
 static struct uprobe_event uevs[UEV_MAX];
@@ -59,6 +63,7 @@ static struct uprobe_event *find_locked(const char *group, const char *name)
 	return NULL;
 }
 
+
 static struct uprobe_event *by_id_locked(uint64_t id)
 {
 	for (unsigned int i = 0; i < UEV_MAX; i++)
@@ -68,7 +73,7 @@ static struct uprobe_event *by_id_locked(uint64_t id)
 }
 
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, uint16_t *id)
+		     bool ret, bool kprobe, unsigned int maxactive, uint16_t *id)
 {
 	struct uprobe_event *e = NULL;
 	size_t plen = strlen(path) + 1;
@@ -98,6 +103,8 @@ int uprobe_event_add(const char *group, const char *name, const char *path, uint
 	e->info.path = p;
 	e->info.offset = offset;
 	e->info.ret = ret;
+	e->info.kprobe = kprobe;
+	e->info.maxactive = maxactive;
 	e->info.id = uev_next_id++;
 	*id = e->info.id;
 	kmutex_unlock(&uev_mutex);
@@ -110,7 +117,7 @@ static void release_locked(struct uprobe_event *e)
 	*e = (struct uprobe_event){ 0 };
 }
 
-int uprobe_event_del(const char *group, const char *name)
+int uprobe_event_del(const char *group, const char *name, bool kprobe)
 {
 	int err = 0;
 
@@ -118,7 +125,7 @@ int uprobe_event_del(const char *group, const char *name)
 	kmutex_lock(&uev_mutex);
 	struct uprobe_event *e = find_locked(group, name);
 
-	if (!e)
+	if (!e || e->info.kprobe != kprobe)
 		err = -ENOENT;
 	else if (e->users)
 		err = -EBUSY;
@@ -128,17 +135,17 @@ int uprobe_event_del(const char *group, const char *name)
 	return err;
 }
 
-int uprobe_event_clear(void)
+int uprobe_event_clear(bool kprobe)
 {
 	int err = 0;
 
 	uev_init_once();
 	kmutex_lock(&uev_mutex);
 	for (unsigned int i = 0; i < UEV_MAX; i++)
-		if (uevs[i].info.id && uevs[i].users)
+		if (uevs[i].info.id && uevs[i].info.kprobe == kprobe && uevs[i].users)
 			err = -EBUSY;
 	for (unsigned int i = 0; i < UEV_MAX && !err; i++)
-		if (uevs[i].info.id)
+		if (uevs[i].info.id && uevs[i].info.kprobe == kprobe)
 			release_locked(&uevs[i]);
 	kmutex_unlock(&uev_mutex);
 	return err;
@@ -181,13 +188,18 @@ int uprobe_event_open(uint64_t id)
 	if (!e) {
 		err = -EINVAL;
 	} else if (!e->users) {
-		struct ksvc_uprobe *u;
+		struct ksvc_uprobe *u = NULL;
+		struct ksvc_kprobe *k = NULL;
 
-		err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ret, &u);
+		if (e->info.kprobe)
+			err = ksvc_kprobe_register(e->path, e->info.offset, 0, e->info.ret, &k);
+		else
+			err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ret, &u);
 		if (!err) {
 			unsigned long f = spin_lock_irqsave(&uev_lock);
 
 			e->u = u;
+			e->k = k;
 			spin_unlock_irqrestore(&uev_lock, f);
 		}
 	}
@@ -205,22 +217,32 @@ void uprobe_event_close(uint64_t id)
 	if (e && e->users && !--e->users) {
 		unsigned long f = spin_lock_irqsave(&uev_lock);
 		struct ksvc_uprobe *u = e->u;
+		struct ksvc_kprobe *k = e->k;
 
 		e->u = NULL;
+		e->k = NULL;
 		spin_unlock_irqrestore(&uev_lock, f);
-		ksvc_uprobe_unregister(u, e->info.ret);
+		if (k)
+			ksvc_kprobe_unregister(k, e->info.ret);
+		else
+			ksvc_uprobe_unregister(u, e->info.ret);
 	}
 	kmutex_unlock(&uev_mutex);
 }
 
-void uprobe_events_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func)
+/* The records of the events on probe (a uprobe's or a kprobe's): Linux's
+ * {u,k}probe_trace_entry_head, the probe's address or the function and return address. */
+static void events_hit(const void *probe, bool kprobe, const uint64_t *regs, bool ret,
+		       uint64_t func)
 {
 	uint16_t ids[8];
 	unsigned int n = 0;
 	unsigned long f = spin_lock_irqsave(&uev_lock);
 
 	for (unsigned int i = 0; i < UEV_MAX && n < 8; i++) {
-		if (uevs[i].u == u && uevs[i].info.ret == ret) {
+		const void *p = kprobe ? (const void *)uevs[i].k : (const void *)uevs[i].u;
+
+		if (p && p == probe && uevs[i].info.ret == ret) {
 			uevs[i].info.hits++;
 			ids[n++] = uevs[i].info.id;
 		}
@@ -230,8 +252,18 @@ void uprobe_events_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, ui
 		uint64_t rec[3];
 		uint64_t ip[2] = { ret ? func : regs[32], regs[32] };
 
-		trace_common(rec, ids[i], false);
+		trace_common(rec, ids[i], kprobe);
 		memcpy(&rec[1], ip, ret ? 16 : 8);
-		perf_tp_event(ids[i], rec, ret ? 24 : 16, regs, true);
+		perf_tp_event(ids[i], rec, ret ? 24 : 16, regs, !kprobe);
 	}
+}
+
+void uprobe_events_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func)
+{
+	events_hit(u, false, regs, ret, func);
+}
+
+void kprobe_events_hit(struct ksvc_kprobe *k, const uint64_t *regs, bool ret, uint64_t func)
+{
+	events_hit(k, true, regs, ret, func);
 }

@@ -35,15 +35,23 @@ struct uprobe_event_info {
 	const char *path;
 	uint64_t offset;
 	bool ret; /* "r:": a return probe */
-	uint64_t hits; /* uprobe_profile */
+	bool kprobe; /* a kprobe_events event: path is the kernel symbol, offset into it */
+	unsigned int maxactive; /* a kretprobe's "rN" (shown as Linux's default when not given) */
+	uint64_t hits; /* uprobe_profile / kprobe_profile */
 };
-/* [sleep] Define event group/name on path:offset: 0 with *id, -EEXIST, -ENOSPC, -ENOMEM. */
+/* [sleep] Define event group/name on path:offset (kprobe: the symbol sym+offset): 0 with
+ * *id, -EEXIST, -ENOSPC, -ENOMEM. */
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, uint16_t *id);
-/* [sleep] Delete one (-ENOENT, -EBUSY while a perf event has it open), or all (-EBUSY and
- * nothing deleted when any is open). */
-int uprobe_event_del(const char *group, const char *name);
-int uprobe_event_clear(void);
+		     bool ret, bool kprobe, unsigned int maxactive, uint16_t *id);
+/* [sleep] Delete one of the kind (-ENOENT, -EBUSY while a perf event has it open), or all of
+ * the kind (-EBUSY and nothing deleted when any is open). */
+int uprobe_event_del(const char *group, const char *name, bool kprobe);
+int uprobe_event_clear(bool kprobe);
+/* [IRQs masked] Kprobe k was hit (see perf_kprobe_hit): write the records of its events. */
+struct ksvc_kprobe;
+void kprobe_events_hit(struct ksvc_kprobe *k, const uint64_t *regs, bool ret, uint64_t func);
+/* [sleep] Could sym+off be probed (ret: for its returns)?  0, -ENOENT, -EINVAL. */
+int kprobe_check(const char *sym, uint64_t off, bool ret);
 /* [sleep] fn on a copy of each defined event, in table order. */
 void uprobe_events_each(void (*fn)(const struct uprobe_event_info *info, void *arg), void *arg);
 /* [sleep] Is id a uprobe event?  Open (the first registers its uprobe: 0 or the registration's

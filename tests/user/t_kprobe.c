@@ -17,6 +17,10 @@
  *  7 PERF_EVENT_IOC_SET_FILTER on kprobe events: the common and generic fields filter what
  *    counts; the record's own (__probe_ip, __probe_func) are not known to a perf-local probe
  *    (its event was never added to tracefs, which defines the fields): EINVAL.
+ *  8 kprobe_events: p: and r: definitions (default group kprobes and name p_SYM_0), listed with
+ *    a return probe's maxactive, their format files, PERF_TYPE_TRACEPOINT events on their ids
+ *    count the calls and returns and sample the records, kprobe_profile counts the hits;
+ *    ENOENT, EINVAL, EEXIST as Linux; -: and O_TRUNC delete them.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -271,6 +275,112 @@ static void test_filter(void)
 	}
 }
 
+static int append(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | flags), r;
+
+	if (fd < 0)
+		return -errno;
+	r = (int)write(fd, s, strlen(s));
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+#define KE "/sys/kernel/tracing/kprobe_events"
+
+static void test_kprobe_events(void)
+{
+	char line[256], want[512], buf[2048];
+	long nc = sysconf(_SC_NPROCESSORS_CONF);
+	int r;
+
+	snprintf(line, sizeof(line), "p:kpt/getpid_entry %s\nr:kpt/getpid_ret %s\np %s\n", getpid_sym,
+		 getpid_sym, getpid_sym);
+	r = append(KE, line, O_TRUNC);
+	if (!CHECK(r == 0, "kprobe_events takes p:, r: and p definitions", "%s", strerror(-r)))
+		return;
+	snprintf(want, sizeof(want), "p:kpt/getpid_entry %s\nr%ld:kpt/getpid_ret %s\np:kprobes/p_%s_0 %s\n",
+		 getpid_sym, nc * 2 > 10 ? nc * 2 : 10, getpid_sym, getpid_sym, getpid_sym);
+	CHECK(read_file(KE, buf, sizeof(buf)) > 0 && !strcmp(buf, want),
+	      "kprobe_events lists them (rN: the default maxactive)", "[%s] want [%s]", buf, want);
+	long ide = event_id("kpt/getpid_entry"), idr = event_id("kpt/getpid_ret");
+	char path[128];
+
+	snprintf(want, sizeof(want),
+		 "name: getpid_ret\nID: %ld\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		 "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+		 "print fmt: \"(%%lx <- %%lx)\", REC->__probe_func, REC->__probe_ret_ip\n", idr);
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/kpt/getpid_ret/format");
+	CHECK(ide > 0 && idr == ide + 1 && read_file(path, buf, sizeof(buf)) > 0 && !strcmp(buf, want),
+	      "events/kpt/getpid_ret/format as Linux's kretprobe events", "ids %ld %ld [%s]", ide, idr, buf);
+
+	int fe = tp_open(ide, 0, 0), fr = tp_open(idr, 0, 0), err_r = errno, fs = tp_open(ide, 0, 1);
+	size_t size = 3 * 4096;
+	struct perf_event_mmap_page *pg =
+		fs < 0 ? MAP_FAILED : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fs, 0);
+
+	ioctl(fe, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fr, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fs, PERF_EVENT_IOC_ENABLE, 0);
+	for (int i = 0; i < 9; i++)
+		syscall(SYS_getpid);
+	ioctl(fs, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fe, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(fr, PERF_EVENT_IOC_DISABLE, 0);
+	CHECK(count_of(fe) == 9 && count_of(fr) == 9,
+	      "tracepoint events on them count 9 calls and 9 returns", "%llu %llu (open %d %d: %s)",
+	      (unsigned long long)count_of(fe), (unsigned long long)count_of(fr), fe, fr,
+	      strerror(err_r));
+	uint32_t rsize = 0;
+	uint16_t type = 0;
+	uint64_t ip = 0;
+
+	if (pg != MAP_FAILED && __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE)) {
+		const char *d = (const char *)pg + 4096 + 8;
+
+		memcpy(&rsize, d, 4);
+		memcpy(&type, d + 4, 2);
+		memcpy(&ip, d + 4 + 8, 8);
+	}
+	CHECK(rsize == 20 && type == ide && ip == getpid_addr,
+	      "a sample's raw record: 20 bytes, the event's id, __probe_ip the function",
+	      "size %u type %u ip %llx", rsize, type, (unsigned long long)ip);
+	if (pg != MAP_FAILED)
+		munmap(pg, size);
+	close(fe);
+	close(fr);
+	close(fs);
+	char pe[128], pr[128];
+
+	snprintf(pe, sizeof(pe), "  %-44s %15u %15u\n", "getpid_entry", 9, 0);
+	snprintf(pr, sizeof(pr), "  %-44s %15u %15u\n", "getpid_ret", 9, 0);
+	CHECK(read_file("/sys/kernel/tracing/kprobe_profile", buf, sizeof(buf)) > 0 && strstr(buf, pe) &&
+		      strstr(buf, pr),
+	      "kprobe_profile: 9 hits of each probe (one per hit, whatever events count it)", "[%s]", buf);
+
+	snprintf(line, sizeof(line), "p:kpt/getpid_entry %s\n", getpid_sym);
+	CHECK(append(KE, line, O_APPEND) == -EEXIST, "a name defined twice is EEXIST", "%s", "no");
+	CHECK(append(KE, "p:kpt/nope no_such_function_here\n", O_APPEND) == -ENOENT,
+	      "an unknown function is ENOENT", "%s", "no");
+	snprintf(line, sizeof(line), "x:kpt/bad %s\n", getpid_sym);
+	CHECK(append(KE, line, O_APPEND) == -EINVAL, "an unknown command is EINVAL", "%s", "no");
+	snprintf(line, sizeof(line), "r:kpt/bad %s+4\n", getpid_sym);
+	CHECK(append(KE, line, O_APPEND) == -EINVAL, "a return probe past the entry is EINVAL", "%s", "no");
+	CHECK(append(KE, "p:kpt/bad\n", O_APPEND) == -EINVAL, "a definition without a place is EINVAL", "%s", "no");
+	CHECK(append(KE, "-:kpt/getpid_entry\n", O_APPEND) == 0 &&
+		      append(KE, "-:kpt/getpid_entry\n", O_APPEND) == -ENOENT,
+	      "-: deletes, then ENOENT", "%s", "no");
+	CHECK(append(KE, "\n", O_TRUNC) == 0 && read_file(KE, buf, sizeof(buf)) == 0 &&
+		      access("/sys/kernel/tracing/events/kpt", F_OK) != 0,
+	      "O_TRUNC deletes them all, and events/kpt with them", "[%s]", buf);
+}
+
 static void test_bpf(void)
 {
 	struct perf_event_attr a;
@@ -329,5 +439,6 @@ int main(void)
 	test_bpf();
 	test_retprobe();
 	test_filter();
+	test_kprobe_events();
 	return tap_done();
 }
