@@ -10,7 +10,8 @@
 # -s summarizes a program's syscalls; perf probe -x /bin/hot burn adds a uprobe that perf
 # record -e probe_hot:burn samples, and perf probe -d deletes it; perf sched record + latency,
 # perf kmem record + stat (kmem:kmalloc/kfree) and perf lock record + report run as on Linux,
-# and perf trace -- true lists a program's syscalls.
+# and perf trace -- true lists a program's syscalls; perf probe -a sys_getpid adds a kprobe
+# that perf stat counts.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-perf"
@@ -54,6 +55,10 @@ $P record -e probe_hot:burn -o /out/up.data -- hot 1 2> /out/up.err
 $P script -i /out/up.data > /out/up.txt 2> /dev/null
 $P probe -d probe_hot:burn >> /out/probe.txt 2>&1
 cat /sys/kernel/tracing/uprobe_events > /out/up-left.txt
+$P probe -a sys_getpid > /out/kp.txt 2>&1
+$P stat -x, -e probe:sys_getpid -- sh -c 'echo \$\$; echo \$\$' 2> /out/kp.csv > /dev/null
+$P probe -d probe:sys_getpid >> /out/kp.txt 2>&1
+cat /sys/kernel/tracing/kprobe_events > /out/kp-left.txt
 echo DONE" > "$w/run.log" 2>&1
 grep -q '^perf version 6\.1' "$w/run.log" && ok "perf --version: $(grep '^perf version' "$w/run.log")" ||
 	{ bad "perf --version"; tail -20 "$w/run.log"; }
@@ -105,6 +110,12 @@ n=$(grep -c "probe_hot:burn: ($(printf %x $((burn))))" "$w/out/up.txt" 2> /dev/n
 [ "$n" = 8 ] && grep -q 'Added new event' "$w/out/probe.txt" && ! [ -s "$w/out/up-left.txt" ] &&
 	ok "perf probe -x /bin/hot burn, perf record -e probe_hot:burn: burn's 8 calls, then perf probe -d" ||
 	{ bad "uprobe via perf probe: $n samples"; cat "$w/out/probe.txt" "$w/out/up.err" 2> /dev/null; }
+# a kprobe: perf probe -a writes kprobe_events (_stext+offset), perf stat counts its hits
+v=$(awk -F, '$3 ~ /^probe:sys_getpid/ { print $1 }' "$w/out/kp.csv" 2> /dev/null)
+[ -n "$v" ] && [ "$v" -ge 1 ] 2> /dev/null && grep -q 'Added new event' "$w/out/kp.txt" &&
+	grep -q 'Removed event: probe:sys_getpid' "$w/out/kp.txt" && ! [ -s "$w/out/kp-left.txt" ] &&
+	ok "perf probe -a sys_getpid, perf stat -e probe:sys_getpid: $v, then perf probe -d" ||
+	{ bad "kprobe via perf probe: '$v'"; cat "$w/out/kp.txt" "$w/out/kp.csv" 2> /dev/null; }
 v=$(awk -F, '$3 ~ /^mem:/ { print $1 }' "$w/out/bp.csv" 2> /dev/null)
 [ "$v" = 8 ] && ok "perf stat -e mem:<burn>:x counts burn's 8 calls" || { bad "breakpoint count '$v'"; cat "$w/out/bp.csv"; }
 # kernel samples of a syscall-heavy dd resolve through /proc/kallsyms to kernel functions
