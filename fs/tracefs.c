@@ -14,7 +14,8 @@
  *     uprobe_profile (trace_uprobe.c's text interface over kernel/uprobe_events.c:
  *     "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC clears), kprobe_events and
  *     kprobe_profile (trace_kprobe.c's: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:...] SYM",
- *     default group kprobes and name p_SYM_OFFS; no fetch arguments, modules or addresses);
+ *     default group kprobes and name p_SYM_OFFS; no modules or addresses); both with fetch
+ *     arguments (kernel/uprobe_events.c probe_args_parse: registers, +OFF(%reg), typed);
  *     each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
@@ -158,6 +159,49 @@ struct probe_show {
 	unsigned int id;
 };
 
+/* The fetch arguments: " NAME=SPEC" for the listing (trace_probe.c's), fields and print fmt
+ * pieces for the format file (the field types u/s, x shown as u, none as a hex u64). */
+static void args_list(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++)
+		pb_printf(b, " %s=%s", i->args[a].name, i->args[a].spec);
+	pb_printf(b, "\n");
+}
+
+static void args_fields(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++) {
+		const struct probe_arg *p = &i->args[a];
+
+		pb_printf(b, "\tfield:%c%u %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+			  p->type == 's' ? 's' : 'u', p->size * 8u, p->name, p->offset, p->size,
+			  p->type == 's');
+	}
+}
+
+static void args_fmt(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++) {
+		const struct probe_arg *p = &i->args[a];
+		const char *l = p->size == 8 ? "L" : "";
+
+		if (p->type == 'u')
+			pb_printf(b, " %s=%%%su", p->name, l);
+		else if (p->type == 's')
+			pb_printf(b, " %s=%%%sd", p->name, l);
+		else
+			pb_printf(b, " %s=0x%%%sx", p->name, l);
+	}
+	pb_printf(b, "\"");
+}
+
+static void args_recs(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++)
+		pb_printf(b, ", REC->%s", i->args[a].name);
+	pb_printf(b, "\n");
+}
+
 static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 {
 	struct probe_show *s = arg;
@@ -168,8 +212,9 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 		return;
 	switch (s->kind) {
 	case TF_UPROBE_EVENTS:
-		pb_printf(s->b, "%c:%s/%s %s:0x%016llx\n", i->ret ? 'r' : 'p', i->group, i->name,
+		pb_printf(s->b, "%c:%s/%s %s:0x%016llx", i->ret ? 'r' : 'p', i->group, i->name,
 			  i->path, (unsigned long long)i->offset);
+		args_list(s->b, i);
 		break;
 	case TF_UPROBE_PROFILE:
 		pb_printf(s->b, "  %s %-44s %15llu\n", i->path, i->name,
@@ -183,7 +228,7 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 		pb_printf(s->b, ":%s/%s %s", i->group, i->name, i->path);
 		if (i->offset)
 			pb_printf(s->b, "+%llu", (unsigned long long)i->offset);
-		pb_printf(s->b, "\n");
+		args_list(s->b, i);
 		break;
 	case TF_KPROBE_PROFILE: /* probes_profile_seq_show: hits, then misses (none here) */
 		pb_printf(s->b, "  %-44s %15llu %15llu\n", i->name, (unsigned long long)i->hits, 0ull);
@@ -193,13 +238,21 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 			break;
 		/* trace_uprobe.c uprobe_event_define_fields / set_print_fmt */
 		format_head(s->b, i->name, i->id);
-		if (i->ret)
+		if (i->ret) {
 			pb_printf(s->b, "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
-				  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
-				  "\nprint fmt: \"(%%lx <- %%lx)\", REC->__probe_func, REC->__probe_ret_ip\n");
-		else
-			pb_printf(s->b, "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-				  "\nprint fmt: \"(%%lx)\", REC->__probe_ip\n");
+				  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n");
+			args_fields(s->b, i);
+			pb_printf(s->b, "\nprint fmt: \"(%%lx <- %%lx)");
+			args_fmt(s->b, i);
+			pb_printf(s->b, ", REC->__probe_func, REC->__probe_ret_ip");
+		} else {
+			pb_printf(s->b, "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n");
+			args_fields(s->b, i);
+			pb_printf(s->b, "\nprint fmt: \"(%%lx)");
+			args_fmt(s->b, i);
+			pb_printf(s->b, ", REC->__probe_ip");
+		}
+		args_recs(s->b, i);
 		break;
 	}
 }
@@ -515,17 +568,6 @@ static const struct pseudo_ops events_dir_ops = { .refresh = events_dir_refresh 
 
 /* ---- uprobe_events: definitions (trace_uprobe.c create_trace_uprobe) ---- */
 
-/* is_good_name: [A-Za-z_][A-Za-z0-9_]* */
-static bool good_name(const char *s)
-{
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
-}
 
 /* "[GRP/]EVENT" after the command letter's ':' into group and name (default group: dflt). */
 static int split_name(const char *s, char *group, char *name, size_t size, const char *dflt)
@@ -544,7 +586,7 @@ static int split_name(const char *s, char *group, char *name, size_t size, const
 	if (strlen(s) >= size)
 		return -EINVAL;
 	ksnprintf(name, size, "%s", s);
-	return good_name(group) && good_name(name) ? 0 : -EINVAL;
+	return probe_name_ok(group) && probe_name_ok(name) ? 0 : -EINVAL;
 }
 
 /* events/GROUP/NAME for a new event (GROUP made when missing). */
@@ -616,10 +658,14 @@ static int probe_define(char **argv, int argc)
 	uint16_t id;
 	int err;
 
+	struct probe_arg args[PROBE_ARGS_MAX];
+	unsigned int nargs = 0;
+
 	if (argc < 2 || !colon || colon == argv[1])
 		return -EINVAL;
-	if (argc > 2)
-		return -EINVAL; /* fetch arguments: not built */
+	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	if (err)
+		return err;
 	*colon = 0;
 	uint64_t off = strtoul(colon + 1, &end, 0);
 
@@ -653,7 +699,7 @@ static int probe_define(char **argv, int argc)
 	err = S_ISREG(ino->mode) ? 0 : -EINVAL;
 	inode_put(ino);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, false, 0, &id);
+		err = uprobe_event_add(group, name, argv[1], off, ret, false, 0, args, nargs, &id);
 	if (!err)
 		probe_dirs_add(group, name, id);
 	return err;
@@ -669,10 +715,14 @@ static int kprobe_define(char **argv, int argc)
 	uint16_t id;
 	int err;
 
-	if (argc < 2)
-		return -EINVAL;
-	if (argc > 2 || strchr(argv[1], ':'))
-		return -EINVAL; /* fetch arguments, modules, uprobe paths: not built / not a kprobe */
+	struct probe_arg args[PROBE_ARGS_MAX];
+	unsigned int nargs = 0;
+
+	if (argc < 2 || strchr(argv[1], ':'))
+		return -EINVAL; /* modules, uprobe paths: not built / not a kprobe */
+	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	if (err)
+		return err;
 	if (ret && *cmd >= '0' && *cmd <= '9') {
 		maxactive = (unsigned int)strtoul(cmd, &end, 10);
 		if (!maxactive)
@@ -698,14 +748,15 @@ static int kprobe_define(char **argv, int argc)
 		ksnprintf(group, sizeof(group), "kprobes");
 		ksnprintf(name, sizeof(name), "%c_%s_%llu", ret ? 'r' : 'p', argv[1],
 			  (unsigned long long)off);
-		if (!good_name(name))
+		if (!probe_name_ok(name))
 			return -EINVAL;
 	}
 	if (ret && !maxactive) /* register_kretprobe's default */
 		maxactive = ksvc_nr_cpus() * 2 > 10 ? ksvc_nr_cpus() * 2 : 10;
 	err = kprobe_check(argv[1], off, ret);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, true, maxactive, &id);
+		err = uprobe_event_add(group, name, argv[1], off, ret, true, maxactive, args, nargs,
+				       &id);
 	if (!err)
 		probe_dirs_add(group, name, id);
 	return err;
@@ -713,11 +764,13 @@ static int kprobe_define(char **argv, int argc)
 
 static int probe_command(char *line, bool kprobe)
 {
-	char *argv[8];
+	char *argv[PROBE_ARGS_MAX + 3];
 	int argc = 0;
 	char group[64], name[64];
 
-	for (char *p = line; *p && argc < 8;) {
+	for (char *p = line; *p;) {
+		if (argc == PROBE_ARGS_MAX + 3)
+			return -EINVAL; /* more arguments than are built */
 		while (*p == ' ' || *p == '\t')
 			*p++ = 0;
 		if (!*p)

@@ -29,6 +29,19 @@ void uprobe_task_free(struct uthread *ut);
 /* ---- uprobe trace events (kernel/uprobe_events.c), for tracefs's uprobe_events ---- */
 
 struct ksvc_uprobe;
+/* A fetch argument of a probe event (trace_probe.c): NAME=FETCH[:TYPE]. */
+#define PROBE_ARGS_MAX 16
+enum { PROBE_ARG_SP = 31, PROBE_ARG_PC = 32, PROBE_ARG_RETVAL = 40 };
+struct probe_arg {
+	char name[24];
+	char spec[40];	 /* FETCH[:TYPE] as written, for the listing */
+	uint8_t reg;	 /* x0..x30, PROBE_ARG_SP, _PC, _RETVAL */
+	bool deref;	 /* +off(%reg): the memory there */
+	char type;	 /* 'u', 's', 'x', 'd' (none given: a hex u64) */
+	uint8_t size;	 /* bytes */
+	uint16_t offset; /* in the record */
+	int64_t off;
+};
 struct uprobe_event_info {
 	uint16_t id; /* its tracepoint id (PERF_TYPE_TRACEPOINT config) */
 	char group[64], name[64];
@@ -38,11 +51,19 @@ struct uprobe_event_info {
 	bool kprobe; /* a kprobe_events event: path is the kernel symbol, offset into it */
 	unsigned int maxactive; /* a kretprobe's "rN" (shown as Linux's default when not given) */
 	uint64_t hits; /* uprobe_profile / kprobe_profile */
+	unsigned int nargs;
+	struct probe_arg args[PROBE_ARGS_MAX];
 };
+/* is_good_name: [A-Za-z_][A-Za-z0-9_]* (group, event and argument names). */
+bool probe_name_ok(const char *s);
+/* Parse fetch arguments argv[0..argc) of a probe (ret: a return probe): 0 or -EINVAL; args'
+ * offsets follow the record's fixed head (16 bytes, 24 for a return probe), packed. */
+int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, unsigned int *n);
 /* [sleep] Define event group/name on path:offset (kprobe: the symbol sym+offset): 0 with
  * *id, -EEXIST, -ENOSPC, -ENOMEM. */
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, bool kprobe, unsigned int maxactive, uint16_t *id);
+		     bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
+		     unsigned int nargs, uint16_t *id);
 /* [sleep] Delete one of the kind (-ENOENT, -EBUSY while a perf event has it open), or all of
  * the kind (-EBUSY and nothing deleted when any is open). */
 int uprobe_event_del(const char *group, const char *name, bool kprobe);
