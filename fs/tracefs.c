@@ -173,9 +173,13 @@ static void args_fields(struct pbuf *b, const struct uprobe_event_info *i)
 	for (unsigned int a = 0; a < i->nargs; a++) {
 		const struct probe_arg *p = &i->args[a];
 
-		pb_printf(b, "\tfield:%c%u %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
-			  p->type == 's' ? 's' : 'u', p->size * 8u, p->name, p->offset, p->size,
-			  p->type == 's');
+		if (p->type == 'S')
+			pb_printf(b, "\tfield:__data_loc char[] %s;\toffset:%u;\tsize:4;\tsigned:1;\n",
+				  p->name, p->offset);
+		else
+			pb_printf(b, "\tfield:%c%u %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+				  p->type == 's' ? 's' : 'u', p->size * 8u, p->name, p->offset, p->size,
+				  p->type == 's');
 	}
 }
 
@@ -185,7 +189,9 @@ static void args_fmt(struct pbuf *b, const struct uprobe_event_info *i)
 		const struct probe_arg *p = &i->args[a];
 		const char *l = p->size == 8 ? "L" : "";
 
-		if (p->type == 'u')
+		if (p->type == 'S')
+			pb_printf(b, " %s=\\\"%%s\\\"", p->name);
+		else if (p->type == 'u')
 			pb_printf(b, " %s=%%%su", p->name, l);
 		else if (p->type == 's')
 			pb_printf(b, " %s=%%%sd", p->name, l);
@@ -198,7 +204,7 @@ static void args_fmt(struct pbuf *b, const struct uprobe_event_info *i)
 static void args_recs(struct pbuf *b, const struct uprobe_event_info *i)
 {
 	for (unsigned int a = 0; a < i->nargs; a++)
-		pb_printf(b, ", REC->%s", i->args[a].name);
+		pb_printf(b, i->args[a].type == 'S' ? ", __get_str(%s)" : ", REC->%s", i->args[a].name);
 	pb_printf(b, "\n");
 }
 

@@ -17,7 +17,9 @@
  * Fetch arguments (trace_probe.c): [NAME=]FETCH[:TYPE] with FETCH %x0..%x30, %sp, %pc,
  * +|-OFF(%reg) (memory read without faulting: 0 when it cannot be read) or $retval (return
  * probes), TYPE u/s/x 8..64 (none: a hex u64), packed after the record's head in order.
- * Not built: :string and the other types, $stack/$comm/@sym and nested fetches, %return and
+ * :string (+OFF(%reg) only) copies up to 256 bytes after the fixed part behind a __data_loc
+ * word (length 0 when the memory cannot be read, as strncpy_from_user_nofault's EFAULT).
+ * Not built: the other types, $stack/$comm/@sym and nested fetches, %return and
  * ref_ctr suffixes (tracefs rejects them with EINVAL), BPF programs on these events, the
  * ftrace ring buffer ("enable" changes nothing), filters on the arguments.
  *
@@ -283,8 +285,14 @@ static int parse_one(const char *in, bool ret, struct probe_arg *a)
 		const char *t = colon + 1;
 		char *end;
 
+		if (!strcmp(t, "string")) {
+			a->type = 'S';
+			a->size = 4; /* its __data_loc word; the bytes follow the fixed part */
+			colon = NULL;
+			goto fetch;
+		}
 		if (*t != 'u' && *t != 's' && *t != 'x')
-			return -EINVAL; /* :string and the others: not built */
+			return -EINVAL; /* the other types: not built */
 		unsigned long bits = strtoul(t + 1, &end, 10);
 
 		if (*end || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
@@ -292,9 +300,10 @@ static int parse_one(const char *in, bool ret, struct probe_arg *a)
 		a->type = *t;
 		a->size = (uint8_t)(bits / 8);
 	}
+fetch:
 	len = strlen(buf);
 	if (!strcmp(buf, "$retval")) {
-		if (!ret)
+		if (!ret || a->type == 'S')
 			return -EINVAL;
 		a->reg = PROBE_ARG_RETVAL;
 		return 0;
@@ -303,7 +312,7 @@ static int parse_one(const char *in, bool ret, struct probe_arg *a)
 
 	if (r >= 0) {
 		a->reg = (uint8_t)r;
-		return 0;
+		return a->type == 'S' ? -EINVAL : 0; /* a string takes memory: +OFF(%reg) */
 	}
 	if (buf[0] != '+' && buf[0] != '-')
 		return -EINVAL; /* $stack, $comm, @sym, nested derefs: not built */
@@ -362,8 +371,41 @@ struct fetch_arg {
 	int64_t off;
 	uint16_t offset;
 	uint8_t reg, size;
-	bool deref;
+	bool deref, string;
 };
+
+#define PROBE_STR_MAX 256 /* bytes of one string argument, its NUL included */
+
+/* A :string argument: the NUL-terminated bytes at its address copied to rec + at (at most
+ * room), its __data_loc word (length << 16 | offset) at its field; nothing when the first
+ * byte cannot be read (length 0, as Linux's fetch_store_string on a fault).  The bytes used. */
+static uint32_t fetch_string(const struct fetch_arg *a, const uint64_t *regs, bool user,
+			     uint8_t *rec, uint32_t at, uint32_t room)
+{
+	uint64_t addr = regs[a->reg] + (uint64_t)a->off;
+	uint32_t max = room < PROBE_STR_MAX ? room : PROBE_STR_MAX, n = 0;
+	bool fault = false;
+
+	while (n < max) {
+		char c;
+
+		if (ksvc_read_nofault(&c, (const void *)(uintptr_t)(addr + n), 1, user)) {
+			fault = true;
+			break;
+		}
+		rec[at + n++] = (uint8_t)c;
+		if (!c)
+			break;
+	}
+	if (fault)
+		n = 0; /* strncpy_from_user_nofault's EFAULT: an empty location */
+	else if (n && rec[at + n - 1])
+		rec[at + n - 1] = 0; /* cut at max, the NUL last (its length counts the NUL) */
+	uint32_t loc = n << 16 | at;
+
+	memcpy(rec + a->offset, &loc, 4);
+	return n;
+}
 
 /* The argument's value at a hit (0 when its memory cannot be read, as Linux leaves it). */
 static void fetch(const struct fetch_arg *a, const uint64_t *regs, bool user, uint8_t *out)
@@ -405,24 +447,29 @@ static void events_hit(const void *probe, bool kprobe, const uint64_t *regs, boo
 				const struct probe_arg *a = &uevs[i].info.args[j];
 
 				ev[n].args[j] = (struct fetch_arg){ a->off, a->offset, a->reg, a->size,
-								    a->deref };
+								    a->deref, a->type == 'S' };
 			}
 			n++;
 		}
 	}
 	spin_unlock_irqrestore(&uev_lock, f);
 	for (unsigned int i = 0; i < n; i++) {
-		uint8_t rec[24 + PROBE_ARGS_MAX * 8 + 8];
+		uint8_t rec[24 + PROBE_ARGS_MAX * 8 + 2 * PROBE_STR_MAX + 8];
 		uint64_t ip[2] = { ret ? func : regs[32], regs[32] };
-		uint32_t size = ret ? 24 : 16;
+		uint32_t size = ret ? 24 : 16, room = sizeof(rec) - 8;
 
 		memset(rec, 0, sizeof(rec));
 		trace_common(rec, ev[i].id, kprobe);
 		memcpy(rec + 8, ip, ret ? 16 : 8);
 		for (unsigned int j = 0; j < ev[i].nargs; j++) {
-			fetch(&ev[i].args[j], regs, !kprobe, rec + ev[i].args[j].offset);
+			if (!ev[i].args[j].string)
+				fetch(&ev[i].args[j], regs, !kprobe, rec + ev[i].args[j].offset);
 			size = ev[i].args[j].offset + ev[i].args[j].size;
 		}
+		for (unsigned int j = 0; j < ev[i].nargs; j++) /* strings after the fixed part */
+			if (ev[i].args[j].string)
+				size += fetch_string(&ev[i].args[j], regs, !kprobe, rec, size,
+						     room - size);
 		/* perf_trace_buf_alloc: the u32 size and the record end 8-aligned */
 		size = ((size + 4 + 7) & ~7u) - 4;
 		perf_tp_event(ev[i].id, rec, size, regs, !kprobe);

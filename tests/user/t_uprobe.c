@@ -28,7 +28,7 @@
  *    per-task one;
  *    BPF_LINK_CREATE with BPF_PERF_EVENT attaches, kprobe_multi is EOPNOTSUPP (Debian's 6.1
  *    has no CONFIG_FPROBE).
- *  9 uprobe_events' fetch arguments: %xN, %sp/%pc, +OFF(%reg), :u/s/x 8..64, $retval: the
+ *  9 uprobe_events' fetch arguments: %xN, %sp/%pc, +OFF(%reg), :u/s/x 8..64, :string, $retval: the
  *    listing, the format files and the records as Linux 6.1's.
  *  8 uprobe_events: definitions (named, default-named return probe, ENOENT, EINVAL), the
  *    listing, events/<group>/<event>/{id,format} as Linux prints them, the event counted and
@@ -890,6 +890,50 @@ static void test_event_args(void)
 	}
 	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/args\n-:t_uprobe/rargs\n", O_APPEND)
 			  ? -1 : 0, "the probes with arguments go");
+
+	/* :string: the bytes after the fixed part behind a __data_loc word; none when unreadable */
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/sarg %s:0x%lx s=+0(%%x2):string t=+0(%%x3):string\n",
+		 self_path, off);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) ? -1 : 0,
+		  "uprobe_events: string arguments");
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/bad %s:0x%lx s=%%x2:string\n", self_path, off);
+	CHECK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) == -EINVAL,
+	      "a string of a register (no memory) is EINVAL", "-");
+	read_file(TRACEFS "/events/t_uprobe/sarg/format", buf, sizeof(buf));
+	CHECK(strstr(buf, "\tfield:__data_loc char[] s;\toffset:16;\tsize:4;\tsigned:1;\n"
+			  "\tfield:__data_loc char[] t;\toffset:20;\tsize:4;\tsigned:1;\n\n"
+			  "print fmt: \"(%lx) s=\\\"%s\\\" t=\\\"%s\\\"\", REC->__probe_ip, "
+			  "__get_str(s), __get_str(t)\n") != NULL,
+	      "string arguments' fields and print fmt as Linux", "'%s'", buf);
+	read_file(TRACEFS "/events/t_uprobe/sarg/id", buf, sizeof(buf));
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)atoi(buf);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	fds[0] = (int)peo(&a, 0, -1, -1, 0);
+	r[0] = (struct ring){ fds[0], NULL, 3 * 4096 };
+	r[0].pg = fds[0] < 0 ? MAP_FAILED
+			     : mmap(NULL, r[0].size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	call(0, 0, "hello", 8);
+	n[0] = r[0].pg == MAP_FAILED ? -1 : ring_samples(&r[0], sm[0], 4);
+	uint32_t ls = 0, lt = 1;
+
+	if (n[0] == 1) {
+		memcpy(&ls, sm[0][0].raw + 16, 4);
+		memcpy(&lt, sm[0][0].raw + 20, 4);
+	}
+	CHECK(n[0] == 1 && sm[0][0].rawsize == 36 && ls == (6u << 16 | 24) && lt == (0u << 16 | 30) &&
+		      !memcmp(sm[0][0].raw + 24, "hello", 6),
+	      "a hit's strings: \"hello\" at 24 (6 bytes), the unreadable one empty at 30",
+	      "n %d size %u s %x t %x", n[0], n[0] > 0 ? sm[0][0].rawsize : 0, ls, lt);
+	if (r[0].pg != MAP_FAILED)
+		munmap(r[0].pg, r[0].size);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/sarg\n", O_APPEND) ? -1 : 0,
+		  "the probe with strings goes");
 }
 
 int main(int argc, char **argv)
