@@ -691,6 +691,8 @@ static bool str_match(const struct pred *pr, const char *str, size_t len)
 {
 	size_t pl = pr->plen;
 
+	if (!len) /* an empty __data_loc string: "" (regex_match_end: never, its len - 1 < 0) */
+		return pr->match == M_GLOB ? glob(pr->pat, "", 0) : pr->match != M_END && !pl;
 	switch (pr->match) {
 	case M_FULL:
 		return !strncmp(str, pr->pat, len);

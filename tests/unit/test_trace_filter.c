@@ -256,6 +256,15 @@ static void test_match_data_loc(void **state)
 	assert_int_equal(parse_ev(ev, "filename ~ \"/usr/*\"", &f, &e), 0);
 	assert_false(trace_filter_match(f, rec, 28, comm, 0));
 	trace_filter_free(f);
+	/* an empty location (length 0): "" for ==, !=, "x*" and globs; "*x" never matches */
+	loc = 20;
+	memcpy(rec + 8, &loc, 4);
+	assert_int_equal(parse_ev(ev, "filename == \"\" && filename != \"x\"", &f, &e), 0);
+	assert_true(trace_filter_match(f, rec, 28, comm, 0));
+	trace_filter_free(f);
+	assert_int_equal(parse_ev(ev, "filename ~ \"*\" || filename ~ \"x*\" || filename ~ \"?\"", &f, &e), 0);
+	assert_false(trace_filter_match(f, rec, 28, comm, 0));
+	trace_filter_free(f);
 }
 
 /* many predicates: the walk is linear and forward */

@@ -779,6 +779,11 @@ static void test_events(void)
 	CHECK(!strstr(buf, self_path), "uprobe_events no longer lists this program's probes", "'%s'", buf);
 }
 
+/* A counting event on tracefs event group/name with filter f: its count over one
+ * f_add4(x, y, p, q) call, or ~0 when it cannot be set up. */
+static uint64_t filtered_count(const char *ev, const char *f, uint64_t x, uint64_t y,
+			       const void *p, uint64_t q);
+
 /* f_add under a name that passes x1..x3 too (the same instructions) */
 uint64_t f_add4(uint64_t x, uint64_t y, const void *p, uint64_t q);
 __asm__(".globl f_add4\n.set f_add4, f_add\n");
@@ -888,6 +893,12 @@ static void test_event_args(void)
 		if (fds[k] >= 0)
 			close(fds[k]);
 	}
+	uint64_t c1 = filtered_count("args", "v == 0x1234fff0 && n < 0 && h == 0xf0 && m == 0xdeadbeefcafe",
+				     5, 0x1234fff0, mem, 8);
+	uint64_t c0 = filtered_count("args", "m != 0xdeadbeefcafe || arg1 != 5", 5, 0x1234fff0, mem, 8);
+
+	CHECK(c1 == 1 && c0 == 0, "SET_FILTER on the arguments (u32, s16, x8, memory, default)",
+	      "counts %lld %lld", (long long)c1, (long long)c0);
 	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/args\n-:t_uprobe/rargs\n", O_APPEND)
 			  ? -1 : 0, "the probes with arguments go");
 
@@ -932,8 +943,41 @@ static void test_event_args(void)
 		munmap(r[0].pg, r[0].size);
 	if (fds[0] >= 0)
 		close(fds[0]);
+	c1 = filtered_count("sarg", "s == \"hello\" && t != \"x\" && s ~ \"h*o\"", 0, 0, "hello", 8);
+	c0 = filtered_count("sarg", "s ~ \"x*\"", 0, 0, "hello", 8);
+	CHECK(c1 == 1 && c0 == 0, "SET_FILTER on string arguments", "counts %lld %lld", (long long)c1,
+	      (long long)c0);
 	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/sarg\n", O_APPEND) ? -1 : 0,
 		  "the probe with strings goes");
+}
+
+static uint64_t filtered_count(const char *ev, const char *f, uint64_t x, uint64_t y,
+			       const void *p, uint64_t q)
+{
+	char path[128], buf[32];
+	struct perf_event_attr a;
+	uint64_t c = ~0ull;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/t_uprobe/%s/id", ev);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return c;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)atoi(buf);
+	a.disabled = 1;
+	int fd = (int)peo(&a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return c;
+	if (!ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f)) {
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		f_add4(x, y, p, q);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		c = count_of(fd);
+	}
+	close(fd);
+	return c;
 }
 
 int main(int argc, char **argv)
