@@ -659,7 +659,7 @@ static int probe_define(char **argv, int argc)
 {
 	char group[64], name[64];
 	bool ret = argv[0][0] == 'r';
-	char *colon = strrchr(argv[1], ':'), *end;
+	char *colon = argc < 2 ? NULL : strrchr(argv[1], ':'), *end; /* argv[1] only if given */
 	struct inode *ino;
 	uint16_t id;
 	int err;
@@ -667,7 +667,7 @@ static int probe_define(char **argv, int argc)
 	struct probe_arg args[PROBE_ARGS_MAX];
 	unsigned int nargs = 0;
 
-	if (argc < 2 || !colon || colon == argv[1])
+	if (!colon || colon == argv[1])
 		return -EINVAL;
 	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
 	if (err)
