@@ -10,10 +10,13 @@
  *     or listing of its system's directory;
  *   available_events ("system:event" lines), available_tracers / current_tracer ("nop", the
  *     only tracer), tracing_on, trace (the nop tracer's empty buffer header), trace_pipe (what
- *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, kprobe_events (empty:
- *     no kprobes), uprobe_events and uprobe_profile (trace_uprobe.c's text interface over
- *     kernel/uprobe_events.c: "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC
- *     clears; each definition gets events/GRP/EVENT/{id,format,enable,filter}).
+ *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, uprobe_events and
+ *     uprobe_profile (trace_uprobe.c's text interface over kernel/uprobe_events.c:
+ *     "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC clears), kprobe_events and
+ *     kprobe_profile (trace_kprobe.c's: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:...] SYM",
+ *     default group kprobes and name p_SYM_OFFS; no modules or addresses); both with fetch
+ *     arguments (kernel/uprobe_events.c probe_args_parse: registers, +OFF(%reg), typed);
+ *     each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
  * /sys/kernel/debug ("none" as the source): perf's api/fs finds them by statfs magic and
@@ -25,8 +28,10 @@
  *
  * What it does not do: other filesystem types (ENODEV: the kernel has no block devices, and its
  * one ramfs is the root), mount flags beyond listing ro/rw, remount, bind and move mounts
- * (EINVAL), event enabling into an ftrace ring buffer (enable and filter files accept writes
- * and change nothing: perf's tracepoint events do not use them), a blocking trace_pipe.
+ * (EINVAL), event enabling into an ftrace ring buffer (enable files accept writes and change
+ * nothing; filter files check and keep what is written, show it or its parse error as Linux
+ * does, and filter nothing: perf's tracepoint events take PERF_EVENT_IOC_SET_FILTER's), a
+ * blocking trace_pipe.
  *
  * ABI: Linux 6.1 fs/namespace.c (copy_mount_string EFAULT, user_path_at ENOENT/ENOTDIR,
  * get_fs_type ENODEV, umount of a non-mount point EINVAL, unknown umount flags EINVAL),
@@ -41,6 +46,7 @@
 #include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
+#include <kern/spinlock.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/trace.h>
@@ -120,6 +126,8 @@ enum tf_kind {
 	TF_PROBE_FORMAT, /* parg >> 8: a uprobe event's id */
 	TF_UPROBE_EVENTS,
 	TF_UPROBE_PROFILE,
+	TF_KPROBE_EVENTS,
+	TF_KPROBE_PROFILE,
 };
 
 static void format_head(struct pbuf *b, const char *name, unsigned int id)
@@ -151,31 +159,106 @@ struct probe_show {
 	unsigned int id;
 };
 
+/* The fetch arguments: " NAME=SPEC" for the listing (trace_probe.c's), fields and print fmt
+ * pieces for the format file (the field types u/s, x shown as u, none as a hex u64). */
+static void args_list(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++)
+		pb_printf(b, " %s=%s", i->args[a].name, i->args[a].spec);
+	pb_printf(b, "\n");
+}
+
+static void args_fields(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++) {
+		const struct probe_arg *p = &i->args[a];
+
+		if (p->type == 'S')
+			pb_printf(b, "\tfield:__data_loc char[] %s;\toffset:%u;\tsize:4;\tsigned:1;\n",
+				  p->name, p->offset);
+		else
+			pb_printf(b, "\tfield:%c%u %s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
+				  p->type == 's' ? 's' : 'u', p->size * 8u, p->name, p->offset, p->size,
+				  p->type == 's');
+	}
+}
+
+static void args_fmt(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++) {
+		const struct probe_arg *p = &i->args[a];
+		const char *l = p->size == 8 ? "L" : "";
+
+		if (p->type == 'S')
+			pb_printf(b, " %s=\\\"%%s\\\"", p->name);
+		else if (p->type == 'u')
+			pb_printf(b, " %s=%%%su", p->name, l);
+		else if (p->type == 's')
+			pb_printf(b, " %s=%%%sd", p->name, l);
+		else
+			pb_printf(b, " %s=0x%%%sx", p->name, l);
+	}
+	pb_printf(b, "\"");
+}
+
+static void args_recs(struct pbuf *b, const struct uprobe_event_info *i)
+{
+	for (unsigned int a = 0; a < i->nargs; a++)
+		pb_printf(b, i->args[a].type == 'S' ? ", __get_str(%s)" : ", REC->%s", i->args[a].name);
+	pb_printf(b, "\n");
+}
+
 static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 {
 	struct probe_show *s = arg;
 
+	if ((s->kind == TF_UPROBE_EVENTS || s->kind == TF_UPROBE_PROFILE) && i->kprobe)
+		return;
+	if ((s->kind == TF_KPROBE_EVENTS || s->kind == TF_KPROBE_PROFILE) && !i->kprobe)
+		return;
 	switch (s->kind) {
 	case TF_UPROBE_EVENTS:
-		pb_printf(s->b, "%c:%s/%s %s:0x%016llx\n", i->ret ? 'r' : 'p', i->group, i->name,
+		pb_printf(s->b, "%c:%s/%s %s:0x%016llx", i->ret ? 'r' : 'p', i->group, i->name,
 			  i->path, (unsigned long long)i->offset);
+		args_list(s->b, i);
 		break;
 	case TF_UPROBE_PROFILE:
 		pb_printf(s->b, "  %s %-44s %15llu\n", i->path, i->name,
 			  (unsigned long long)i->hits);
+		break;
+	case TF_KPROBE_EVENTS: /* trace_kprobe_show: rN for a return probe's maxactive */
+		if (i->ret)
+			pb_printf(s->b, "r%u", i->maxactive);
+		else
+			pb_printf(s->b, "p");
+		pb_printf(s->b, ":%s/%s %s", i->group, i->name, i->path);
+		if (i->offset)
+			pb_printf(s->b, "+%llu", (unsigned long long)i->offset);
+		args_list(s->b, i);
+		break;
+	case TF_KPROBE_PROFILE: /* probes_profile_seq_show: hits, then misses (none here) */
+		pb_printf(s->b, "  %-44s %15llu %15llu\n", i->name, (unsigned long long)i->hits, 0ull);
 		break;
 	default:
 		if (i->id != s->id)
 			break;
 		/* trace_uprobe.c uprobe_event_define_fields / set_print_fmt */
 		format_head(s->b, i->name, i->id);
-		if (i->ret)
+		if (i->ret) {
 			pb_printf(s->b, "\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
-				  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
-				  "\nprint fmt: \"(%%lx <- %%lx)\", REC->__probe_func, REC->__probe_ret_ip\n");
-		else
-			pb_printf(s->b, "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-				  "\nprint fmt: \"(%%lx)\", REC->__probe_ip\n");
+				  "\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n");
+			args_fields(s->b, i);
+			pb_printf(s->b, "\nprint fmt: \"(%%lx <- %%lx)");
+			args_fmt(s->b, i);
+			pb_printf(s->b, ", REC->__probe_func, REC->__probe_ret_ip");
+		} else {
+			pb_printf(s->b, "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n");
+			args_fields(s->b, i);
+			pb_printf(s->b, "\nprint fmt: \"(%%lx)");
+			args_fmt(s->b, i);
+			pb_printf(s->b, ", REC->__probe_ip");
+		}
+		args_recs(s->b, i);
 		break;
 	}
 }
@@ -189,6 +272,8 @@ static int tf_show(struct inode *ino, struct pbuf *b)
 	case TF_PROBE_FORMAT:
 	case TF_UPROBE_EVENTS:
 	case TF_UPROBE_PROFILE:
+	case TF_KPROBE_EVENTS:
+	case TF_KPROBE_PROFILE:
 		uprobe_events_each(probe_show_one, &ps);
 		break;
 	case TF_FORMAT:
@@ -282,6 +367,152 @@ static struct inode *ctl_file_locked(struct inode *dir, const char *name, uint32
 	return ino;
 }
 
+/* ---- filter files (trace_events_filter.c apply_event_filter, apply_subsystem_event_filter) ---- */
+
+/* What each event's filter file shows (kmalloc'd, with its newline), by table index; NULL:
+ * "none".  Set by writes to the event's or its system's filter, under filter_lock.  The
+ * ftrace ring buffer they would filter does not exist, so they filter nothing: perf's events
+ * take their filter from PERF_EVENT_IOC_SET_FILTER, as on Linux. */
+static char *ev_filter[TRACE_MAX_ID];
+static struct spinlock filter_lock = SPINLOCK_INIT;
+
+static bool is_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static void filter_set(unsigned int idx, char *text)
+{
+	unsigned long f = spin_lock_irqsave(&filter_lock);
+	char *old = ev_filter[idx];
+
+	ev_filter[idx] = text;
+	spin_unlock_irqrestore(&filter_lock, f);
+	kfree(old);
+}
+
+/* The text for str after err (0: str itself), or NULL when out of memory. */
+static char *filter_text(const char *str, int err, const struct trace_filter_err *e)
+{
+	size_t n = err ? trace_filter_err_text(NULL, 0, str, e) : strlen(str);
+	char *t = kmalloc(n + 2);
+
+	if (!t)
+		return NULL;
+	if (err)
+		trace_filter_err_text(t, n + 1, str, e);
+	else
+		memcpy(t, str, n);
+	t[n] = '\n';
+	t[n + 1] = 0;
+	return t;
+}
+
+/* A write's string, trailing white space cut (strstrip), or an errno. */
+static int filter_arg(const char *buf, size_t n, char **out)
+{
+	char *s;
+
+	if (n >= KSVC_PAGE_SIZE)
+		return -EINVAL;
+	s = kmalloc(n + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, buf, n);
+	while (n && is_space(s[n - 1]))
+		n--;
+	s[n] = 0;
+	*out = s;
+	return 0;
+}
+
+static bool is_zero(const char *s)
+{
+	while (is_space(*s))
+		s++;
+	return s[0] == '0' && !s[1];
+}
+
+/* events/<system>/<event>/filter: parg is the event's table index */
+static long ev_filter_store(struct inode *ino, const char *buf, size_t n)
+{
+	const struct trace_event *ev = &trace_events[ino->parg];
+	struct trace_filter_err e;
+	struct trace_filter *f = NULL;
+	char *s;
+	int err = filter_arg(buf, n, &s);
+
+	if (err)
+		return err;
+	if (is_zero(s)) {
+		filter_set((unsigned int)ino->parg, NULL);
+	} else {
+		err = trace_filter_parse(ev->fields, ev->nr_fields, s, &f, &e);
+		trace_filter_free(f);
+		filter_set((unsigned int)ino->parg, filter_text(s, err, &e));
+	}
+	kfree(s);
+	return err ? err : (long)n;
+}
+
+static int ev_filter_show(struct inode *ino, struct pbuf *b)
+{
+	unsigned long f = spin_lock_irqsave(&filter_lock);
+	const char *t = ev_filter[ino->parg];
+
+	if (t)
+		pb_putn(b, t, strlen(t));
+	else
+		pb_putn(b, "none\n", 5);
+	spin_unlock_irqrestore(&filter_lock, f);
+	return 0;
+}
+
+static const struct pseudo_ops ev_filter_ops = { .show = ev_filter_show, .store = ev_filter_store };
+
+/* events/<system>/filter: parg is the index of one of the system's events.  Each event gets
+ * the filter, or its error (BAD_SUBSYS_FILTER); the file itself keeps the default text. */
+static long sys_filter_store(struct inode *ino, const char *buf, size_t n)
+{
+	const char *sys = trace_events[ino->parg].system;
+	struct trace_filter_err bad = { TRACE_FILT_BAD_SUBSYS_FILTER, 0 };
+	char *s;
+	int err = filter_arg(buf, n, &s);
+
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < trace_nr_events; i++) {
+		const struct trace_event *ev = &trace_events[i];
+		struct trace_filter_err e;
+		struct trace_filter *f = NULL;
+
+		if (strcmp(ev->system, sys) || !trace_event_by_id(ev->id))
+			continue;
+		if (is_zero(s)) {
+			filter_set(i, NULL);
+			continue;
+		}
+		int r = trace_filter_parse(ev->fields, ev->nr_fields, s, &f, &e);
+
+		trace_filter_free(f);
+		filter_set(i, filter_text(s, r, &bad));
+	}
+	kfree(s);
+	return (long)n;
+}
+
+static int sys_filter_show(struct inode *ino, struct pbuf *b)
+{
+	(void)ino;
+	pb_printf(b, "### global filter ###\n# Use this to set filters for multiple events.\n"
+		     "# Only events with the given fields will be affected.\n"
+		     "# If no events are modified, an error message will be displayed here\n");
+	return 0;
+}
+
+static const struct pseudo_ops sys_filter_ops = { .show = sys_filter_show,
+						  .store = sys_filter_store };
+
 /* ---- events/ ---- */
 
 static void event_dir_locked(struct inode *sys, unsigned int idx)
@@ -294,7 +525,7 @@ static void event_dir_locked(struct inode *sys, unsigned int idx)
 	if (!d)
 		return;
 	ctl_file_locked(d, "enable", 0640, &ctl_ops, "0\n");
-	ctl_file_locked(d, "filter", 0640, &ctl_ops, "none\n");
+	pseudo_file_locked(d, "filter", 0640, &ev_filter_ops, (long)idx);
 	pseudo_file_locked(d, "format", 0440, &tf_ops, (long)idx << 8 | TF_FORMAT);
 	id = pseudo_text_locked(d, "id", "%u\n", ev->id);
 	if (id)
@@ -334,7 +565,7 @@ static void events_dir_refresh(struct inode *dir, const char *name, size_t len)
 		d = pseudo_mkdir_locked(dir, sys, 0750, &sys_dir_ops, (long)i + 1);
 		if (d) {
 			ctl_file_locked(d, "enable", 0640, &ctl_ops, "0\n");
-			ctl_file_locked(d, "filter", 0640, &ctl_ops, "none\n");
+			pseudo_file_locked(d, "filter", 0640, &sys_filter_ops, (long)i);
 		}
 	}
 }
@@ -343,20 +574,9 @@ static const struct pseudo_ops events_dir_ops = { .refresh = events_dir_refresh 
 
 /* ---- uprobe_events: definitions (trace_uprobe.c create_trace_uprobe) ---- */
 
-/* is_good_name: [A-Za-z_][A-Za-z0-9_]* */
-static bool good_name(const char *s)
-{
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_'))
-			return false;
-	return true;
-}
 
-/* "[GRP/]EVENT" after the command letter's ':' into group and name (default group uprobes). */
-static int split_name(const char *s, char *group, char *name, size_t size)
+/* "[GRP/]EVENT" after the command letter's ':' into group and name (default group: dflt). */
+static int split_name(const char *s, char *group, char *name, size_t size, const char *dflt)
 {
 	const char *slash = strchr(s, '/');
 
@@ -367,12 +587,12 @@ static int split_name(const char *s, char *group, char *name, size_t size)
 		group[slash - s] = 0;
 		s = slash + 1;
 	} else {
-		ksnprintf(group, size, "uprobes");
+		ksnprintf(group, size, "%s", dflt);
 	}
 	if (strlen(s) >= size)
 		return -EINVAL;
 	ksnprintf(name, size, "%s", s);
-	return good_name(group) && good_name(name) ? 0 : -EINVAL;
+	return probe_name_ok(group) && probe_name_ok(name) ? 0 : -EINVAL;
 }
 
 /* events/GROUP/NAME for a new event (GROUP made when missing). */
@@ -444,17 +664,21 @@ static int probe_define(char **argv, int argc)
 	uint16_t id;
 	int err;
 
+	struct probe_arg args[PROBE_ARGS_MAX];
+	unsigned int nargs = 0;
+
 	if (!colon || colon == argv[1])
 		return -EINVAL;
-	if (argc > 2)
-		return -EINVAL; /* fetch arguments: not built */
+	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	if (err)
+		return err;
 	*colon = 0;
 	uint64_t off = strtoul(colon + 1, &end, 0);
 
 	if (end == colon + 1 || *end)
 		return -EINVAL; /* also "(ref_ctr)" and "%return": not built */
 	if (argv[0][1] == ':') {
-		err = split_name(argv[0] + 2, group, name, sizeof(name));
+		err = split_name(argv[0] + 2, group, name, sizeof(name), "uprobes");
 		if (err)
 			return err;
 	} else if (argv[0][1]) {
@@ -481,19 +705,78 @@ static int probe_define(char **argv, int argc)
 	err = S_ISREG(ino->mode) ? 0 : -EINVAL;
 	inode_put(ino);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, &id);
+		err = uprobe_event_add(group, name, argv[1], off, ret, false, 0, args, nargs, &id);
 	if (!err)
 		probe_dirs_add(group, name, id);
 	return err;
 }
 
-static int probe_command(char *line)
+/* trace_kprobe_create: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:[GRP/]EVENT] SYM[+0]". */
+static int kprobe_define(char **argv, int argc)
 {
-	char *argv[8];
+	char group[64], name[64], *plus, *end, *cmd = argv[0] + 1;
+	bool ret = argv[0][0] == 'r';
+	unsigned int maxactive = 0;
+	uint64_t off = 0;
+	uint16_t id;
+	int err;
+
+	struct probe_arg args[PROBE_ARGS_MAX];
+	unsigned int nargs = 0;
+
+	if (argc < 2 || strchr(argv[1], ':'))
+		return -EINVAL; /* modules, uprobe paths: not built / not a kprobe */
+	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	if (err)
+		return err;
+	if (ret && *cmd >= '0' && *cmd <= '9') {
+		maxactive = (unsigned int)strtoul(cmd, &end, 10);
+		if (!maxactive)
+			return -EINVAL;
+		cmd = end;
+	}
+	if (*cmd && *cmd != ':')
+		return -EINVAL;
+	plus = strchr(argv[1], '+');
+	if (plus) {
+		*plus = 0;
+		off = strtoul(plus + 1, &end, 0);
+		if (end == plus + 1 || *end)
+			return -EINVAL;
+	}
+	if (!argv[1][0] || (argv[1][0] >= '0' && argv[1][0] <= '9'))
+		return -EINVAL; /* addresses: not built */
+	if (*cmd == ':') {
+		err = split_name(cmd + 1, group, name, sizeof(name), "kprobes");
+		if (err)
+			return err;
+	} else {
+		ksnprintf(group, sizeof(group), "kprobes");
+		ksnprintf(name, sizeof(name), "%c_%s_%llu", ret ? 'r' : 'p', argv[1],
+			  (unsigned long long)off);
+		if (!probe_name_ok(name))
+			return -EINVAL;
+	}
+	if (ret && !maxactive) /* register_kretprobe's default */
+		maxactive = ksvc_nr_cpus() * 2 > 10 ? ksvc_nr_cpus() * 2 : 10;
+	err = kprobe_check(argv[1], off, ret);
+	if (!err)
+		err = uprobe_event_add(group, name, argv[1], off, ret, true, maxactive, args, nargs,
+				       &id);
+	if (!err)
+		probe_dirs_add(group, name, id);
+	return err;
+}
+
+static int probe_command(char *line, bool kprobe)
+{
+	char *argv[PROBE_ARGS_MAX + 3];
 	int argc = 0;
 	char group[64], name[64];
 
-	for (char *p = line; *p && argc < 8;) {
+	for (char *p = line; *p;) {
+		if (argc == PROBE_ARGS_MAX + 3)
+			return -EINVAL; /* more arguments than are built */
 		while (*p == ' ' || *p == '\t')
 			*p++ = 0;
 		if (!*p)
@@ -505,26 +788,26 @@ static int probe_command(char *line)
 	if (!argc)
 		return 0;
 	if (argv[0][0] == '-') {
-		int err = argv[0][1] == ':' && argc == 1 ? split_name(argv[0] + 2, group, name, 64)
-							 : -EINVAL;
+		int err = argv[0][1] == ':' && argc == 1
+				  ? split_name(argv[0] + 2, group, name, 64, kprobe ? "kprobes" : "uprobes")
+				  : -EINVAL;
 
 		if (!err)
-			err = uprobe_event_del(group, name);
+			err = uprobe_event_del(group, name, kprobe);
 		if (!err)
 			probe_dirs_del(group, name);
 		return err;
 	}
 	if (argv[0][0] != 'p' && argv[0][0] != 'r')
 		return -EINVAL;
-	return probe_define(argv, argc);
+	return kprobe ? kprobe_define(argv, argc) : probe_define(argv, argc);
 }
 
-/* Each line a command (trace_parse_run_command): '#' starts a comment. */
+/* Each line a command (trace_parse_run_command): '#' starts a comment.  parg: the kind. */
 static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
 {
 	char line[512];
 
-	(void)ino;
 	for (size_t at = 0; at < n;) {
 		const char *nl = memchr(buf + at, '\n', n - at);
 		size_t len = nl ? (size_t)(nl - (buf + at)) : n - at;
@@ -539,7 +822,7 @@ static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
 
 		if (hash)
 			*hash = 0;
-		err = probe_command(line);
+		err = probe_command(line, ino->parg == TF_KPROBE_EVENTS);
 		if (err)
 			return err;
 	}
@@ -548,6 +831,7 @@ static long uprobe_events_store(struct inode *ino, const char *buf, size_t n)
 
 struct probe_names {
 	unsigned int n;
+	bool kprobe;
 	char group[64][64], name[64][64];
 };
 
@@ -555,24 +839,27 @@ static void probe_name_one(const struct uprobe_event_info *i, void *arg)
 {
 	struct probe_names *pn = arg;
 
-	if (pn->n < 64) {
+	if (pn->n < 64 && i->kprobe == pn->kprobe) {
 		memcpy(pn->group[pn->n], i->group, 64);
 		memcpy(pn->name[pn->n], i->name, 64);
 		pn->n++;
 	}
 }
 
-/* O_TRUNC: every probe goes (dyn_events_release_all), or EBUSY when one is in use. */
+/* O_TRUNC: every probe of the file's kind goes (dyn_events_release_all), or EBUSY when one
+ * is in use. */
 static int uprobe_events_truncate(struct inode *ino)
 {
 	struct probe_names *pn = kmalloc(sizeof(*pn));
+	bool kprobe = ino->parg == TF_KPROBE_EVENTS;
 	int err;
 
-	(void)ino;
 	if (!pn)
 		return -ENOMEM;
+	pn->n = 0;
+	pn->kprobe = kprobe;
 	uprobe_events_each(probe_name_one, pn);
-	err = uprobe_event_clear();
+	err = uprobe_event_clear(kprobe);
 	for (unsigned int i = 0; i < pn->n && !err; i++)
 		probe_dirs_del(pn->group[i], pn->name[i]);
 	kfree(pn);
@@ -617,7 +904,8 @@ static void build_tracefs_locked(struct inode *r)
 	pseudo_file_locked(r, "trace", 0640, &tf_ops, TF_TRACE);
 	pseudo_file_locked(r, "trace_pipe", 0440, &tf_ops, TF_TRACE_PIPE);
 	ctl_file_locked(r, "saved_cmdlines", 0440, &ctl_ops, "");
-	ctl_file_locked(r, "kprobe_events", 0640, &ctl_ops, "");
+	pseudo_file_locked(r, "kprobe_events", 0640, &uprobe_events_ops, TF_KPROBE_EVENTS);
+	pseudo_file_locked(r, "kprobe_profile", 0440, &tf_ops, TF_KPROBE_PROFILE);
 	pseudo_file_locked(r, "uprobe_events", 0640, &uprobe_events_ops, TF_UPROBE_EVENTS);
 	pseudo_file_locked(r, "uprobe_profile", 0440, &tf_ops, TF_UPROBE_PROFILE);
 	ctl_file_locked(r, "set_event", 0640, &ctl_ops, "");

@@ -125,6 +125,13 @@ static void red_zone_check(const void *p, size_t obj)
 			       (unsigned long)size, p, i);
 }
 
+size_t kmem_object_size(size_t size)
+{
+	int c = size_class((size ? size : 1) + (KDEBUG ? RED_MIN : 0));
+
+	return c >= 0 ? 16u << c : (size_t)PG_SIZE << size_order(size);
+}
+
 void *kmem_alloc(struct kmem *k, size_t size)
 {
 	int c = size_class((size ? size : 1) + (KDEBUG ? RED_MIN : 0));

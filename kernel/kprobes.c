@@ -18,8 +18,12 @@
  * DSB, ISB).  A BRK may replace any instruction while other CPUs run it (the architecture
  * allows it); putting the original back races with a CPU that still fetches the BRK: such a
  * CPU finds no probe there and the instruction no longer a BRK, and runs it again.
- * Not built: return probes (EOPNOTSUPP), removing slots (a site keeps its slot for the
- * kernel's life: at most 512 sites per boot, then ENOSPC).
+ * Return probes (only at a function's first instruction, else EINVAL, as kprobe_on_func_entry):
+ * the entry hit saves the link register on the task's own stack of pending returns and points
+ * it at a trampoline (a BRK #0x004 of its own), whose hit reports the return and resumes at
+ * the saved address.
+ * Not built: removing slots (a site keeps its slot for the kernel's life: at most 512 sites
+ * per boot, then ENOSPC).
  *
  * Locks: kprobe_mutex (sleeping) serialises register/unregister; the BRK path reads the
  * table without it (an entry's address, instruction and slot are set before it is armed and
@@ -51,9 +55,19 @@ struct ksvc_kprobe {
 	uint32_t insn;		/* the original instruction */
 	uint32_t *slot;		/* its out-of-line copy and the BRK after it, or NULL */
 	unsigned int nr;	/* registrations (atomic; armed from 0 to 1 under kprobe_mutex) */
+	unsigned int nr_ret;	/* of them, return probes' (atomic) */
+};
+
+/* A task's pending return probes (task->kretprobes), pushed at the probed function's entry and
+ * popped at the trampoline when it returns; only the task itself touches it, IRQs masked. */
+#define KRET_DEPTH 16
+struct kretprobe_task {
+	unsigned int depth;
+	struct { struct ksvc_kprobe *k; uint64_t func, ret; } ri[KRET_DEPTH];
 };
 
 static struct ksvc_kprobe kprobes[KPROBES_MAX];
+static uint32_t *kret_trampoline; /* a BRK #4 of its own: where hijacked returns land */
 static struct kmutex kprobe_mutex;
 static bool kprobe_running[MAX_CPUS]; /* [IRQs masked] this CPU is in a hit's handlers */
 
@@ -105,8 +119,9 @@ static bool in_exclusive(uint64_t addr, uint64_t func)
 	return false;
 }
 
-/* The probe address for sym+off or addr: 0, -ENOENT, -EINVAL. */
-static int resolve(const char *sym, uint64_t off, uint64_t *addr)
+/* The probe address for sym+off or addr, and whether it is a function's first instruction:
+ * 0, -ENOENT, -EINVAL. */
+static int resolve(const char *sym, uint64_t off, uint64_t *addr, bool *entry)
 {
 	char name[64];
 	uint64_t base, size, at;
@@ -119,6 +134,7 @@ static int resolve(const char *sym, uint64_t off, uint64_t *addr)
 	if (!ksym_is_text(*addr) || (*addr & 3) || !ksym_lookup(*addr, name, sizeof(name), &at) ||
 	    blacklisted(name) || in_exclusive(*addr, *addr - at))
 		return -EINVAL;
+	*entry = at == 0;
 	return 0;
 }
 
@@ -126,24 +142,28 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 			 struct ksvc_kprobe **out)
 {
 	struct ksvc_kprobe *k = NULL, *free_k = NULL;
+	bool entry;
 	int err;
 
-	if (ret)
-		return -EOPNOTSUPP; /* return probes: not built */
-	err = resolve(sym, off, &addr);
+	err = resolve(sym, off, &addr, &entry);
 	if (err)
 		return err;
-	uint32_t insn = *(const uint32_t *)addr;
-	enum probe_insn_kind kind = probe_insn_classify(insn);
-
-	if (kind == PROBE_INSN_REJECT || insn == KPROBE_BRK)
-		return -EINVAL;
+	if (ret && (!entry || !kret_trampoline))
+		return -EINVAL; /* register_kretprobe: kprobe_on_func_entry */
 	kmutex_lock(&kprobe_mutex);
 	for (unsigned int i = 0; i < KPROBES_MAX && !k; i++) {
 		if (kprobes[i].addr == addr)
 			k = &kprobes[i];
 		else if (!kprobes[i].addr && !free_k)
 			free_k = &kprobes[i];
+	}
+	/* a probed address shows its BRK: the instruction is the one kept at its first probe */
+	uint32_t insn = k ? k->insn : *(const uint32_t *)addr;
+	enum probe_insn_kind kind = probe_insn_classify(insn);
+
+	if (kind == PROBE_INSN_REJECT || insn == KPROBE_BRK) {
+		kmutex_unlock(&kprobe_mutex);
+		return -EINVAL;
 	}
 	if (!k && !free_k) {
 		kmutex_unlock(&kprobe_mutex);
@@ -161,6 +181,8 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 		}
 		__atomic_store_n(&k->addr, addr, __ATOMIC_RELEASE);
 	}
+	if (ret)
+		__atomic_fetch_add(&k->nr_ret, 1, __ATOMIC_RELAXED);
 	if (__atomic_fetch_add(&k->nr, 1, __ATOMIC_RELAXED) == 0)
 		text_poke(addr, KPROBE_BRK);
 	kmutex_unlock(&kprobe_mutex);
@@ -168,18 +190,89 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 	return 0;
 }
 
-void ksvc_kprobe_dup(struct ksvc_kprobe *k)
+void ksvc_kprobe_dup(struct ksvc_kprobe *k, bool ret)
 {
 	/* under perf's spinlocks (fork): no mutex; the caller's registration keeps nr above 0 */
+	if (ret)
+		__atomic_fetch_add(&k->nr_ret, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&k->nr, 1, __ATOMIC_RELAXED);
 }
 
-void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k, bool ret)
 {
 	kmutex_lock(&kprobe_mutex);
+	if (ret)
+		__atomic_sub_fetch(&k->nr_ret, 1, __ATOMIC_RELAXED);
 	if (__atomic_sub_fetch(&k->nr, 1, __ATOMIC_RELAXED) == 0)
 		text_poke(k->addr, k->insn);
 	kmutex_unlock(&kprobe_mutex);
+}
+
+void kprobe_task_free(struct task *t)
+{
+	kfree(t->kretprobes);
+	t->kretprobes = NULL;
+}
+
+/* [IRQs masked] Entry of a function with return probes: its return goes to the trampoline
+ * (Linux's arch_prepare_kretprobe).  Past the depth, the return is missed, as Linux misses
+ * it when its instances run out. */
+static void kret_hijack(struct ksvc_kprobe *k, struct trapframe *tf)
+{
+	struct task *t = current_task();
+	struct kretprobe_task *rt = t->kretprobes;
+
+	if (!rt)
+		rt = t->kretprobes = kmalloc(sizeof(*rt));
+	if (!rt || rt->depth == KRET_DEPTH)
+		return;
+	rt->ri[rt->depth].k = k;
+	rt->ri[rt->depth].func = tf->pc;
+	rt->ri[rt->depth].ret = tf->x[30];
+	rt->depth++;
+	tf->x[30] = (uint64_t)kret_trampoline;
+}
+
+/* [IRQs masked] A hijacked return: back to the real caller, reported as the probe's return
+ * (pc the return address, x0 the value).  An entry stays until it returns, so a probe whose
+ * returns are pending keeps its slot (the table never frees one). */
+static bool kret_return(struct trapframe *tf, bool report)
+{
+	struct kretprobe_task *rt = current_task()->kretprobes;
+
+	if (!rt || !rt->depth)
+		return false;
+	rt->depth--;
+	struct ksvc_kprobe *k = rt->ri[rt->depth].k;
+
+	tf->pc = rt->ri[rt->depth].ret;
+	if (report && READ_ONCE(k->nr_ret)) {
+		perf_kprobe_hit(k, (const uint64_t *)tf, true, rt->ri[rt->depth].func);
+		kprobe_events_hit(k, (const uint64_t *)tf, true, rt->ri[rt->depth].func);
+	}
+	return true;
+}
+
+int kprobe_check(const char *sym, uint64_t off, bool ret)
+{
+	uint64_t addr = 0;
+	bool entry;
+	int err = resolve(sym, off, &addr, &entry);
+
+	if (!err && ret && !entry)
+		err = -EINVAL;
+	if (err)
+		return err;
+	kmutex_lock(&kprobe_mutex);
+	uint32_t insn = *(const uint32_t *)addr;
+
+	for (unsigned int i = 0; i < KPROBES_MAX; i++)
+		if (kprobes[i].addr == addr)
+			insn = kprobes[i].insn; /* probed now: its BRK is in the text */
+	if (probe_insn_classify(insn) == PROBE_INSN_REJECT || insn == KPROBE_BRK)
+		err = -EINVAL;
+	kmutex_unlock(&kprobe_mutex);
+	return err;
 }
 
 /* [IRQs masked] BRK #4 or #6 in the kernel. */
@@ -191,6 +284,17 @@ static bool kprobe_brk(struct trapframe *tf)
 
 	if (trapframe_from_user(tf))
 		return false;
+	unsigned int cpu = this_cpu()->id;
+
+	if (imm == KPROBE_BRK_IMM && kret_trampoline && pc == (uint64_t)kret_trampoline) {
+		bool report = !kprobe_running[cpu];
+
+		kprobe_running[cpu] = true;
+		bool ok = kret_return(tf, report);
+
+		kprobe_running[cpu] = !report;
+		return ok;
+	}
 	for (unsigned int i = 0; i < KPROBES_MAX && !k; i++) {
 		struct ksvc_kprobe *e = &kprobes[i];
 		uint64_t a = __atomic_load_n(&e->addr, __ATOMIC_ACQUIRE);
@@ -206,11 +310,16 @@ static bool kprobe_brk(struct trapframe *tf)
 	}
 	if (!k)
 		return imm == KPROBE_BRK_IMM && *(const uint32_t *)pc != KPROBE_BRK; /* gone: rerun */
-	unsigned int cpu = this_cpu()->id;
-
 	if (READ_ONCE(k->nr) && !kprobe_running[cpu]) {
+		unsigned int nr_ret = READ_ONCE(k->nr_ret);
+
 		kprobe_running[cpu] = true;
-		perf_kprobe_hit(k, (const uint64_t *)tf);
+		if (READ_ONCE(k->nr) > nr_ret) {
+			perf_kprobe_hit(k, (const uint64_t *)tf, false, 0);
+			kprobe_events_hit(k, (const uint64_t *)tf, false, 0);
+		}
+		if (nr_ret)
+			kret_hijack(k, tf);
 		kprobe_running[cpu] = false;
 	}
 	if (k->slot)
@@ -222,7 +331,10 @@ static bool kprobe_brk(struct trapframe *tf)
 
 void kprobe_init(void)
 {
+	static const uint32_t tramp[1] = { KPROBE_BRK };
+
 	kmutex_init(&kprobe_mutex);
+	kret_trampoline = ksvc_text_alloc(tramp, sizeof(tramp));
 	trap_brk_register(KPROBE_BRK_IMM, kprobe_brk);
 	trap_brk_register(KPROBE_SS_IMM, kprobe_brk);
 }

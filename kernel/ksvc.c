@@ -11,6 +11,7 @@
 #include <kern/errno.h>
 #include <kern/irq.h>
 #include <kern/ksvc.h>
+#include <kern/format.h>
 #include <kern/mm.h>
 #include <kern/platform.h>
 #include <kern/printk.h>
@@ -327,6 +328,83 @@ const char *ksvc_trace_event_name(uint64_t id)
 void ksvc_trace_use(uint64_t id, int delta)
 {
 	trace_use(id, delta);
+}
+
+static const struct trace_field probe_fields[2][2] = {
+	{ { "unsigned long __probe_ip", "__probe_ip", 8, 8, 0 } },
+	{ { "unsigned long __probe_func", "__probe_func", 8, 8, 0 },
+	  { "unsigned long __probe_ret_ip", "__probe_ret_ip", 16, 8, 0 } },
+};
+
+/* A uprobe_events/kprobe_events event's fields: the probe's, then its fetch arguments. */
+struct uev_fields {
+	uint64_t id;
+	unsigned int n; /* 0: no such event */
+	struct trace_field f[2 + PROBE_ARGS_MAX];
+	char decl[PROBE_ARGS_MAX][48];
+	char name[PROBE_ARGS_MAX][24]; /* info is the walk's copy: gone after the callback */
+};
+
+static void uev_fields_of(const struct uprobe_event_info *info, void *arg)
+{
+	struct uev_fields *u = arg;
+
+	if (info->id != u->id)
+		return;
+	u->n = 1u + info->ret;
+	memcpy(u->f, probe_fields[info->ret], sizeof(u->f[0]) * u->n);
+	for (unsigned int i = 0; i < info->nargs; i++) {
+		const struct probe_arg *a = &info->args[i];
+		struct trace_field *f = &u->f[u->n++];
+
+		if (a->type == 'S')
+			ksnprintf(u->decl[i], sizeof(u->decl[i]), "__data_loc char[] %s", a->name);
+		else
+			ksnprintf(u->decl[i], sizeof(u->decl[i]), "%c%u %s", a->type == 's' ? 's' : 'u',
+				  a->size * 8u, a->name);
+		memcpy(u->name[i], a->name, sizeof(u->name[i]));
+		*f = (struct trace_field){ u->decl[i], u->name[i], a->offset, a->size, a->type == 's' };
+	}
+}
+
+int ksvc_trace_filter_new(uint64_t id, int probe, const char *str, struct trace_filter **out)
+{
+	struct trace_filter_err err;
+	const struct trace_event *ev;
+	struct uev_fields *u;
+	int ret;
+
+	/* a kprobe/uprobe PMU event's trace event is perf's own, never added to tracefs, whose
+	 * adding defines the fields: only the common and generic ones (create_local_trace_*) */
+	if (probe)
+		return trace_filter_parse(NULL, 0, str, out, &err);
+	ev = trace_event_by_id(id);
+	if (ev)
+		return trace_filter_parse(ev->fields, ev->nr_fields, str, out, &err);
+	u = kmalloc(sizeof(*u)); /* a uprobe_events or kprobe_events event */
+	if (!u)
+		return -ENOMEM;
+	u->id = id;
+	u->n = 0;
+	uprobe_events_each(uev_fields_of, u);
+	ret = u->n ? trace_filter_parse(u->f, u->n, str, out, &err) : -EINVAL;
+	kfree(u);
+	return ret;
+}
+
+bool ksvc_trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size)
+{
+	char comm[16];
+
+	if (!f)
+		return true;
+	ksvc_current_comm(comm);
+	return trace_filter_match(f, rec, size, comm, ksvc_cpu_id());
+}
+
+void ksvc_trace_filter_free(struct trace_filter *f)
+{
+	trace_filter_free(f);
 }
 
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)

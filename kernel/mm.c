@@ -10,6 +10,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/string.h>
+#include <kern/trace.h>
 
 struct page_allocator kernel_pages;
 struct kmem kernel_kmem;
@@ -17,13 +18,20 @@ struct kmem kernel_kmem;
 static struct phys_range boot_holes[PLATFORM_MAX_RESERVED + 4];
 static int nr_boot_holes;
 
+/* kmem:kmalloc / kfree and kmem:mm_page_alloc / mm_page_free fire here (their callers' call
+ * sites), after the allocators' locks are dropped. */
 void *kmalloc(size_t size)
 {
-	return kmem_alloc(&kernel_kmem, size);
+	void *p = kmem_alloc(&kernel_kmem, size);
+
+	trace_kmalloc((uint64_t)(uintptr_t)__builtin_return_address(0), p, size,
+		      p ? kmem_object_size(size) : 0);
+	return p;
 }
 
 void kfree(void *p)
 {
+	trace_kfree((uint64_t)(uintptr_t)__builtin_return_address(0), p);
 	kmem_free(&kernel_kmem, p);
 }
 
@@ -31,17 +39,23 @@ void *alloc_pages(unsigned int order)
 {
 	uint64_t pfn;
 
-	if (!page_alloc(&kernel_pages, order, &pfn))
+	if (!page_alloc(&kernel_pages, order, &pfn)) {
+		trace_mm_page_alloc(~0ull, order);
 		return NULL;
+	}
 	void *p = page_pfn_to_va(&kernel_pages, pfn);
 
 	memset(p, 0, PAGE_SIZE << order);
+	trace_mm_page_alloc(pfn, order);
 	return p;
 }
 
 void free_pages(void *p, unsigned int order)
 {
-	page_free(&kernel_pages, page_va_to_pfn(&kernel_pages, p), order);
+	uint64_t pfn = page_va_to_pfn(&kernel_pages, p);
+
+	trace_mm_page_free(pfn, order);
+	page_free(&kernel_pages, pfn, order);
 }
 
 uint64_t mem_total_bytes(void)

@@ -15,6 +15,7 @@
 #include <kern/proc.h>
 #include <perf/perf.h>
 #include <kern/sched.h>
+#include <kern/uprobes.h>
 #include <kern/trace.h>
 #include <kern/string.h>
 
@@ -495,6 +496,7 @@ void task_free(struct task *t)
 {
 	kassert(!atomic_load(&t->on_cpu) && !t->queued);
 	sched_untrack_task(t);
+	kprobe_task_free(t);
 	free_pages(t->kstack, 2);
 	kfree(t);
 }

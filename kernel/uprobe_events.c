@@ -11,8 +11,17 @@
  * uprobe_profile.  Ids are handed out from 1206, the first dynamic id of Debian's 6.1 arm64
  * kernel (its static events end at 1205), and not reused.  Deleting an event a perf event has
  * open is EBUSY.
- * Not built: fetch arguments, %return and ref_ctr suffixes (tracefs rejects them with
- * EINVAL), BPF programs on these events, the ftrace ring buffer ("enable" changes nothing).
+ * kprobe_events events (trace_kprobe.c) share the table and the ids: a kernel symbol and
+ * offset, registered with ksvc_kprobe_register when the first perf event opens them; their
+ * records are the same layout with the kernel's registers (IRQs off in common_flags).
+ * Fetch arguments (trace_probe.c): [NAME=]FETCH[:TYPE] with FETCH %x0..%x30, %sp, %pc,
+ * +|-OFF(%reg) (memory read without faulting: 0 when it cannot be read) or $retval (return
+ * probes), TYPE u/s/x 8..64 (none: a hex u64), packed after the record's head in order.
+ * :string (+OFF(%reg) only) copies up to 256 bytes after the fixed part behind a __data_loc
+ * word (length 0 when the memory cannot be read, as strncpy_from_user_nofault's EFAULT).
+ * Not built: the other types, $stack/$comm/@sym and nested fetches, %return and
+ * ref_ctr suffixes (tracefs rejects them with EINVAL), BPF programs on these events, the
+ * ftrace ring buffer ("enable" changes nothing), filters on the arguments.
  *
  * Locks: uev_mutex (sleeping) covers the table's definitions and use counts; uev_lock (spin)
  * the probe pointers and hit counts the BRK path reads.  uev_mutex is taken before
@@ -36,6 +45,7 @@ struct uprobe_event {
 	char *path;
 	unsigned int users;	/* perf events open on it (uev_mutex) */
 	struct ksvc_uprobe *u;	/* registered while users (uev_lock to read) */
+	struct ksvc_kprobe *k;	/* a kprobe event's, likewise */
 };
 
 static struct uprobe_event uevs[UEV_MAX];
@@ -59,6 +69,7 @@ static struct uprobe_event *find_locked(const char *group, const char *name)
 	return NULL;
 }
 
+
 static struct uprobe_event *by_id_locked(uint64_t id)
 {
 	for (unsigned int i = 0; i < UEV_MAX; i++)
@@ -68,7 +79,8 @@ static struct uprobe_event *by_id_locked(uint64_t id)
 }
 
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, uint16_t *id)
+		     bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
+		     unsigned int nargs, uint16_t *id)
 {
 	struct uprobe_event *e = NULL;
 	size_t plen = strlen(path) + 1;
@@ -98,6 +110,10 @@ int uprobe_event_add(const char *group, const char *name, const char *path, uint
 	e->info.path = p;
 	e->info.offset = offset;
 	e->info.ret = ret;
+	e->info.kprobe = kprobe;
+	e->info.maxactive = maxactive;
+	e->info.nargs = nargs;
+	memcpy(e->info.args, args, sizeof(*args) * nargs);
 	e->info.id = uev_next_id++;
 	*id = e->info.id;
 	kmutex_unlock(&uev_mutex);
@@ -110,7 +126,7 @@ static void release_locked(struct uprobe_event *e)
 	*e = (struct uprobe_event){ 0 };
 }
 
-int uprobe_event_del(const char *group, const char *name)
+int uprobe_event_del(const char *group, const char *name, bool kprobe)
 {
 	int err = 0;
 
@@ -118,7 +134,7 @@ int uprobe_event_del(const char *group, const char *name)
 	kmutex_lock(&uev_mutex);
 	struct uprobe_event *e = find_locked(group, name);
 
-	if (!e)
+	if (!e || e->info.kprobe != kprobe)
 		err = -ENOENT;
 	else if (e->users)
 		err = -EBUSY;
@@ -128,17 +144,17 @@ int uprobe_event_del(const char *group, const char *name)
 	return err;
 }
 
-int uprobe_event_clear(void)
+int uprobe_event_clear(bool kprobe)
 {
 	int err = 0;
 
 	uev_init_once();
 	kmutex_lock(&uev_mutex);
 	for (unsigned int i = 0; i < UEV_MAX; i++)
-		if (uevs[i].info.id && uevs[i].users)
+		if (uevs[i].info.id && uevs[i].info.kprobe == kprobe && uevs[i].users)
 			err = -EBUSY;
 	for (unsigned int i = 0; i < UEV_MAX && !err; i++)
-		if (uevs[i].info.id)
+		if (uevs[i].info.id && uevs[i].info.kprobe == kprobe)
 			release_locked(&uevs[i]);
 	kmutex_unlock(&uev_mutex);
 	return err;
@@ -181,13 +197,18 @@ int uprobe_event_open(uint64_t id)
 	if (!e) {
 		err = -EINVAL;
 	} else if (!e->users) {
-		struct ksvc_uprobe *u;
+		struct ksvc_uprobe *u = NULL;
+		struct ksvc_kprobe *k = NULL;
 
-		err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ret, &u);
+		if (e->info.kprobe)
+			err = ksvc_kprobe_register(e->path, e->info.offset, 0, e->info.ret, &k);
+		else
+			err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ret, &u);
 		if (!err) {
 			unsigned long f = spin_lock_irqsave(&uev_lock);
 
 			e->u = u;
+			e->k = k;
 			spin_unlock_irqrestore(&uev_lock, f);
 		}
 	}
@@ -205,33 +226,262 @@ void uprobe_event_close(uint64_t id)
 	if (e && e->users && !--e->users) {
 		unsigned long f = spin_lock_irqsave(&uev_lock);
 		struct ksvc_uprobe *u = e->u;
+		struct ksvc_kprobe *k = e->k;
 
 		e->u = NULL;
+		e->k = NULL;
 		spin_unlock_irqrestore(&uev_lock, f);
-		ksvc_uprobe_unregister(u, e->info.ret);
+		if (k)
+			ksvc_kprobe_unregister(k, e->info.ret);
+		else
+			ksvc_uprobe_unregister(u, e->info.ret);
 	}
 	kmutex_unlock(&uev_mutex);
 }
 
-void uprobe_events_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func)
+/* ---- fetch arguments (trace_probe.c traceprobe_parse_probe_arg, a subset) ---- */
+
+bool probe_name_ok(const char *s)
 {
-	uint16_t ids[8];
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* "%x0".."%x30", "%sp", "%pc": the register's index, or -1. */
+static int reg_of(const char *s, size_t len)
+{
+	char *end;
+
+	if (len == 3 && !memcmp(s, "%sp", 3))
+		return PROBE_ARG_SP;
+	if (len == 3 && !memcmp(s, "%pc", 3))
+		return PROBE_ARG_PC;
+	if (len < 3 || s[0] != '%' || s[1] != 'x' || s[2] < '0' || s[2] > '9')
+		return -1;
+	unsigned long r = strtoul(s + 2, &end, 10);
+
+	return end == s + len && r <= 30 ? (int)r : -1;
+}
+
+static int parse_one(const char *in, bool ret, struct probe_arg *a)
+{
+	char buf[64], *colon;
+	size_t len = strlen(in);
+
+	if (len >= sizeof(buf) || len >= sizeof(a->spec))
+		return -EINVAL;
+	memcpy(buf, in, len + 1);
+	memcpy(a->spec, in, len + 1);
+	a->type = 'd';
+	a->size = 8;
+	colon = strchr(buf, ':');
+	if (colon) {
+		*colon = 0;
+		const char *t = colon + 1;
+		char *end;
+
+		if (!strcmp(t, "string")) {
+			a->type = 'S';
+			a->size = 4; /* its __data_loc word; the bytes follow the fixed part */
+			colon = NULL;
+			goto fetch;
+		}
+		if (*t != 'u' && *t != 's' && *t != 'x')
+			return -EINVAL; /* the other types: not built */
+		unsigned long bits = strtoul(t + 1, &end, 10);
+
+		if (*end || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+			return -EINVAL;
+		a->type = *t;
+		a->size = (uint8_t)(bits / 8);
+	}
+fetch:
+	len = strlen(buf);
+	if (!strcmp(buf, "$retval")) {
+		if (!ret || a->type == 'S')
+			return -EINVAL;
+		a->reg = PROBE_ARG_RETVAL;
+		return 0;
+	}
+	int r = reg_of(buf, len);
+
+	if (r >= 0) {
+		a->reg = (uint8_t)r;
+		return a->type == 'S' ? -EINVAL : 0; /* a string takes memory: +OFF(%reg) */
+	}
+	if (buf[0] != '+' && buf[0] != '-')
+		return -EINVAL; /* $stack, $comm, @sym, nested derefs: not built */
+	char *open = strchr(buf, '('), *end;
+
+	if (!open || buf[len - 1] != ')')
+		return -EINVAL;
+	unsigned long off = strtoul(buf + 1, &end, 0);
+
+	if (end != open || end == buf + 1)
+		return -EINVAL;
+	r = reg_of(open + 1, (size_t)(buf + len - 1 - (open + 1)));
+	if (r < 0)
+		return -EINVAL;
+	a->reg = (uint8_t)r;
+	a->deref = true;
+	a->off = buf[0] == '-' ? -(int64_t)off : (int64_t)off;
+	return 0;
+}
+
+int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, unsigned int *n)
+{
+	uint16_t at = ret ? 24 : 16;
+
+	if (argc > PROBE_ARGS_MAX)
+		return -EINVAL;
+	for (int i = 0; i < argc; i++) {
+		struct probe_arg *a = &args[i];
+		char *eq = strchr(argv[i], '=');
+		int err;
+
+		*a = (struct probe_arg){ 0 };
+		if (eq) {
+			*eq = 0;
+			if (!probe_name_ok(argv[i]) || strlen(argv[i]) >= sizeof(a->name))
+				return -EINVAL;
+			ksnprintf(a->name, sizeof(a->name), "%s", argv[i]);
+		} else {
+			ksnprintf(a->name, sizeof(a->name), "arg%d", i + 1);
+		}
+		err = parse_one(eq ? eq + 1 : argv[i], ret, a);
+		if (err)
+			return err;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(args[j].name, a->name))
+				return -EINVAL;
+		a->offset = at;
+		at = (uint16_t)(at + a->size);
+	}
+	*n = (unsigned int)argc;
+	return 0;
+}
+
+/* What a hit needs of an argument (copied out under uev_lock). */
+struct fetch_arg {
+	int64_t off;
+	uint16_t offset;
+	uint8_t reg, size;
+	bool deref, string;
+};
+
+#define PROBE_STR_MAX 256 /* bytes of one string argument, its NUL included */
+
+/* A :string argument: the NUL-terminated bytes at its address copied to rec + at (at most
+ * room), its __data_loc word (length << 16 | offset) at its field; nothing when the first
+ * byte cannot be read (length 0, as Linux's fetch_store_string on a fault).  The bytes used. */
+static uint32_t fetch_string(const struct fetch_arg *a, const uint64_t *regs, bool user,
+			     uint8_t *rec, uint32_t at, uint32_t room)
+{
+	uint64_t addr = regs[a->reg] + (uint64_t)a->off;
+	uint32_t max = room < PROBE_STR_MAX ? room : PROBE_STR_MAX, n = 0;
+	bool fault = false;
+
+	while (n < max) {
+		char c;
+
+		if (ksvc_read_nofault(&c, (const void *)(uintptr_t)(addr + n), 1, user)) {
+			fault = true;
+			break;
+		}
+		rec[at + n++] = (uint8_t)c;
+		if (!c)
+			break;
+	}
+	if (fault)
+		n = 0; /* strncpy_from_user_nofault's EFAULT: an empty location */
+	else if (n && rec[at + n - 1])
+		rec[at + n - 1] = 0; /* cut at max, the NUL last (its length counts the NUL) */
+	uint32_t loc = n << 16 | at;
+
+	memcpy(rec + a->offset, &loc, 4);
+	return n;
+}
+
+/* The argument's value at a hit (0 when its memory cannot be read, as Linux leaves it). */
+static void fetch(const struct fetch_arg *a, const uint64_t *regs, bool user, uint8_t *out)
+{
+	uint64_t v = a->reg == PROBE_ARG_RETVAL ? regs[0] : regs[a->reg];
+
+	if (a->deref) {
+		uint64_t addr = v + (uint64_t)a->off;
+
+		v = 0;
+		if (ksvc_read_nofault(&v, (const void *)(uintptr_t)addr, a->size, user))
+			v = 0;
+	}
+	memcpy(out, &v, a->size); /* little-endian: the low bytes */
+}
+
+/* The records of the events on probe (a uprobe's or a kprobe's): Linux's
+ * {u,k}probe_trace_entry_head, the probe's address or the function and return address, then
+ * the fetch arguments packed. */
+static void events_hit(const void *probe, bool kprobe, const uint64_t *regs, bool ret,
+		       uint64_t func)
+{
+	struct {
+		uint16_t id;
+		unsigned int nargs;
+		struct fetch_arg args[PROBE_ARGS_MAX];
+	} ev[4];
 	unsigned int n = 0;
 	unsigned long f = spin_lock_irqsave(&uev_lock);
 
-	for (unsigned int i = 0; i < UEV_MAX && n < 8; i++) {
-		if (uevs[i].u == u && uevs[i].info.ret == ret) {
+	for (unsigned int i = 0; i < UEV_MAX && n < 4; i++) {
+		const void *p = kprobe ? (const void *)uevs[i].k : (const void *)uevs[i].u;
+
+		if (p && p == probe && uevs[i].info.ret == ret) {
 			uevs[i].info.hits++;
-			ids[n++] = uevs[i].info.id;
+			ev[n].id = uevs[i].info.id;
+			ev[n].nargs = uevs[i].info.nargs;
+			for (unsigned int j = 0; j < ev[n].nargs; j++) {
+				const struct probe_arg *a = &uevs[i].info.args[j];
+
+				ev[n].args[j] = (struct fetch_arg){ a->off, a->offset, a->reg, a->size,
+								    a->deref, a->type == 'S' };
+			}
+			n++;
 		}
 	}
 	spin_unlock_irqrestore(&uev_lock, f);
 	for (unsigned int i = 0; i < n; i++) {
-		uint64_t rec[3];
+		uint8_t rec[24 + PROBE_ARGS_MAX * 8 + 2 * PROBE_STR_MAX + 8];
 		uint64_t ip[2] = { ret ? func : regs[32], regs[32] };
+		uint32_t size = ret ? 24 : 16, room = sizeof(rec) - 8;
 
-		trace_common(rec, ids[i], false);
-		memcpy(&rec[1], ip, ret ? 16 : 8);
-		perf_tp_event(ids[i], rec, ret ? 24 : 16, regs, true);
+		memset(rec, 0, sizeof(rec));
+		trace_common(rec, ev[i].id, kprobe);
+		memcpy(rec + 8, ip, ret ? 16 : 8);
+		for (unsigned int j = 0; j < ev[i].nargs; j++) {
+			if (!ev[i].args[j].string)
+				fetch(&ev[i].args[j], regs, !kprobe, rec + ev[i].args[j].offset);
+			size = ev[i].args[j].offset + ev[i].args[j].size;
+		}
+		for (unsigned int j = 0; j < ev[i].nargs; j++) /* strings after the fixed part */
+			if (ev[i].args[j].string)
+				size += fetch_string(&ev[i].args[j], regs, !kprobe, rec, size,
+						     room - size);
+		/* perf_trace_buf_alloc: the u32 size and the record end 8-aligned */
+		size = ((size + 4 + 7) & ~7u) - 4;
+		perf_tp_event(ev[i].id, rec, size, regs, !kprobe);
 	}
+}
+
+void uprobe_events_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func)
+{
+	events_hit(u, false, regs, ret, func);
+}
+
+void kprobe_events_hit(struct ksvc_kprobe *k, const uint64_t *regs, bool ret, uint64_t func)
+{
+	events_hit(k, true, regs, ret, func);
 }

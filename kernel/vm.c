@@ -14,6 +14,7 @@
 #include <kern/mm.h>
 #include <kern/printk.h>
 #include <kern/proc.h>
+#include <kern/trace.h>
 #include <kern/string.h>
 #include <kern/syscall.h>
 #include <kern/trap.h>
@@ -39,6 +40,7 @@ void kmutex_init(struct kmutex *m)
 void kmutex_lock(struct kmutex *m)
 {
 	struct task *me = current_task();
+	bool waited = false;
 
 	for (;;) {
 		unsigned long f = spin_lock_irqsave(&m->lock);
@@ -46,9 +48,14 @@ void kmutex_lock(struct kmutex *m)
 		if (!m->owner) {
 			m->owner = me;
 			spin_unlock_irqrestore(&m->lock, f);
+			if (waited)
+				trace_contention_end(m);
 			return;
 		}
 		spin_unlock_irqrestore(&m->lock, f);
+		if (!waited)
+			trace_contention_begin(m);
+		waited = true;
 		wait_event(&m->wq, READ_ONCE(m->owner) == NULL);
 	}
 }
@@ -82,8 +89,10 @@ static void page_unref(uint64_t pfn)
 {
 	struct page *p = pfn_page(pfn);
 
-	if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0)
+	if (p && __atomic_sub_fetch(&p->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+		trace_mm_page_free(pfn, 0);
 		page_free(&kernel_pages, pfn, 0);
+	}
 }
 
 static void *pt_alloc(void)

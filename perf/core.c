@@ -111,6 +111,7 @@ void perf_event_put(struct perf_event *e)
 	ksvc_irq_work_sync(&c->pending_work); /* no notification may still be on its way */
 	if (e->destroy)
 		e->destroy(e);
+	ksvc_trace_filter_free(atomic_load(&e->tp_filter));
 	if (c->ctx)
 		perf_ctx_put(c->ctx);
 	if (c->prog)
@@ -662,7 +663,7 @@ static long perf_ioctl(void *priv, unsigned int cmd, unsigned long arg)
 		return modify_attr(e, &na);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
-		return -EINVAL; /* filters exist for tracepoints only */
+		return perf_tp_set_filter(e, (const void *)arg);
 	case PERF_EVENT_IOC_REFRESH:
 		/* _perf_event_refresh: n more overflows, then off with POLL_HUP (0: no limit) */
 		if (e->attr.inherit || !e->attr.sample_period)

@@ -409,12 +409,14 @@ static void tp_hit_locked(struct perf_context *ctx, const void *arg)
 	perf_tp_count_locked(ctx, arg);
 }
 
-/* A tracepoint fired on the running task and this CPU (the kernel's trace hooks). */
+/* A tracepoint fired on the running task and this CPU (the kernel's trace hooks).  A hit
+ * inside perf itself (a kmalloc under a context lock this CPU holds) is missed, as Linux's
+ * recursion guard misses it. */
 void perf_tp_event(uint64_t id, const void *rec, uint32_t size, const uint64_t *regs, bool user)
 {
 	struct perf_tp_hit hit = { id, rec, size, regs, user };
 
-	if (!perf_ready || !perf_tp_bpf_run(&hit))
+	if (!perf_ready || perf_ctx_held_here() || !perf_tp_bpf_run(&hit))
 		return;
 	perf_each_current_ctx(tp_hit_locked, &hit);
 }

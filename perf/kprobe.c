@@ -13,8 +13,10 @@
  * neither name nor address: EINVAL), then register_kprobe's errno (ENOENT for an unknown
  * function, EINVAL for an address it refuses).  BPF_PROG_TYPE_KPROBE programs attach with
  * SET_BPF or BPF_LINK_CREATE (bpf_attach.c) and run at every hit.
- * Not built: return probes (EOPNOTSUPP).  A hit inside perf itself (this CPU holding the
- * context lock the hit would take) is missed, as Linux's recursion guards miss them.
+ * A return probe (config:0, at a function's entry only) counts and samples each return, its
+ * RAW the kretprobe record (the function and the address it returns to).  A hit inside perf
+ * itself (this CPU holding the context lock the hit would take) is missed, as Linux's
+ * recursion guards miss them.
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
@@ -28,7 +30,7 @@ static void kprobe_destroy(struct perf_event *e)
 {
 	perf_tp_bpf_release(e); /* its program off the probe before the probe goes */
 	if (e->hw.kprobe)
-		ksvc_kprobe_unregister(e->hw.kprobe);
+		ksvc_kprobe_unregister(e->hw.kprobe, e->attr.config & 1);
 	e->hw.kprobe = NULL;
 }
 
@@ -42,7 +44,7 @@ static int kprobe_event_init(struct perf_event *e)
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
 	if (e->hw.kprobe) {
-		ksvc_kprobe_dup(e->hw.kprobe); /* inherited: the parent's probe */
+		ksvc_kprobe_dup(e->hw.kprobe, e->attr.config & 1); /* inherited: the parent's probe */
 		err = 0;
 		goto done;
 	}
@@ -96,9 +98,9 @@ struct perf_pmu *perf_kprobe_pmu(void)
 	return &kprobe_pmu;
 }
 
-void perf_kprobe_hit(struct ksvc_kprobe *k, const uint64_t *regs)
+void perf_kprobe_hit(struct ksvc_kprobe *k, const uint64_t *regs, bool ret, uint64_t func)
 {
 	if (perf_ctx_held_here())
 		return;
-	perf_probe_event(&kprobe_pmu, k, false, regs, false, 0);
+	perf_probe_event(&kprobe_pmu, k, ret, regs, false, func);
 }

@@ -610,6 +610,9 @@ struct perf_event {
 	 * event left its context, so [c] holders (the user page) read it without child_lock. */
 	struct perf_ring *ring;
 	void *core;		       /* core.c's private part */
+	/* [a] PERF_EVENT_IOC_SET_FILTER's filter of a tracing event, set once (tp.c); an
+	 * inherited event uses its parent's */
+	struct trace_filter *_Atomic tp_filter;
 };
 
 /* A scheduling context: the events of one task or one CPU on one PMU class. */
@@ -962,6 +965,10 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit);
 /* bpf_attach.c: the tracepoint event is going away: take its program off its tracepoint. */
 void perf_tp_bpf_release(struct perf_event *e);
 void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hit);
+/* tp.c: PERF_EVENT_IOC_SET_FILTER with the user's string at uarg. [sleep] */
+int perf_tp_set_filter(struct perf_event *e, const void *uarg);
+/* [any] Does the hit pass the filter of e (or of the event e was inherited from)? */
+bool perf_tp_filter_ok(struct perf_event *e, const struct perf_tp_hit *hit);
 /* [c] One hit of an active event with a tracepoint-like record: count, sample each elapsed
  * period (uprobe.c uses it too). */
 void perf_tp_count_one(struct perf_event *e, const struct perf_tp_hit *hit);

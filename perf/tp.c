@@ -15,6 +15,12 @@
  * at a period of 1.
  * BPF_PROG_TYPE_TRACEPOINT programs (SET_BPF, BPF_LINK_CREATE) run per tracepoint hit before
  * any event counts it (bpf_attach.c, perf_tp_bpf_run).
+ * PERF_EVENT_IOC_SET_FILTER (perf_event_set_filter, ftrace_profile_set_filter): the string is
+ * copied first (strndup_user of a page: EFAULT, EINVAL), then only tracepoint, kprobe and
+ * uprobe events take one (EINVAL), once (EEXIST); it is tracefs's filter language
+ * (trace/filter.c through the seam; a kprobe or uprobe event knows only the common and generic
+ * fields, as Linux's perf-local probes) and drops hits before they count or sample
+ * (perf_tp_filter_match); an inherited event uses its parent's.
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
@@ -104,8 +110,57 @@ void perf_tp_count_locked(struct perf_context *ctx, const struct perf_tp_hit *hi
 			continue;
 		if (e->attr.exclude_kernel && !hit->user)
 			continue; /* perf_tp_event_match: exclude_user is not looked at */
+		if (!perf_tp_filter_ok(e, hit))
+			continue;
 		perf_tp_count_one(e, hit);
 	}
+}
+
+/* ---- PERF_EVENT_IOC_SET_FILTER ---- */
+
+int perf_tp_set_filter(struct perf_event *e, const void *uarg)
+{
+	struct trace_filter *f = NULL, *none = NULL;
+	char *s = ksvc_alloc(KSVC_PAGE_SIZE);
+	long n;
+	int err, probe = 0;
+
+	if (!s)
+		return -ENOMEM;
+	/* strndup_user(arg, PAGE_SIZE) first: EFAULT, EINVAL for a longer string */
+	n = ksvc_strncpy_from_user(s, uarg, KSVC_PAGE_SIZE);
+	err = n == -ENAMETOOLONG ? -EINVAL : n < 0 ? (int)n : 0;
+	if (err)
+		goto out;
+	/* perf_event_is_tracing: tracepoints, kprobe and uprobe PMU events */
+	if (e->pmu == perf_uprobe_pmu() || e->pmu == perf_kprobe_pmu())
+		probe = 1 + (int)(e->attr.config & 1);
+	else if (e->pmu != &tp_pmu) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* ftrace_profile_set_filter: one filter per event, never replaced */
+	err = -EEXIST;
+	if (atomic_load(&e->tp_filter))
+		goto out;
+	err = ksvc_trace_filter_new(probe ? 0 : e->attr.config, probe, s, &f);
+	if (err)
+		goto out;
+	if (!atomic_compare_exchange_strong(&e->tp_filter, &none, f)) {
+		ksvc_trace_filter_free(f);
+		err = -EEXIST;
+	}
+out:
+	ksvc_free(s);
+	return err;
+}
+
+bool perf_tp_filter_ok(struct perf_event *e, const struct perf_tp_hit *hit)
+{
+	struct perf_event *top = perf_core(e)->parent ? perf_core(e)->parent : e;
+	const struct trace_filter *f = atomic_load_explicit(&top->tp_filter, memory_order_acquire);
+
+	return !f || ksvc_trace_filter_match(f, hit->rec, hit->size);
 }
 
 void perf_tp_count_one(struct perf_event *e, const struct perf_tp_hit *hit)

@@ -158,7 +158,7 @@ static void hit_locked(struct perf_context *ctx, const void *arg)
 		if (e->pmu != h->pmu || probe != h->probe || (bool)(e->attr.config & 1) != h->ret)
 			continue;
 		if (e->state != PERF_EVENT_STATE_ACTIVE || (e->hw.state & PERF_HES_STOPPED) ||
-		    dropped(h, e))
+		    dropped(h, e) || !perf_tp_filter_ok(e, &h->tp))
 			continue;
 		perf_tp_count_one(e, &h->tp);
 	}

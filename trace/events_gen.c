@@ -1015,6 +1015,14 @@ static const struct trace_field f274[] = {
 	{ "unsigned int flags", "flags", 24, 8, 0 },
 	{ "int cpu_id", "cpu_id", 32, 8, 0 },
 };
+static const struct trace_field f275[] = {
+	{ "void * lock_addr", "lock_addr", 8, 8, 0 },
+	{ "int ret", "ret", 16, 4, 1 },
+};
+static const struct trace_field f276[] = {
+	{ "void * lock_addr", "lock_addr", 8, 8, 0 },
+	{ "unsigned int flags", "flags", 16, 4, 0 },
+};
 static const struct trace_field f277[] = {
 	{ "int __syscall_nr", "__syscall_nr", 8, 4, 1 },
 	{ "long ret", "ret", 16, 8, 1 },
@@ -1348,6 +1356,42 @@ static const struct trace_field f442[] = {
 	{ "int fd", "fd", 16, 8, 0 },
 	{ "loff_t offset", "offset", 24, 8, 0 },
 	{ "size_t count", "count", 32, 8, 0 },
+};
+static const struct trace_field f472[] = {
+	{ "unsigned long pfn", "pfn", 8, 8, 0 },
+	{ "unsigned int order", "order", 16, 4, 0 },
+	{ "unsigned long gfp_flags", "gfp_flags", 24, 8, 0 },
+	{ "int migratetype", "migratetype", 32, 4, 1 },
+};
+static const struct trace_field f474[] = {
+	{ "unsigned long pfn", "pfn", 8, 8, 0 },
+	{ "unsigned int order", "order", 16, 4, 0 },
+};
+static const struct trace_field f475[] = {
+	{ "unsigned long call_site", "call_site", 8, 8, 0 },
+	{ "const void * ptr", "ptr", 16, 8, 0 },
+	{ "__data_loc char[] name", "name", 24, 4, 0 },
+};
+static const struct trace_field f476[] = {
+	{ "unsigned long call_site", "call_site", 8, 8, 0 },
+	{ "const void * ptr", "ptr", 16, 8, 0 },
+};
+static const struct trace_field f477[] = {
+	{ "unsigned long call_site", "call_site", 8, 8, 0 },
+	{ "const void * ptr", "ptr", 16, 8, 0 },
+	{ "size_t bytes_req", "bytes_req", 24, 8, 0 },
+	{ "size_t bytes_alloc", "bytes_alloc", 32, 8, 0 },
+	{ "unsigned long gfp_flags", "gfp_flags", 40, 8, 0 },
+	{ "int node", "node", 48, 4, 1 },
+};
+static const struct trace_field f478[] = {
+	{ "unsigned long call_site", "call_site", 8, 8, 0 },
+	{ "const void * ptr", "ptr", 16, 8, 0 },
+	{ "size_t bytes_req", "bytes_req", 24, 8, 0 },
+	{ "size_t bytes_alloc", "bytes_alloc", 32, 8, 0 },
+	{ "unsigned long gfp_flags", "gfp_flags", 40, 8, 0 },
+	{ "int node", "node", 48, 4, 1 },
+	{ "bool accounted", "accounted", 52, 1, 0 },
 };
 static const struct trace_field f496[] = {
 	{ "int __syscall_nr", "__syscall_nr", 8, 4, 1 },
@@ -3452,6 +3496,8 @@ const struct trace_event trace_events[] = {
 	{ "sched", "sched_kthread_stop", 272, -1, 28, 2, f272, "\"comm=%s pid=%d\", REC->comm, REC->pid" },
 	{ "syscalls", "sys_exit_membarrier", 273, __NR_membarrier, 24, 2, f273, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_membarrier", 274, __NR_membarrier, 40, 4, f274, "\"cmd: 0x%08lx, flags: 0x%08lx, cpu_id: 0x%08lx\", ((unsigned long)(REC->cmd)), ((unsigned long)(REC->flags)), ((unsigned long)(REC->cpu_id))" },
+	{ "lock", "contention_end", 275, -1, 24, 2, f275, "\"%p (ret=%d)\", REC->lock_addr, REC->ret" },
+	{ "lock", "contention_begin", 276, -1, 24, 2, f276, "\"%p (flags=%s)\", REC->lock_addr, __print_flags(REC->flags, \"|\", { (1U << 0), \"SPIN\" }, { (1U << 1), \"READ\" }, { (1U << 2), \"WRITE\" }, { (1U << 3), \"RT\" }, { (1U << 4), \"PERCPU\" }, { (1U << 5), \"MUTEX\" } )" },
 	{ "syscalls", "sys_exit_syslog", 277, __NR_syslog, 24, 2, f277, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_syslog", 278, __NR_syslog, 40, 4, f278, "\"type: 0x%08lx, buf: 0x%08lx, len: 0x%08lx\", ((unsigned long)(REC->type)), ((unsigned long)(REC->buf)), ((unsigned long)(REC->len))" },
 	{ "syscalls", "sys_exit_finit_module", 283, __NR_finit_module, 24, 2, f283, "\"0x%lx\", REC->ret" },
@@ -3520,6 +3566,12 @@ const struct trace_event trace_events[] = {
 	{ "syscalls", "sys_enter_fadvise64_64", 440, __NR_fadvise64, 48, 5, f440, "\"fd: 0x%08lx, offset: 0x%08lx, len: 0x%08lx, advice: 0x%08lx\", ((unsigned long)(REC->fd)), ((unsigned long)(REC->offset)), ((unsigned long)(REC->len)), ((unsigned long)(REC->advice))" },
 	{ "syscalls", "sys_exit_readahead", 441, __NR_readahead, 24, 2, f441, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_readahead", 442, __NR_readahead, 40, 4, f442, "\"fd: 0x%08lx, offset: 0x%08lx, count: 0x%08lx\", ((unsigned long)(REC->fd)), ((unsigned long)(REC->offset)), ((unsigned long)(REC->count))" },
+	{ "kmem", "mm_page_alloc", 472, -1, 40, 4, f472, "\"page=%p pfn=0x%lx order=%d migratetype=%d gfp_flags=%s\", REC->pfn != -1UL ? (((struct page *)(-((((1UL))) << ((48) - (12 - (( __builtin_constant_p(sizeof(struct page)) ? ( ((sizeof(struct page)) == 0 || (sizeof(struct page)) == 1) ? 0 : ( __builtin_constant_p((sizeof(struct page)) - 1) ? (((sizeof(struct page)) - 1) < 2 ? 0 : 63 - __builtin_clzll((sizeof(struct page)) - 1)) : (sizeof((sizeof(struct page)) - 1) <= 4) ? __ilog2_u32((sizeof(struct page)) - 1) : __ilog2_u64((sizeof(struct page)) - 1) ) + 1) : __order_base_2(sizeof(struct page)) )))))) - (memstart_addr >> 12)) + (REC->pfn)) : ((void *)0), REC->pfn != -1UL ? REC->pfn : 0, REC->order, REC->migratetype, (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", {( unsigned long)(((((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)) | (( gfp_t)0x40000u) | (( gfp_t)0x80000u) | (( gfp_t)0x2000u)) & ~(( gfp_t)(0x400u|0x800u))) | (( gfp_t)0x400u)), \"GFP_TRANSHUGE\"}, {( unsigned long)((((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)) | (( gfp_t)0x40000u) | (( gfp_t)0x80000u) | (( gfp_t)0x2000u)) & ~(( gfp_t)(0x400u|0x800u))), \"GFP_TRANSHUGE_LIGHT\"}, {( unsigned long)((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)), \"GFP_HIGHUSER_MOVABLE\"}, {( unsigned long)(((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)), \"GFP_HIGHUSER\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)), \"GFP_USER\"}, {( unsigned long)(((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)) | (( gfp_t)0x400000u)), \"GFP_KERNEL_ACCOUNT\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)), \"GFP_KERNEL\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u)), \"GFP_NOFS\"}, {( unsigned long)((( gfp_t)0x20u)|(( gfp_t)0x200u)|(( gfp_t)0x800u)), \"GFP_ATOMIC\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u))), \"GFP_NOIO\"}, {( unsigned long)((( gfp_t)0x800u)), \"GFP_NOWAIT\"}, {( unsigned long)(( gfp_t)0x01u), \"GFP_DMA\"}, {( unsigned long)(( gfp_t)0x02u), \"__GFP_HIGHMEM\"}, {( unsigned long)(( gfp_t)0x04u), \"GFP_DMA32\"}, {( unsigned long)(( gfp_t)0x20u), \"__GFP_HIGH\"}, {( unsigned long)(( gfp_t)0x200u), \"__GFP_ATOMIC\"}, {( unsigned long)(( gfp_t)0x40u), \"__GFP_IO\"}, {( unsigned long)(( gfp_t)0x80u), \"__GFP_FS\"}, {( unsigned long)(( gfp_t)0x2000u), \"__GFP_NOWARN\"}, {( unsigned long)(( gfp_t)0x4000u), \"__GFP_RETRY_MAYFAIL\"}, {( unsigned long)(( gfp_t)0x8000u), \"__GFP_NOFAIL\"}, {( unsigned long)(( gfp_t)0x10000u), \"__GFP_NORETRY\"}, {( unsigned long)(( gfp_t)0x40000u), \"__GFP_COMP\"}, {( unsigned long)(( gfp_t)0x100u), \"__GFP_ZERO\"}, {( unsigned long)(( gfp_t)0x80000u), \"__GFP_NOMEMALLOC\"}, {( unsigned long)(( gfp_t)0x20000u), \"__GFP_MEMALLOC\"}, {( unsigned long)(( gfp_t)0x100000u), \"__GFP_HARDWALL\"}, {( unsigned long)(( gfp_t)0x200000u), \"__GFP_THISNODE\"}, {( unsigned long)(( gfp_t)0x10u), \"__GFP_RECLAIMABLE\"}, {( unsigned long)(( gfp_t)0x08u), \"__GFP_MOVABLE\"}, {( unsigned long)(( gfp_t)0x400000u), \"__GFP_ACCOUNT\"}, {( unsigned long)(( gfp_t)0x1000u), \"__GFP_WRITE\"}, {( unsigned long)(( gfp_t)(0x400u|0x800u)), \"__GFP_RECLAIM\"}, {( unsigned long)(( gfp_t)0x400u), \"__GFP_DIRECT_RECLAIM\"}, {( unsigned long)(( gfp_t)0x800u), \"__GFP_KSWAPD_RECLAIM\"}, {( unsigned long)(( gfp_t)0x800000u), \"__GFP_ZEROTAGS\"} ) : \"none\"" },
+	{ "kmem", "mm_page_free", 474, -1, 24, 2, f474, "\"page=%p pfn=0x%lx order=%d\", (((struct page *)(-((((1UL))) << ((48) - (12 - (( __builtin_constant_p(sizeof(struct page)) ? ( ((sizeof(struct page)) == 0 || (sizeof(struct page)) == 1) ? 0 : ( __builtin_constant_p((sizeof(struct page)) - 1) ? (((sizeof(struct page)) - 1) < 2 ? 0 : 63 - __builtin_clzll((sizeof(struct page)) - 1)) : (sizeof((sizeof(struct page)) - 1) <= 4) ? __ilog2_u32((sizeof(struct page)) - 1) : __ilog2_u64((sizeof(struct page)) - 1) ) + 1) : __order_base_2(sizeof(struct page)) )))))) - (memstart_addr >> 12)) + (REC->pfn)), REC->pfn, REC->order" },
+	{ "kmem", "kmem_cache_free", 475, -1, 32, 3, f475, "\"call_site=%pS ptr=%p name=%s\", (void *)REC->call_site, REC->ptr, __get_str(name)" },
+	{ "kmem", "kfree", 476, -1, 24, 2, f476, "\"call_site=%pS ptr=%p\", (void *)REC->call_site, REC->ptr" },
+	{ "kmem", "kmalloc", 477, -1, 56, 6, f477, "\"call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s\", (void *)REC->call_site, REC->ptr, REC->bytes_req, REC->bytes_alloc, (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", {( unsigned long)(((((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)) | (( gfp_t)0x40000u) | (( gfp_t)0x80000u) | (( gfp_t)0x2000u)) & ~(( gfp_t)(0x400u|0x800u))) | (( gfp_t)0x400u)), \"GFP_TRANSHUGE\"}, {( unsigned long)((((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)) | (( gfp_t)0x40000u) | (( gfp_t)0x80000u) | (( gfp_t)0x2000u)) & ~(( gfp_t)(0x400u|0x800u))), \"GFP_TRANSHUGE_LIGHT\"}, {( unsigned long)((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)), \"GFP_HIGHUSER_MOVABLE\"}, {( unsigned long)(((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)), \"GFP_HIGHUSER\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)), \"GFP_USER\"}, {( unsigned long)(((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)) | (( gfp_t)0x400000u)), \"GFP_KERNEL_ACCOUNT\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)), \"GFP_KERNEL\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u)), \"GFP_NOFS\"}, {( unsigned long)((( gfp_t)0x20u)|(( gfp_t)0x200u)|(( gfp_t)0x800u)), \"GFP_ATOMIC\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u))), \"GFP_NOIO\"}, {( unsigned long)((( gfp_t)0x800u)), \"GFP_NOWAIT\"}, {( unsigned long)(( gfp_t)0x01u), \"GFP_DMA\"}, {( unsigned long)(( gfp_t)0x02u), \"__GFP_HIGHMEM\"}, {( unsigned long)(( gfp_t)0x04u), \"GFP_DMA32\"}, {( unsigned long)(( gfp_t)0x20u), \"__GFP_HIGH\"}, {( unsigned long)(( gfp_t)0x200u), \"__GFP_ATOMIC\"}, {( unsigned long)(( gfp_t)0x40u), \"__GFP_IO\"}, {( unsigned long)(( gfp_t)0x80u), \"__GFP_FS\"}, {( unsigned long)(( gfp_t)0x2000u), \"__GFP_NOWARN\"}, {( unsigned long)(( gfp_t)0x4000u), \"__GFP_RETRY_MAYFAIL\"}, {( unsigned long)(( gfp_t)0x8000u), \"__GFP_NOFAIL\"}, {( unsigned long)(( gfp_t)0x10000u), \"__GFP_NORETRY\"}, {( unsigned long)(( gfp_t)0x40000u), \"__GFP_COMP\"}, {( unsigned long)(( gfp_t)0x100u), \"__GFP_ZERO\"}, {( unsigned long)(( gfp_t)0x80000u), \"__GFP_NOMEMALLOC\"}, {( unsigned long)(( gfp_t)0x20000u), \"__GFP_MEMALLOC\"}, {( unsigned long)(( gfp_t)0x100000u), \"__GFP_HARDWALL\"}, {( unsigned long)(( gfp_t)0x200000u), \"__GFP_THISNODE\"}, {( unsigned long)(( gfp_t)0x10u), \"__GFP_RECLAIMABLE\"}, {( unsigned long)(( gfp_t)0x08u), \"__GFP_MOVABLE\"}, {( unsigned long)(( gfp_t)0x400000u), \"__GFP_ACCOUNT\"}, {( unsigned long)(( gfp_t)0x1000u), \"__GFP_WRITE\"}, {( unsigned long)(( gfp_t)(0x400u|0x800u)), \"__GFP_RECLAIM\"}, {( unsigned long)(( gfp_t)0x400u), \"__GFP_DIRECT_RECLAIM\"}, {( unsigned long)(( gfp_t)0x800u), \"__GFP_KSWAPD_RECLAIM\"}, {( unsigned long)(( gfp_t)0x800000u), \"__GFP_ZEROTAGS\"} ) : \"none\", REC->node, (1 && (REC->gfp_flags & ( unsigned long)(( gfp_t)0x400000u))) ? \"true\" : \"false\"" },
+	{ "kmem", "kmem_cache_alloc", 478, -1, 56, 7, f478, "\"call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s\", (void *)REC->call_site, REC->ptr, REC->bytes_req, REC->bytes_alloc, (REC->gfp_flags) ? __print_flags(REC->gfp_flags, \"|\", {( unsigned long)(((((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)) | (( gfp_t)0x40000u) | (( gfp_t)0x80000u) | (( gfp_t)0x2000u)) & ~(( gfp_t)(0x400u|0x800u))) | (( gfp_t)0x400u)), \"GFP_TRANSHUGE\"}, {( unsigned long)((((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)) | (( gfp_t)0x40000u) | (( gfp_t)0x80000u) | (( gfp_t)0x2000u)) & ~(( gfp_t)(0x400u|0x800u))), \"GFP_TRANSHUGE_LIGHT\"}, {( unsigned long)((((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)) | (( gfp_t)0x08u) | (( gfp_t)0) | (( gfp_t)0)), \"GFP_HIGHUSER_MOVABLE\"}, {( unsigned long)(((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)) | (( gfp_t)0x02u)), \"GFP_HIGHUSER\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u) | (( gfp_t)0x100000u)), \"GFP_USER\"}, {( unsigned long)(((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)) | (( gfp_t)0x400000u)), \"GFP_KERNEL_ACCOUNT\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u) | (( gfp_t)0x80u)), \"GFP_KERNEL\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u)) | (( gfp_t)0x40u)), \"GFP_NOFS\"}, {( unsigned long)((( gfp_t)0x20u)|(( gfp_t)0x200u)|(( gfp_t)0x800u)), \"GFP_ATOMIC\"}, {( unsigned long)((( gfp_t)(0x400u|0x800u))), \"GFP_NOIO\"}, {( unsigned long)((( gfp_t)0x800u)), \"GFP_NOWAIT\"}, {( unsigned long)(( gfp_t)0x01u), \"GFP_DMA\"}, {( unsigned long)(( gfp_t)0x02u), \"__GFP_HIGHMEM\"}, {( unsigned long)(( gfp_t)0x04u), \"GFP_DMA32\"}, {( unsigned long)(( gfp_t)0x20u), \"__GFP_HIGH\"}, {( unsigned long)(( gfp_t)0x200u), \"__GFP_ATOMIC\"}, {( unsigned long)(( gfp_t)0x40u), \"__GFP_IO\"}, {( unsigned long)(( gfp_t)0x80u), \"__GFP_FS\"}, {( unsigned long)(( gfp_t)0x2000u), \"__GFP_NOWARN\"}, {( unsigned long)(( gfp_t)0x4000u), \"__GFP_RETRY_MAYFAIL\"}, {( unsigned long)(( gfp_t)0x8000u), \"__GFP_NOFAIL\"}, {( unsigned long)(( gfp_t)0x10000u), \"__GFP_NORETRY\"}, {( unsigned long)(( gfp_t)0x40000u), \"__GFP_COMP\"}, {( unsigned long)(( gfp_t)0x100u), \"__GFP_ZERO\"}, {( unsigned long)(( gfp_t)0x80000u), \"__GFP_NOMEMALLOC\"}, {( unsigned long)(( gfp_t)0x20000u), \"__GFP_MEMALLOC\"}, {( unsigned long)(( gfp_t)0x100000u), \"__GFP_HARDWALL\"}, {( unsigned long)(( gfp_t)0x200000u), \"__GFP_THISNODE\"}, {( unsigned long)(( gfp_t)0x10u), \"__GFP_RECLAIMABLE\"}, {( unsigned long)(( gfp_t)0x08u), \"__GFP_MOVABLE\"}, {( unsigned long)(( gfp_t)0x400000u), \"__GFP_ACCOUNT\"}, {( unsigned long)(( gfp_t)0x1000u), \"__GFP_WRITE\"}, {( unsigned long)(( gfp_t)(0x400u|0x800u)), \"__GFP_RECLAIM\"}, {( unsigned long)(( gfp_t)0x400u), \"__GFP_DIRECT_RECLAIM\"}, {( unsigned long)(( gfp_t)0x800u), \"__GFP_KSWAPD_RECLAIM\"}, {( unsigned long)(( gfp_t)0x800000u), \"__GFP_ZEROTAGS\"} ) : \"none\", REC->node, REC->accounted ? \"true\" : \"false\"" },
 	{ "syscalls", "sys_exit_mincore", 496, __NR_mincore, 24, 2, f496, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_mincore", 497, __NR_mincore, 40, 4, f497, "\"start: 0x%08lx, len: 0x%08lx, vec: 0x%08lx\", ((unsigned long)(REC->start)), ((unsigned long)(REC->len)), ((unsigned long)(REC->vec))" },
 	{ "syscalls", "sys_exit_munlockall", 498, __NR_munlockall, 24, 2, f498, "\"0x%lx\", REC->ret" },

@@ -8,7 +8,7 @@
  * perf_syscall_enter/exit pass the syscall's pt_regs); the others the hook's own kernel
  * state (perf_fetch_caller_regs), so exclude_kernel drops them and exclude_user does not.
  *
- * ABI: Linux 6.1 include/trace/events/{sched,syscalls,signal}.h, kernel/trace/trace_syscalls.c
+ * ABI: Linux 6.1 include/trace/events/{sched,syscalls,signal,kmem,lock}.h, kernel/trace/trace_syscalls.c
  * (struct syscall_trace_enter: int nr, unsigned long args[nb_args]; exit: long ret),
  * __trace_sched_switch_state (preempted: TASK_REPORT_MAX 0x100, "R+"; sleeping: 0x1 "S";
  * exiting: EXIT_ZOMBIE 0x20 "Z"), prio 120 (nice 0); the idle task is "swapper/N", pid 0.
@@ -249,4 +249,76 @@ void trace_signal_deliver_slow(int sig, int err, int code, uint64_t handler, uin
 	memcpy(rec + 24, &handler, 8);
 	memcpy(rec + 32, &flags, 8);
 	emit(TRACE_ID_SIGNAL_DELIVER, rec, 40, regs, false);
+}
+
+/* ---- kmem (kmalloc/kfree: slab_common.c; mm_page_*: page_alloc.c) ---- */
+
+#define GFP_KERNEL 0xcc0u /* __GFP_RECLAIM | __GFP_IO | __GFP_FS */
+#define GFP_ZERO 0x100u
+#define NUMA_NO_NODE (-1)
+
+static void put64(uint8_t *rec, unsigned int off, uint64_t v)
+{
+	memcpy(rec + off, &v, 8);
+}
+
+void trace_kmalloc_slow(uint64_t call_site, const void *ptr, uint64_t req, uint64_t alloc)
+{
+	uint8_t rec[64];
+	uint64_t regs[34];
+
+	KERNEL_REGS(regs);
+	memset(rec, 0, sizeof(rec));
+	put64(rec, 8, call_site);
+	put64(rec, 16, (uint64_t)(uintptr_t)ptr);
+	put64(rec, 24, req);
+	put64(rec, 32, alloc);
+	put64(rec, 40, GFP_KERNEL);
+	put32(rec, 48, NUMA_NO_NODE);
+	emit(TRACE_ID_KMALLOC, rec, 56, regs, false); /* sizeof: node then 4 bytes of padding */
+}
+
+/* The 24-byte records of two fields: a u64 at 8, then b (b_size bytes) at 16. */
+static void emit_pair(unsigned int id, uint64_t a, uint64_t b, unsigned int b_size)
+{
+	uint8_t rec[32];
+	uint64_t regs[34];
+
+	KERNEL_REGS(regs);
+	memset(rec, 0, sizeof(rec));
+	put64(rec, 8, a);
+	memcpy(rec + 16, &b, b_size); /* little-endian: the low bytes */
+	emit(id, rec, 24, regs, false);
+}
+
+void trace_kfree_slow(uint64_t call_site, const void *ptr)
+{
+	emit_pair(TRACE_ID_KFREE, call_site, (uint64_t)(uintptr_t)ptr, 8);
+}
+
+void trace_mm_page_alloc_slow(uint64_t pfn, unsigned int order)
+{
+	uint8_t rec[48];
+	uint64_t regs[34];
+
+	KERNEL_REGS(regs);
+	memset(rec, 0, sizeof(rec));
+	put64(rec, 8, pfn);
+	put32(rec, 16, (int32_t)order);
+	put64(rec, 24, GFP_KERNEL | GFP_ZERO);
+	put32(rec, 32, 0); /* MIGRATE_UNMOVABLE */
+	emit(TRACE_ID_MM_PAGE_ALLOC, rec, 40, regs, false);
+}
+
+void trace_mm_page_free_slow(uint64_t pfn, unsigned int order)
+{
+	emit_pair(TRACE_ID_MM_PAGE_FREE, pfn, order, 4);
+}
+
+/* ---- lock (contention_begin: LCB_F_MUTEX for a sleeping lock; contention_end: ret 0) ---- */
+
+void trace_contention_slow(const void *lock, bool begin)
+{
+	emit_pair(begin ? TRACE_ID_CONTENTION_BEGIN : TRACE_ID_CONTENTION_END,
+		  (uint64_t)(uintptr_t)lock, begin ? 0x20 : 0, 4); /* LCB_F_MUTEX; ret 0 */
 }

@@ -283,6 +283,16 @@ const char *ksvc_trace_event_name(uint64_t id);
 /* [any] One more (delta 1) or one fewer (-1) active perf event on tracepoint id: the hooks
  * fire while any is. */
 void ksvc_trace_use(uint64_t id, int delta);
+/* PERF_EVENT_IOC_SET_FILTER's filters (trace/filter.c).  probe: 0 for tracepoint id (a
+ * uprobe_events one: __probe_ip, or __probe_func and __probe_ret_ip), 1 for a kprobe/uprobe
+ * PMU event, 2 for a return one (the common and generic fields only, as Linux's perf-local
+ * probe events).  [sleep] Parse str: 0 and *out, or Linux's errno for it. */
+struct trace_filter;
+int ksvc_trace_filter_new(uint64_t id, int probe, const char *str, struct trace_filter **out);
+/* [any] Does a hit's record pass f (NULL passes), for the current task on this CPU? */
+bool ksvc_trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size);
+/* [any] NULL is ignored. */
+void ksvc_trace_filter_free(struct trace_filter *f);
 /* [proc] The current task's user registers (at the last entry from user space). */
 void ksvc_user_regs(uint64_t regs[34]);
 
@@ -306,17 +316,19 @@ void ksvc_uprobe_dup(struct ksvc_uprobe *u, bool ret);
 
 struct ksvc_kprobe; /* one probed kernel address, shared by its registrations */
 /*
- * [sleep] Probe the kernel instruction at sym+off (sym NULL: at addr), the function's entry
- * (ret false; return probes are not built: -EOPNOTSUPP): 0 with *out (hits then reach
+ * [sleep] Probe the kernel instruction at sym+off (sym NULL: at addr), or with ret the
+ * returns of the function whose first instruction that is: 0 with *out (hits then reach
  * perf_kprobe_hit with it), -ENOENT (no such function), -EINVAL (outside the kernel's text,
- * not 4-aligned, a refused instruction or function), -ENOSPC, -ENOMEM.
+ * not 4-aligned, a refused instruction or function, a return probe not at an entry), -ENOSPC,
+ * -ENOMEM.
  */
 int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 			 struct ksvc_kprobe **out);
-/* [sleep] Undo one registration; the last one puts the original instruction back. */
-void ksvc_kprobe_unregister(struct ksvc_kprobe *k);
+/* [sleep] Undo one registration (ret as registered); the last one puts the original
+ * instruction back. */
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k, bool ret);
 /* [any] One more registration of k, as ksvc_uprobe_dup. */
-void ksvc_kprobe_dup(struct ksvc_kprobe *k);
+void ksvc_kprobe_dup(struct ksvc_kprobe *k, bool ret);
 
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 

@@ -84,5 +84,7 @@ struct kmem {
 
 void kmem_init(struct kmem *k, struct page_allocator *pages);
 /* Zeroed, 16-byte aligned (page aligned from 4 KiB up); NULL when out of memory. */
+/* The bytes an allocation of size takes (its size class, or its pages). */
+size_t kmem_object_size(size_t size);
 void *kmem_alloc(struct kmem *k, size_t size);
 void kmem_free(struct kmem *k, void *p);

@@ -74,6 +74,7 @@ struct task {
 	unsigned int perf_last_cpu; /* for the cpu-migrations event */
 	bool perf_ran;
 	void *proc; /* user process state, kernel/proc.c (NULL for kernel threads) */
+	void *kretprobes; /* pending kernel return probes, kernel/kprobes.c (the task only) */
 };
 
 struct wait_queue {

@@ -44,6 +44,12 @@ enum {
 	TRACE_ID_RAW_SYS_EXIT = 23,
 	TRACE_ID_RAW_SYS_ENTER = 24,
 	TRACE_ID_SIGNAL_DELIVER = 134,
+	TRACE_ID_CONTENTION_END = 275,
+	TRACE_ID_CONTENTION_BEGIN = 276,
+	TRACE_ID_MM_PAGE_ALLOC = 472,
+	TRACE_ID_MM_PAGE_FREE = 474,
+	TRACE_ID_KFREE = 476,
+	TRACE_ID_KMALLOC = 477,
 	TRACE_ID_SIGNAL_GENERATE = 135,
 	TRACE_ID_SCHED_STAT_RUNTIME = 252,
 	TRACE_ID_SCHED_PROCESS_EXEC = 257,
@@ -140,3 +146,84 @@ static inline void trace_sched_process_exit(void)
 	if (trace_enabled(TRACE_ID_SCHED_PROCESS_EXIT))
 		trace_sched_process_exit_slow();
 }
+
+/* ---- kmem and lock (Linux 6.1 include/trace/events/{kmem,lock}.h) ---- */
+void trace_kmalloc_slow(uint64_t call_site, const void *ptr, uint64_t req, uint64_t alloc);
+void trace_kfree_slow(uint64_t call_site, const void *ptr);
+void trace_mm_page_alloc_slow(uint64_t pfn, unsigned int order);
+void trace_mm_page_free_slow(uint64_t pfn, unsigned int order);
+void trace_contention_slow(const void *lock, bool begin);
+/* kmalloc (kernel/mm.c): ptr of req bytes in an object of alloc bytes, for call_site. */
+static inline void trace_kmalloc(uint64_t call_site, const void *ptr, uint64_t req, uint64_t alloc)
+{
+	if (trace_enabled(TRACE_ID_KMALLOC))
+		trace_kmalloc_slow(call_site, ptr, req, alloc);
+}
+static inline void trace_kfree(uint64_t call_site, const void *ptr)
+{
+	if (trace_enabled(TRACE_ID_KFREE))
+		trace_kfree_slow(call_site, ptr);
+}
+/* alloc_pages / free_pages: 2^order pages at pfn (~0: the allocation failed). */
+static inline void trace_mm_page_alloc(uint64_t pfn, unsigned int order)
+{
+	if (trace_enabled(TRACE_ID_MM_PAGE_ALLOC))
+		trace_mm_page_alloc_slow(pfn, order);
+}
+static inline void trace_mm_page_free(uint64_t pfn, unsigned int order)
+{
+	if (trace_enabled(TRACE_ID_MM_PAGE_FREE))
+		trace_mm_page_free_slow(pfn, order);
+}
+/* A sleeping lock (kmutex) is taken: the task waits for it (begin), then has it (end). */
+static inline void trace_contention_begin(const void *lock)
+{
+	if (trace_enabled(TRACE_ID_CONTENTION_BEGIN))
+		trace_contention_slow(lock, true);
+}
+static inline void trace_contention_end(const void *lock)
+{
+	if (trace_enabled(TRACE_ID_CONTENTION_END))
+		trace_contention_slow(lock, false);
+}
+
+/* ---- event filters (trace/filter.c): tracefs's filter language ---- */
+struct trace_filter;
+/* The parse errors the filter file names (Linux 6.1's FILT_ERR_*); their positions. */
+enum {
+	TRACE_FILT_NONE,
+	TRACE_FILT_INVALID_OP,
+	TRACE_FILT_TOO_MANY_OPEN,
+	TRACE_FILT_TOO_MANY_CLOSE,
+	TRACE_FILT_MISSING_QUOTE,
+	TRACE_FILT_OPERAND_TOO_LONG,
+	TRACE_FILT_EXPECT_STRING,
+	TRACE_FILT_EXPECT_DIGIT,
+	TRACE_FILT_ILLEGAL_FIELD_OP,
+	TRACE_FILT_FIELD_NOT_FOUND,
+	TRACE_FILT_ILLEGAL_INTVAL,
+	TRACE_FILT_BAD_SUBSYS_FILTER,
+	TRACE_FILT_TOO_MANY_PREDS,
+	TRACE_FILT_INVALID_FILTER,
+	TRACE_FILT_INVALID_VALUE,
+	TRACE_FILT_NO_FILTER,
+};
+struct trace_filter_err {
+	int code; /* TRACE_FILT_*; NONE when the errno alone tells */
+	int pos;  /* where in the string */
+};
+/* [sleep] Parse str (NUL-terminated) against an event's fields (plus the common and generic
+ * ones): 0 and *out, or Linux's errno (EINVAL, and EPERM, ENOENT, ESRCH for the errors
+ * create_filter returns raw) with *err filled. */
+int trace_filter_parse(const struct trace_field *fields, unsigned int nfields, const char *str,
+		       struct trace_filter **out, struct trace_filter_err *err);
+/* [any] Does the record (size bytes) pass?  comm: the current task's; cpu: this CPU.  A
+ * NULL filter passes everything. */
+bool trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size,
+			const char comm[16], unsigned int cpu);
+/* [any] NULL is ignored. */
+void trace_filter_free(struct trace_filter *f);
+/* [any] What the filter file shows after str failed with err (without the final newline
+ * print_event_filter adds): the length it wanted; buf is NUL-terminated within size. */
+size_t trace_filter_err_text(char *buf, size_t size, const char *str,
+			     const struct trace_filter_err *err);

@@ -15,6 +15,9 @@ struct vm_area;
 void uprobe_init(void);
 /* [boot] Register the kernel BRK handlers (kernel/kprobes.c). */
 void kprobe_init(void);
+/* A task goes: its pending kernel return probes with it. */
+struct task;
+void kprobe_task_free(struct task *t);
 /* [proc, mm->lock held] Page va of private file mapping v was just read from the file into
  * page (a kernel address): write the BRK of each probe it holds (Linux's uprobe_mmap). */
 void uprobe_fill_page(struct vm_area *v, uint64_t va, void *page);
@@ -26,21 +29,50 @@ void uprobe_task_free(struct uthread *ut);
 /* ---- uprobe trace events (kernel/uprobe_events.c), for tracefs's uprobe_events ---- */
 
 struct ksvc_uprobe;
+/* A fetch argument of a probe event (trace_probe.c): NAME=FETCH[:TYPE]. */
+#define PROBE_ARGS_MAX 16
+enum { PROBE_ARG_SP = 31, PROBE_ARG_PC = 32, PROBE_ARG_RETVAL = 40 };
+struct probe_arg {
+	char name[24];
+	char spec[40];	 /* FETCH[:TYPE] as written, for the listing */
+	uint8_t reg;	 /* x0..x30, PROBE_ARG_SP, _PC, _RETVAL */
+	bool deref;	 /* +off(%reg): the memory there */
+	char type;	 /* 'u', 's', 'x', 'd' (none given: a hex u64) */
+	uint8_t size;	 /* bytes */
+	uint16_t offset; /* in the record */
+	int64_t off;
+};
 struct uprobe_event_info {
 	uint16_t id; /* its tracepoint id (PERF_TYPE_TRACEPOINT config) */
 	char group[64], name[64];
 	const char *path;
 	uint64_t offset;
 	bool ret; /* "r:": a return probe */
-	uint64_t hits; /* uprobe_profile */
+	bool kprobe; /* a kprobe_events event: path is the kernel symbol, offset into it */
+	unsigned int maxactive; /* a kretprobe's "rN" (shown as Linux's default when not given) */
+	uint64_t hits; /* uprobe_profile / kprobe_profile */
+	unsigned int nargs;
+	struct probe_arg args[PROBE_ARGS_MAX];
 };
-/* [sleep] Define event group/name on path:offset: 0 with *id, -EEXIST, -ENOSPC, -ENOMEM. */
+/* is_good_name: [A-Za-z_][A-Za-z0-9_]* (group, event and argument names). */
+bool probe_name_ok(const char *s);
+/* Parse fetch arguments argv[0..argc) of a probe (ret: a return probe): 0 or -EINVAL; args'
+ * offsets follow the record's fixed head (16 bytes, 24 for a return probe), packed. */
+int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, unsigned int *n);
+/* [sleep] Define event group/name on path:offset (kprobe: the symbol sym+offset): 0 with
+ * *id, -EEXIST, -ENOSPC, -ENOMEM. */
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, uint16_t *id);
-/* [sleep] Delete one (-ENOENT, -EBUSY while a perf event has it open), or all (-EBUSY and
- * nothing deleted when any is open). */
-int uprobe_event_del(const char *group, const char *name);
-int uprobe_event_clear(void);
+		     bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
+		     unsigned int nargs, uint16_t *id);
+/* [sleep] Delete one of the kind (-ENOENT, -EBUSY while a perf event has it open), or all of
+ * the kind (-EBUSY and nothing deleted when any is open). */
+int uprobe_event_del(const char *group, const char *name, bool kprobe);
+int uprobe_event_clear(bool kprobe);
+/* [IRQs masked] Kprobe k was hit (see perf_kprobe_hit): write the records of its events. */
+struct ksvc_kprobe;
+void kprobe_events_hit(struct ksvc_kprobe *k, const uint64_t *regs, bool ret, uint64_t func);
+/* [sleep] Could sym+off be probed (ret: for its returns)?  0, -ENOENT, -EINVAL. */
+int kprobe_check(const char *sym, uint64_t off, bool ret);
 /* [sleep] fn on a copy of each defined event, in table order. */
 void uprobe_events_each(void (*fn)(const struct uprobe_event_info *info, void *arg), void *arg);
 /* [sleep] Is id a uprobe event?  Open (the first registers its uprobe: 0 or the registration's

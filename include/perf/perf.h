@@ -71,9 +71,10 @@ struct ksvc_uprobe;
 void perf_uprobe_hit(struct ksvc_uprobe *u, const uint64_t *regs, bool ret, uint64_t func);
 
 /* [IRQs masked] The kernel hit kprobe k (kern/ksvc.h) on the current task and CPU; regs are
- * the kernel's registers there (user_pt_regs order, pc the probe). */
+ * the kernel's registers there (user_pt_regs order, pc the probe); ret: the return of
+ * function func (pc the address it returns to). */
 struct ksvc_kprobe;
-void perf_kprobe_hit(struct ksvc_kprobe *k, const uint64_t *regs);
+void perf_kprobe_hit(struct ksvc_kprobe *k, const uint64_t *regs, bool ret, uint64_t func);
 
 /* ---- what /sys and /proc show of perf (perf/sysfs.c), for fs/sysfs.c and fs/procfs.c ---- */
 

@@ -8,7 +8,10 @@
 # a syscall-heavy workload's samples (/proc/kallsyms); perf list shows the tracepoints, perf
 # record -e sched:sched_switch -a + perf script decodes them (inside and on the host), perf trace
 # -s summarizes a program's syscalls; perf probe -x /bin/hot burn adds a uprobe that perf
-# record -e probe_hot:burn samples, and perf probe -d deletes it.
+# record -e probe_hot:burn samples, and perf probe -d deletes it; perf sched record + latency,
+# perf kmem record + stat (kmem:kmalloc/kfree) and perf lock record + report run as on Linux,
+# and perf trace -- true lists a program's syscalls; perf probe -a sys_getpid adds a kprobe
+# that perf stat counts.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-perf"
@@ -40,11 +43,22 @@ $P report -i /out/k.data --stdio --no-children --sort sym > /out/k.txt 2> /dev/n
 $P record -e sched:sched_switch -a -o /out/sw.data -- sleep 0.3 2> /out/sw.err
 $P script -i /out/sw.data > /out/sw.txt 2> /dev/null
 $P trace -s -- true > /out/trace.txt 2>&1
+$P trace -- true > /out/trace-l.txt 2>&1
+$P sched record -o /out/sched.data -- sleep 0.2 2> /out/sched-rec.err
+$P sched latency -i /out/sched.data > /out/sched-lat.txt 2>&1
+$P kmem record -o /out/kmem.data -- hot 1 2> /out/kmem-rec.err
+$P kmem -i /out/kmem.data stat > /out/kmem-stat.txt 2>&1
+$P lock record -o /out/lock.data -- hot 1 2> /out/lock-rec.err
+$P lock report -i /out/lock.data > /out/lock-rep.txt 2>&1
 $P probe -x /bin/hot burn > /out/probe.txt 2>&1
 $P record -e probe_hot:burn -o /out/up.data -- hot 1 2> /out/up.err
 $P script -i /out/up.data > /out/up.txt 2> /dev/null
 $P probe -d probe_hot:burn >> /out/probe.txt 2>&1
 cat /sys/kernel/tracing/uprobe_events > /out/up-left.txt
+$P probe -a sys_getpid > /out/kp.txt 2>&1
+$P stat -x, -e probe:sys_getpid -- sh -c 'echo \$\$; echo \$\$' 2> /out/kp.csv > /dev/null
+$P probe -d probe:sys_getpid >> /out/kp.txt 2>&1
+cat /sys/kernel/tracing/kprobe_events > /out/kp-left.txt
 echo DONE" > "$w/run.log" 2>&1
 grep -q '^perf version 6\.1' "$w/run.log" && ok "perf --version: $(grep '^perf version' "$w/run.log")" ||
 	{ bad "perf --version"; tail -20 "$w/run.log"; }
@@ -77,11 +91,31 @@ perf script -i "$w/out/sw.data" 2> /dev/null | grep -q 'prev_comm=.*==> next_com
 	ok "the host's perf script decodes those sched_switch records" || bad "host perf script of sched_switch"
 grep -Eq '^ +brk +[0-9]+ ' "$w/out/trace.txt" 2> /dev/null && ok "perf trace -s -- true: syscall summary" ||
 	{ bad "perf trace -s"; tail -5 "$w/out/trace.txt" 2> /dev/null; }
+grep -q 'true/[0-9]* exit_group()' "$w/out/trace-l.txt" 2> /dev/null &&
+	ok "perf trace -- true: the program's syscalls, to exit_group" ||
+	{ bad "perf trace -- true"; tail -5 "$w/out/trace-l.txt" 2> /dev/null; }
+# perf sched/kmem/lock: the outputs Linux 6.1 gives for the same commands under refvm.sh
+grep -q '^ *sleep:[0-9]* *|' "$w/out/sched-lat.txt" 2> /dev/null &&
+	ok "perf sched record -- sleep, perf sched latency: sleep's line" ||
+	{ bad "perf sched latency"; cat "$w/out/sched-rec.err" "$w/out/sched-lat.txt" 2> /dev/null | tail -8; }
+req=$(sed -n 's/^Total bytes requested: *\([0-9]*\)$/\1/p' "$w/out/kmem-stat.txt" 2> /dev/null)
+grep -q '^SUMMARY (SLAB allocator)' "$w/out/kmem-stat.txt" 2> /dev/null && [ "${req:-0}" -gt 0 ] &&
+	ok "perf kmem record, perf kmem stat: $req bytes requested" ||
+	{ bad "perf kmem stat"; cat "$w/out/kmem-rec.err" "$w/out/kmem-stat.txt" 2> /dev/null | tail -8; }
+grep -Eq '^ +Name +acquired +contended' "$w/out/lock-rep.txt" 2> /dev/null &&
+	ok "perf lock record, perf lock report: the report" ||
+	{ bad "perf lock report"; cat "$w/out/lock-rec.err" "$w/out/lock-rep.txt" 2> /dev/null | tail -8; }
 # a uprobe: perf probe -x writes uprobe_events, perf record -e probe_hot:burn samples each call
 n=$(grep -c "probe_hot:burn: ($(printf %x $((burn))))" "$w/out/up.txt" 2> /dev/null)
 [ "$n" = 8 ] && grep -q 'Added new event' "$w/out/probe.txt" && ! [ -s "$w/out/up-left.txt" ] &&
 	ok "perf probe -x /bin/hot burn, perf record -e probe_hot:burn: burn's 8 calls, then perf probe -d" ||
 	{ bad "uprobe via perf probe: $n samples"; cat "$w/out/probe.txt" "$w/out/up.err" 2> /dev/null; }
+# a kprobe: perf probe -a writes kprobe_events (_stext+offset), perf stat counts its hits
+v=$(awk -F, '$3 ~ /^probe:sys_getpid/ { print $1 }' "$w/out/kp.csv" 2> /dev/null)
+[ -n "$v" ] && [ "$v" -ge 1 ] 2> /dev/null && grep -q 'Added new event' "$w/out/kp.txt" &&
+	grep -q 'Removed event: probe:sys_getpid' "$w/out/kp.txt" && ! [ -s "$w/out/kp-left.txt" ] &&
+	ok "perf probe -a sys_getpid, perf stat -e probe:sys_getpid: $v, then perf probe -d" ||
+	{ bad "kprobe via perf probe: '$v'"; cat "$w/out/kp.txt" "$w/out/kp.csv" 2> /dev/null; }
 v=$(awk -F, '$3 ~ /^mem:/ { print $1 }' "$w/out/bp.csv" 2> /dev/null)
 [ "$v" = 8 ] && ok "perf stat -e mem:<burn>:x counts burn's 8 calls" || { bad "breakpoint count '$v'"; cat "$w/out/bp.csv"; }
 # kernel samples of a syscall-heavy dd resolve through /proc/kallsyms to kernel functions

@@ -415,6 +415,30 @@ void ksvc_trace_use(uint64_t id, int delta)
 	ksvc_fake.trace_uses += delta;
 }
 
+/* Filters: "fake" parses (and passes every record), anything else is EINVAL. */
+int ksvc_trace_filter_new(uint64_t id, int probe, const char *str, struct trace_filter **out)
+{
+	(void)id;
+	(void)probe;
+	if (strcmp(str, "fake"))
+		return -EINVAL;
+	*out = (struct trace_filter *)calloc(1, 1);
+	return *out ? 0 : -ENOMEM;
+}
+
+bool ksvc_trace_filter_match(const struct trace_filter *f, const void *rec, uint32_t size)
+{
+	(void)f;
+	(void)rec;
+	(void)size;
+	return true;
+}
+
+void ksvc_trace_filter_free(struct trace_filter *f)
+{
+	free(f);
+}
+
 void ksvc_clock_info(uint32_t *freq_hz, uint64_t *counter, uint64_t *ns)
 {
 	*freq_hz = 62500000;
@@ -732,12 +756,14 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 	return -ENOENT;
 }
 
-void ksvc_kprobe_dup(struct ksvc_kprobe *k)
+void ksvc_kprobe_dup(struct ksvc_kprobe *k, bool ret)
 {
+	(void)ret;
 	(void)k;
 }
 
-void ksvc_kprobe_unregister(struct ksvc_kprobe *k)
+void ksvc_kprobe_unregister(struct ksvc_kprobe *k, bool ret)
 {
+	(void)ret;
 	(void)k;
 }

@@ -44,16 +44,6 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define TRACEFS_MAGIC 0x74726163
 
-static long event_id(const char *sysev)
-{
-	char path[256], buf[32];
-
-	snprintf(path, sizeof(path), TRACEFS "/events/%s/id", sysev);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
 /* ---- 1: mount ---- */
 
 static void test_mount(void)

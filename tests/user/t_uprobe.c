@@ -28,6 +28,8 @@
  *    per-task one;
  *    BPF_LINK_CREATE with BPF_PERF_EVENT attaches, kprobe_multi is EOPNOTSUPP (Debian's 6.1
  *    has no CONFIG_FPROBE).
+ *  9 uprobe_events' fetch arguments: %xN, %sp/%pc, +OFF(%reg), :u/s/x 8..64, :string, $retval: the
+ *    listing, the format files and the records as Linux 6.1's.
  *  8 uprobe_events: definitions (named, default-named return probe, ENOENT, EINVAL), the
  *    listing, events/<group>/<event>/{id,format} as Linux prints them, the event counted and
  *    sampled as PERF_TYPE_TRACEPOINT (RAW common_type = its id), uprobe_profile's hits, EBUSY
@@ -777,6 +779,207 @@ static void test_events(void)
 	CHECK(!strstr(buf, self_path), "uprobe_events no longer lists this program's probes", "'%s'", buf);
 }
 
+/* A counting event on tracefs event group/name with filter f: its count over one
+ * f_add4(x, y, p, q) call, or ~0 when it cannot be set up. */
+static uint64_t filtered_count(const char *ev, const char *f, uint64_t x, uint64_t y,
+			       const void *p, uint64_t q);
+
+/* f_add under a name that passes x1..x3 too (the same instructions) */
+uint64_t f_add4(uint64_t x, uint64_t y, const void *p, uint64_t q);
+__asm__(".globl f_add4\n.set f_add4, f_add\n");
+
+/* fetch arguments: registers, memory at a register plus an offset, types, $retval */
+static void test_event_args(void)
+{
+	char cmd[2048], buf[4096], want[2048];
+	long off = file_offset((void *)f_add);
+	uint64_t (*call)(uint64_t, uint64_t, const void *, uint64_t) = f_add4;
+	static uint64_t mem[2] = { 1, 0xdeadbeefcafeull };
+
+	if (access(TRACEFS "/uprobe_events", F_OK))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "p:t_uprobe/args %s:0x%lx %%x0 v=%%x1:u32 n=%%x1:s16 h=%%x1:x8 m=+8(%%x2):u64 "
+		 "z=+0(%%x3):u32\nr:t_uprobe/rargs %s:0x%lx rv=$retval %%x1:s32\n",
+		 self_path, off, self_path, off);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) ? -1 : 0,
+		  "uprobe_events: probes with fetch arguments");
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/bad %s:0x%lx r=$retval\n", self_path, off);
+	CHECK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) == -EINVAL,
+	      "$retval in an entry probe is EINVAL", "-");
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/bad %s:0x%lx %%x31\n", self_path, off);
+	CHECK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) == -EINVAL, "%x31 is EINVAL", "-");
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/bad %s:0x%lx %%x0:u7\n", self_path, off);
+	CHECK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) == -EINVAL, "a type :u7 is EINVAL", "-");
+	read_file(TRACEFS "/uprobe_events", buf, sizeof(buf));
+	snprintf(want, sizeof(want),
+		 "p:t_uprobe/args %s:0x%016lx arg1=%%x0 v=%%x1:u32 n=%%x1:s16 h=%%x1:x8 "
+		 "m=+8(%%x2):u64 z=+0(%%x3):u32\nr:t_uprobe/rargs %s:0x%016lx rv=$retval arg2=%%x1:s32\n",
+		 self_path, off, self_path, off);
+	CHECK(strstr(buf, want) != NULL, "uprobe_events lists the arguments as Linux", "'%s'", buf);
+	read_file(TRACEFS "/events/t_uprobe/args/format", buf, sizeof(buf));
+	CHECK(strstr(buf, "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+			  "\tfield:u64 arg1;\toffset:16;\tsize:8;\tsigned:0;\n"
+			  "\tfield:u32 v;\toffset:24;\tsize:4;\tsigned:0;\n"
+			  "\tfield:s16 n;\toffset:28;\tsize:2;\tsigned:1;\n"
+			  "\tfield:u8 h;\toffset:30;\tsize:1;\tsigned:0;\n"
+			  "\tfield:u64 m;\toffset:31;\tsize:8;\tsigned:0;\n"
+			  "\tfield:u32 z;\toffset:39;\tsize:4;\tsigned:0;\n\n"
+			  "print fmt: \"(%lx) arg1=0x%Lx v=%u n=%d h=0x%x m=%Lu z=%u\", REC->__probe_ip, "
+			  "REC->arg1, REC->v, REC->n, REC->h, REC->m, REC->z\n") != NULL,
+	      "the arguments' fields packed and their print fmt, as Linux", "'%s'", buf);
+	read_file(TRACEFS "/events/t_uprobe/rargs/format", buf, sizeof(buf));
+	CHECK(strstr(buf, "\tfield:u64 rv;\toffset:24;\tsize:8;\tsigned:0;\n"
+			  "\tfield:s32 arg2;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+			  "print fmt: \"(%lx <- %lx) rv=0x%Lx arg2=%d\", REC->__probe_func, "
+			  "REC->__probe_ret_ip, REC->rv, REC->arg2\n") != NULL,
+	      "a return probe's arguments after __probe_ret_ip", "'%s'", buf);
+
+	struct perf_event_attr a;
+	int fds[2];
+	struct ring r[2];
+	struct sample sm[2][4];
+	int n[2];
+
+	for (int k = 0; k < 2; k++) {
+		read_file(k ? TRACEFS "/events/t_uprobe/rargs/id" : TRACEFS "/events/t_uprobe/args/id",
+			  buf, sizeof(buf));
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = (uint64_t)atoi(buf);
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW; /* ring_samples' */
+		fds[k] = (int)peo(&a, 0, -1, -1, 0);
+		r[k] = (struct ring){ fds[k], NULL, 3 * 4096 };
+		r[k].pg = fds[k] < 0 ? MAP_FAILED
+				    : mmap(NULL, r[k].size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[k], 0);
+	}
+	uint64_t got = call(5, 0x1234fff0, mem, 8);
+
+	for (int k = 0; k < 2; k++)
+		n[k] = r[k].pg == MAP_FAILED ? -1 : ring_samples(&r[k], sm[k], 4);
+	uint64_t a1 = 0, m = 1, rv = 0;
+	uint32_t v = 0, z = 1;
+	int16_t s16 = 0;
+	uint8_t h = 0;
+	int32_t s32 = 0;
+
+	if (n[0] == 1) {
+		const uint8_t *p = sm[0][0].raw;
+
+		memcpy(&a1, p + 16, 8);
+		memcpy(&v, p + 24, 4);
+		memcpy(&s16, p + 28, 2);
+		h = p[30];
+		memcpy(&m, p + 31, 8);
+		memcpy(&z, p + 39, 4);
+	}
+	CHECK(n[0] == 1 && sm[0][0].rawsize == 44 && a1 == 5 && v == 0x1234fff0 && s16 == -16 &&
+		      h == 0xf0 && m == mem[1] && z == 0,
+	      "a hit's record: the registers, typed, the memory at x2+8, 0 for unreadable memory",
+	      "n %d size %u arg1 %llu v %x n %d h %x m %llx z %u", n[0], n[0] > 0 ? sm[0][0].rawsize : 0,
+	      (unsigned long long)a1, v, s16, h, (unsigned long long)m, z);
+	if (n[1] == 1) {
+		memcpy(&rv, sm[1][0].raw + 24, 8);
+		memcpy(&s32, sm[1][0].raw + 32, 4);
+	}
+	CHECK(n[1] == 1 && sm[1][0].rawsize == 36 && got == 8 && rv == 8 && s32 == 0x1234fff0,
+	      "a return's record: $retval and the register then", "n %d size %u rv %llu s32 %x", n[1],
+	      n[1] > 0 ? sm[1][0].rawsize : 0, (unsigned long long)rv, (unsigned)s32);
+	for (int k = 0; k < 2; k++) {
+		if (r[k].pg != MAP_FAILED)
+			munmap(r[k].pg, r[k].size);
+		if (fds[k] >= 0)
+			close(fds[k]);
+	}
+	uint64_t c1 = filtered_count("args", "v == 0x1234fff0 && n < 0 && h == 0xf0 && m == 0xdeadbeefcafe",
+				     5, 0x1234fff0, mem, 8);
+	uint64_t c0 = filtered_count("args", "m != 0xdeadbeefcafe || arg1 != 5", 5, 0x1234fff0, mem, 8);
+
+	CHECK(c1 == 1 && c0 == 0, "SET_FILTER on the arguments (u32, s16, x8, memory, default)",
+	      "counts %lld %lld", (long long)c1, (long long)c0);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/args\n-:t_uprobe/rargs\n", O_APPEND)
+			  ? -1 : 0, "the probes with arguments go");
+
+	/* :string: the bytes after the fixed part behind a __data_loc word; none when unreadable */
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/sarg %s:0x%lx s=+0(%%x2):string t=+0(%%x3):string\n",
+		 self_path, off);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) ? -1 : 0,
+		  "uprobe_events: string arguments");
+	snprintf(cmd, sizeof(cmd), "p:t_uprobe/bad %s:0x%lx s=%%x2:string\n", self_path, off);
+	CHECK(write_file(TRACEFS "/uprobe_events", cmd, O_APPEND) == -EINVAL,
+	      "a string of a register (no memory) is EINVAL", "-");
+	read_file(TRACEFS "/events/t_uprobe/sarg/format", buf, sizeof(buf));
+	CHECK(strstr(buf, "\tfield:__data_loc char[] s;\toffset:16;\tsize:4;\tsigned:1;\n"
+			  "\tfield:__data_loc char[] t;\toffset:20;\tsize:4;\tsigned:1;\n\n"
+			  "print fmt: \"(%lx) s=\\\"%s\\\" t=\\\"%s\\\"\", REC->__probe_ip, "
+			  "__get_str(s), __get_str(t)\n") != NULL,
+	      "string arguments' fields and print fmt as Linux", "'%s'", buf);
+	read_file(TRACEFS "/events/t_uprobe/sarg/id", buf, sizeof(buf));
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)atoi(buf);
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	fds[0] = (int)peo(&a, 0, -1, -1, 0);
+	r[0] = (struct ring){ fds[0], NULL, 3 * 4096 };
+	r[0].pg = fds[0] < 0 ? MAP_FAILED
+			     : mmap(NULL, r[0].size, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	call(0, 0, "hello", 8);
+	n[0] = r[0].pg == MAP_FAILED ? -1 : ring_samples(&r[0], sm[0], 4);
+	uint32_t ls = 0, lt = 1;
+
+	if (n[0] == 1) {
+		memcpy(&ls, sm[0][0].raw + 16, 4);
+		memcpy(&lt, sm[0][0].raw + 20, 4);
+	}
+	CHECK(n[0] == 1 && sm[0][0].rawsize == 36 && ls == (6u << 16 | 24) && lt == (0u << 16 | 30) &&
+		      !memcmp(sm[0][0].raw + 24, "hello", 6),
+	      "a hit's strings: \"hello\" at 24 (6 bytes), the unreadable one empty at 30",
+	      "n %d size %u s %x t %x", n[0], n[0] > 0 ? sm[0][0].rawsize : 0, ls, lt);
+	if (r[0].pg != MAP_FAILED)
+		munmap(r[0].pg, r[0].size);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	c1 = filtered_count("sarg", "s == \"hello\" && t != \"x\" && s ~ \"h*o\"", 0, 0, "hello", 8);
+	c0 = filtered_count("sarg", "s ~ \"x*\"", 0, 0, "hello", 8);
+	CHECK(c1 == 1 && c0 == 0, "SET_FILTER on string arguments", "counts %lld %lld", (long long)c1,
+	      (long long)c0);
+	EXPECT_OK(write_file(TRACEFS "/uprobe_events", "-:t_uprobe/sarg\n", O_APPEND) ? -1 : 0,
+		  "the probe with strings goes");
+}
+
+static uint64_t filtered_count(const char *ev, const char *f, uint64_t x, uint64_t y,
+			       const void *p, uint64_t q)
+{
+	char path[128], buf[32];
+	struct perf_event_attr a;
+	uint64_t c = ~0ull;
+
+	snprintf(path, sizeof(path), TRACEFS "/events/t_uprobe/%s/id", ev);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return c;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)atoi(buf);
+	a.disabled = 1;
+	int fd = (int)peo(&a, 0, -1, -1, 0);
+
+	if (fd < 0)
+		return c;
+	if (!ioctl(fd, PERF_EVENT_IOC_SET_FILTER, f)) {
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		f_add4(x, y, p, q);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		c = count_of(fd);
+	}
+	close(fd);
+	return c;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--child")) {
@@ -803,5 +1006,6 @@ int main(int argc, char **argv)
 	test_inherit();
 	test_bpf();
 	test_events();
+	test_event_args();
 	return tap_done();
 }

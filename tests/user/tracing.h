@@ -11,6 +11,8 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -57,6 +59,33 @@ static inline int read_file(const char *path, char *buf, size_t size)
 	buf[n] = 0;
 	close(fd);
 	return n;
+}
+
+/* The id of tracefs's events/<sysev> ("sched/sched_switch"), or -1. */
+static inline long event_id(const char *sysev)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id", sysev);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* A disabled tracepoint event on this task: counting (period 0) or sampling PERF_SAMPLE_RAW. */
+static inline int tp_open(long id, int inherit, uint64_t period)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id;
+	a.disabled = 1;
+	a.inherit = (unsigned)inherit;
+	a.sample_period = period;
+	a.sample_type = PERF_SAMPLE_RAW;
+	return (int)peo(&a, 0, -1, -1, 0);
 }
 
 #define INSN(c, d, s_, o, i)                                                                       \
