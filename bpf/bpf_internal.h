@@ -234,6 +234,7 @@ struct bpf_map {
 	_Atomic uint32_t refcnt; /* (a) programs and fds */
 	_Atomic uint32_t usercnt; /* (a) fds only */
 	uint32_t type, key_size, value_size, max_entries, map_flags; /* (c) */
+	uint64_t map_extra; /* (c) BPF_MAP_CREATE's map_extra (bloom filter: hash count) */
 	uint32_t id; /* (c) */
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	bool frozen; /* (f) */
@@ -282,7 +283,25 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
-	bpf_qstack_ops;
+	bpf_qstack_ops, bpf_prog_array_ops;
+
+/* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
+ * program type and JIT state to meet it, which this call records)?  Linux's
+ * bpf_prog_map_compatible, for updates and for loads of programs using the map. */
+bool bpf_prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog);
+/* The owner for fdinfo: false when no program has met the map (or it is no program array). */
+bool bpf_prog_array_owner(struct bpf_map *map, uint32_t *type, bool *jited);
+/* [any] The program in slot index (no reference taken: see map_prog_array.c), or NULL. */
+const struct bpf_prog *bpf_prog_array_get(struct bpf_map *map, uint32_t index);
+/* Linux's MAX_TAIL_CALL_CNT: tail calls one run may make. */
+#define BPF_MAX_TAIL_CALLS 33
+
+/* The syscall update of a map of fds (perf event array, program array): the slot and the fd,
+ * or -EINVAL (flags other than BPF_ANY) / -E2BIG (index past the end), as Linux checks them. */
+int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *value,
+		      uint64_t flags, uint32_t *index, int *fd);
+/* get_next_key of an index-keyed map: the next index, 0 for NULL or past the end. */
+int bpf_array_next_key(struct bpf_map *map, const void *key, void *next);
 
 /* map_queue.c: QUEUE and STACK maps.  [any] push: 0, -EINVAL (flags), -E2BIG (full);
  * pop (remove) or peek: 0 or -ENOENT with value zeroed. */
@@ -309,6 +328,9 @@ struct bpf_prog {
 	uint32_t stack_depth; /* (c) bytes of stack per frame reserved by the interpreter */
 	uint32_t max_ctx_offset; /* (c) highest ctx byte read + 1 */
 	bool gpl; /* (c) */
+	/* (c) bpf_jit_enable at load: Linux's prog->jited, which a program array's owner
+	 * compares (the JIT may still leave the program to the interpreter) */
+	bool jit_requested;
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	uint8_t tag[8]; /* (c) */
 	uint64_t load_time; /* (c) */

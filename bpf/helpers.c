@@ -761,6 +761,16 @@ static uint64_t h_enoent(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uin
 	return (uint64_t)-ENOENT;
 }
 
+/*
+ * bpf_tail_call as a plain call: only the verifier-free test path makes one (a verified
+ * program's call is decoded as the interpreter's tail call).  With no program array it finds
+ * nothing, so it falls through as Linux's does on a miss.
+ */
+static uint64_t h_tail_call_miss(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return 0;
+}
+
 /* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
 static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -780,6 +790,7 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	  ARG_MAP_VALUE, ARG_ANY),
 	H(map_delete_elem, h_map_delete, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_KEY),
 	H(ktime_get_ns, h_ktime, RET_INTEGER, false, AV_BASE, 0),
+	H(tail_call, h_tail_call_miss, RET_VOID, false, AV_BASE, ARG_CTX, ARG_CONST_MAP, ARG_ANY),
 	/* the format arguments are not checked: any register, as in Linux */
 	H(trace_printk, h_trace_printk, RET_INTEGER, true, AV_BASE, ARG_MEM, ARG_SIZE_NZ),
 	H(get_prandom_u32, h_prandom, RET_INTEGER, false, AV_BASE, 0),

@@ -353,7 +353,8 @@ static int emit_helper_call(struct jit *j, int32_t id)
 {
 	bpf_helper_fn fn;
 
-	if (!(fn = bpf_helper_impl(id, j->o->prog_type)))
+	/* bpf_tail_call: such programs are left to the interpreter */
+	if (id == BPF_FUNC_tail_call || !(fn = bpf_helper_impl(id, j->o->prog_type)))
 		return -EINVAL;
 	emit_mov_imm(j, true, T1, (uint64_t)(uintptr_t)fn);
 	emit(j, a64_blr(T1));

@@ -31,6 +31,7 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_RINGBUF: return &bpf_ringbuf_ops;
 	case BPF_MAP_TYPE_QUEUE: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_STACK: return &bpf_qstack_ops;
+	case BPF_MAP_TYPE_PROG_ARRAY: return &bpf_prog_array_ops;
 	default: return NULL;
 	}
 }
@@ -96,6 +97,7 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	map->value_size = attr->value_size;
 	map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags;
+	map->map_extra = attr->map_extra;
 	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
 	spin_init(&map->lock);
 	atomic_store(&map->refcnt, 1);
@@ -338,6 +340,10 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		    func_id != BPF_FUNC_ringbuf_query)
 			return false;
 		break;
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		if (func_id != BPF_FUNC_tail_call)
+			return false;
+		break;
 	case BPF_MAP_TYPE_QUEUE:
 	case BPF_MAP_TYPE_STACK:
 		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_pop_elem &&
@@ -354,6 +360,8 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		return map->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
 	case BPF_FUNC_get_stackid:
 		return map->type == BPF_MAP_TYPE_STACK_TRACE;
+	case BPF_FUNC_tail_call:
+		return map->type == BPF_MAP_TYPE_PROG_ARRAY;
 	case BPF_FUNC_ringbuf_output:
 	case BPF_FUNC_ringbuf_reserve:
 	case BPF_FUNC_ringbuf_query:

@@ -175,7 +175,17 @@ static int array_sys_update(struct bpf_map *map, const void *key, const void *va
 	return 0;
 }
 
-static int array_next_key(struct bpf_map *map, const void *key, void *next)
+int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *value,
+		      uint64_t flags, uint32_t *index, int *fd)
+{
+	if (flags != BPF_ANY)
+		return -EINVAL;
+	memcpy(index, key, 4);
+	memcpy(fd, value, 4);
+	return *index >= map->max_entries ? -E2BIG : 0;
+}
+
+int bpf_array_next_key(struct bpf_map *map, const void *key, void *next)
 {
 	uint32_t index = 0, n;
 
@@ -201,7 +211,7 @@ const struct bpf_map_ops bpf_array_ops = {
 	.delete = array_delete,
 	.sys_lookup = array_sys_lookup,
 	.sys_update = array_sys_update,
-	.get_next_key = array_next_key,
+	.get_next_key = bpf_array_next_key,
 };
 
 const struct bpf_map_ops bpf_percpu_array_ops = {
@@ -214,5 +224,5 @@ const struct bpf_map_ops bpf_percpu_array_ops = {
 	.delete = array_delete,
 	.sys_lookup = array_sys_lookup,
 	.sys_update = array_sys_update,
-	.get_next_key = array_next_key,
+	.get_next_key = bpf_array_next_key,
 };

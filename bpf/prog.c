@@ -16,7 +16,7 @@
  * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
  * offsets there differ from load to load (bpf_prog_calc_tag).
  * With bpf_jit_enable (the default) a verified program also gets JIT code (jit.c), which
- * bpf_prog_run prefers.  Not here: BTF, func/line info, attach types, tail calls.
+ * bpf_prog_run prefers.  Not here: BTF, func/line info, attach types.
  */
 #include <stdint.h>
 
@@ -360,6 +360,17 @@ int bpf_prog_load(const union bpf_attr *attr)
 	}
 	if (err)
 		goto err_free_prog;
+
+	/* Linux's bpf_check_tail_call: a program array the program uses takes it as owner or
+	 * refuses it (a different type or JIT state) */
+	prog->jit_requested = atomic_load(&bpf_jit_enable) != 0;
+	for (uint32_t i = 0; i < prog->nr_maps; i++) {
+		if (prog->maps[i]->type == BPF_MAP_TYPE_PROG_ARRAY &&
+		    !bpf_prog_array_compatible(prog->maps[i], prog)) {
+			err = -EINVAL;
+			goto err_free_prog;
+		}
+	}
 
 	/* commit */
 	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false,

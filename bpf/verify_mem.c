@@ -738,12 +738,30 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		if (err)
 			return err;
 	}
+	if (in->imm == BPF_FUNC_tail_call) {
+		/* Linux's record_func_key: a program array only; a constant index in range is
+		 * precise (the JIT's direct jumps depend on it) */
+		const struct reg *r3 = &f->regs[BPF_REG_3];
+
+		if (map->type != BPF_MAP_TYPE_PROG_ARRAY)
+			return verr(env, -EINVAL, "kernel subsystem misconfigured verifier\n");
+		if (reg_is_const(r3) && r3->umin < map->max_entries)
+			mark_reg_precise(env, BPF_REG_3);
+	}
+	/* a tail call never returns to release what the program holds (check_reference_leak) */
+	if (in->imm == BPF_FUNC_tail_call && env->cur->nrefs) {
+		for (uint32_t i = 0; i < env->cur->nrefs; i++)
+			verr(env, 0, "Unreleased reference id=%u alloc_insn=%u\n",
+			     env->cur->refs[i].id, env->cur->refs[i].insn);
+		return verr(env, -EINVAL, "tail_call would lead to reference leak\n");
+	}
 	/* Linux's check_map_func_compatibility, after the arguments and the callback's setup */
 	if (map && !bpf_map_func_ok(map, in->imm)) {
 		frame_free(cb_frame);
 		return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n", map->type,
 			    h->name, in->imm);
 	}
+
 	if (release && !release_ref(env->cur, release))
 		return verr(env, -EINVAL, "release of unacquired reference\n"); /* not reached */
 	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)

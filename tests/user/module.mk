@@ -114,7 +114,7 @@ t_bpf_loops_SRCS := tests/user/t_bpf_loops.c $(BUILD)/user/bpf/loops.bpf.lo \
 	$(BUILD)/user/bpf/badloops.bpf.lo
 t_bpf_loops_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_loops_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
-$(BUILD)/user/bin/t_bpf_loops: tests/user/tap.h tests/user/bpf_faults.h
+$(BUILD)/user/bin/t_bpf_loops: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
 UPROGS += t_bpf_probe
 t_bpf_probe_SRCS := tests/user/t_bpf_probe.c
 $(BUILD)/user/bin/t_bpf_probe: tests/user/tap.h
@@ -123,9 +123,14 @@ UPROGS += t_bpf_helpers
 t_bpf_helpers_SRCS := tests/user/t_bpf_helpers.c $(BUILD)/user/bpf/helpers.bpf.lo
 t_bpf_helpers_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_helpers_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
-$(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h
+$(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
 UPROGS += t_uprobe
 t_uprobe_SRCS := tests/user/t_uprobe.c
 UPROGS += t_kprobe
 t_kprobe_SRCS := tests/user/t_kprobe.c
 $(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h
+# t_bpf_tailcall: bpf_tail_call and BPF_MAP_TYPE_PROG_ARRAY (raw instructions)
+UPROGS += t_bpf_tailcall
+t_bpf_tailcall_SRCS := tests/user/t_bpf_tailcall.c
+$(BUILD)/user/bin/t_bpf_tailcall: tests/user/tap.h tests/user/bpf_raw.h
+$(BUILD)/user/bin/t_bpf_ringbuf: tests/user/bpf_raw.h

@@ -10,6 +10,7 @@
  * Passes on Linux 6.1 (refvm.sh --smp 2). */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "bpf_raw.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -25,24 +26,6 @@
 #define PG 4096
 #define RB_SIZE (4 * PG)
 #define ENOTSUPP_ 524
-
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
 
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 #define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
