@@ -227,6 +227,10 @@ struct bpf_map_ops {
 	int (*get_next_key)(struct bpf_map *map, const void *key, void *next);
 	/* Called when the last user fd goes (perf event array drops its events). */
 	void (*release_uref)(struct bpf_map *map);
+	/* [any] Keyless maps (queue, stack, bloom filter): bpf_map_push_elem, and
+	 * bpf_map_pop_elem (remove) or bpf_map_peek_elem.  0 or -errno. */
+	long (*push)(struct bpf_map *map, const void *value, uint64_t flags);
+	long (*pop)(struct bpf_map *map, void *value, bool remove);
 };
 
 struct bpf_map {
@@ -283,7 +287,7 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
-	bpf_qstack_ops, bpf_prog_array_ops;
+	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops;
 
 /* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
  * program type and JIT state to meet it, which this call records)?  Linux's

@@ -86,17 +86,23 @@ static uint64_t h_map_lookup_cpu(uint64_t map, uint64_t key, uint64_t cpu, uint6
 
 static uint64_t h_map_push(uint64_t map, uint64_t val, uint64_t flags, uint64_t a4, uint64_t a5)
 {
-	return (uint32_t)bpf_qstack_push(P(map), P(val), flags);
+	struct bpf_map *m = P(map);
+
+	return (uint32_t)m->ops->push(m, P(val), flags);
 }
 
 static uint64_t h_map_pop(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return (uint32_t)bpf_qstack_pop(P(map), P(val), true);
+	struct bpf_map *m = P(map);
+
+	return (uint32_t)m->ops->pop(m, P(val), true);
 }
 
 static uint64_t h_map_peek(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return (uint32_t)bpf_qstack_pop(P(map), P(val), false);
+	struct bpf_map *m = P(map);
+
+	return (uint32_t)m->ops->pop(m, P(val), false);
 }
 
 /* ---- task and time ---- */

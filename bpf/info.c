@@ -228,6 +228,7 @@ static int map_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_a
 	info.value_size = map->value_size;
 	info.max_entries = map->max_entries;
 	info.map_flags = map->map_flags;
+	info.map_extra = map->map_extra;
 	memcpy(info.name, map->name, sizeof(info.name));
 	return info_out(attr, &info, len, uattr);
 }

@@ -6,7 +6,7 @@
  *
  * Linux 6.1 semantics: union bpf_attr map_type/key_size/value_size/max_entries/map_flags/
  * map_name; EINVAL for unknown types and bad sizes/flags, E2BIG for oversize keys and values.
- * Per-type storage and element semantics live in map_array.c, map_hash.c and map_misc.c.
+ * Per-type storage and element semantics live in the map_*.c files.
  * Not here: BTF, inner maps (map-in-map), RINGBUF, the syscall commands (syscall.c).
  */
 #include <stdint.h>
@@ -32,6 +32,7 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_QUEUE: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_STACK: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_PROG_ARRAY: return &bpf_prog_array_ops;
+	case BPF_MAP_TYPE_BLOOM_FILTER: return &bpf_bloom_ops;
 	default: return NULL;
 	}
 }
@@ -79,7 +80,9 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	if (name_check(attr->map_name))
 		return -EINVAL;
 	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id ||
-	    attr->inner_map_fd || attr->map_extra || attr->map_ifindex)
+	    attr->inner_map_fd || attr->map_ifindex)
+		return -EINVAL;
+	if (attr->map_extra && attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER)
 		return -EINVAL;
 	if ((attr->map_flags & BPF_F_RDONLY) && (attr->map_flags & BPF_F_WRONLY))
 		return -EINVAL;
@@ -350,6 +353,10 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		    func_id != BPF_FUNC_map_peek_elem)
 			return false;
 		break;
+	case BPF_MAP_TYPE_BLOOM_FILTER:
+		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_peek_elem)
+			return false;
+		break;
 	default:
 		break;
 	}
@@ -369,10 +376,12 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_FUNC_map_lookup_percpu_elem:
 		return map->type == BPF_MAP_TYPE_PERCPU_ARRAY || map->type == BPF_MAP_TYPE_PERCPU_HASH ||
 		       map->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-	case BPF_FUNC_map_push_elem:
 	case BPF_FUNC_map_pop_elem:
-	case BPF_FUNC_map_peek_elem:
 		return map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK;
+	case BPF_FUNC_map_push_elem:
+	case BPF_FUNC_map_peek_elem:
+		return map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK ||
+		       map->type == BPF_MAP_TYPE_BLOOM_FILTER;
 	case BPF_FUNC_current_task_under_cgroup:
 		return map->type == BPF_MAP_TYPE_CGROUP_ARRAY;
 	case BPF_FUNC_task_storage_get:

@@ -2,7 +2,7 @@
  * test_bpf_map.c - map semantics through bpf/map*.c directly: create checks per type, array and
  * per-CPU array, hash / per-CPU hash / LRU hash (flags, full map, iteration, eviction),
  * PERF_EVENT_ARRAY with and without registered perf ops, STACK_TRACE inserts as
- * bpf_get_stackid makes them, mmapable arrays, and references.
+ * bpf_get_stackid makes them, mmapable arrays, bloom filters, and references.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -464,6 +464,52 @@ static void test_mmapable(void **state)
 	bpf_map_put(m);
 }
 
+/*
+ * BLOOM_FILTER: creation rules, push/peek and the syscall ops' errnos, and a zero-seed filter
+ * of 64 bits and one hash setting Linux's bits: holding 0, it reports exactly the values
+ * t_bpf_bloom recorded on Linux 6.1 (jhash2 over one u32) among 1..400.
+ */
+static void test_bloom(void **state)
+{
+	static const uint32_t linux_fp[] = { 26, 59, 127, 180, 224, 312, 343 };
+	uint32_t v = 0, fp[64], n = 0, none;
+	union bpf_attr a;
+	struct bpf_map *m = NULL;
+
+	assert_int_equal(try_create(BPF_MAP_TYPE_BLOOM_FILTER, 4, 4, 1, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_BLOOM_FILTER, 0, 0, 1, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_BLOOM_FILTER, 0, 4, 1, BPF_F_MMAPABLE), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_BLOOM_FILTER;
+	a.value_size = 4;
+	a.max_entries = 1;
+	a.map_flags = BPF_F_ZERO_SEED;
+	a.map_extra = 16;
+	assert_int_equal(bpf_map_create(&a, &m), -EINVAL);
+	a.map_extra = 1;
+	assert_int_equal(bpf_map_create(&a, &m), 0);
+	assert_int_equal(m->ops->pop(m, &v, false), -ENOENT);
+	assert_int_equal(m->ops->push(m, &v, BPF_EXIST), -EINVAL);
+	assert_int_equal(m->ops->push(m, &v, BPF_ANY), 0);
+	assert_int_equal(m->ops->sys_lookup(m, NULL, &v), 0);
+	assert_int_equal(m->ops->pop(m, &v, true), -EOPNOTSUPP);
+	assert_int_equal(m->ops->delete(m, NULL), -EOPNOTSUPP);
+	assert_int_equal(m->ops->get_next_key(m, NULL, &none), -EOPNOTSUPP);
+	assert_null(m->ops->lookup(m, NULL));
+	for (v = 1; v <= 400; v++)
+		if (m->ops->pop(m, &v, false) == 0 && n < 64)
+			fp[n++] = v;
+	assert_int_equal(n, sizeof(linux_fp) / sizeof(linux_fp[0]));
+	assert_memory_equal(fp, linux_fp, sizeof(linux_fp));
+	bpf_map_put(m);
+	/* another map type with map_extra: EINVAL */
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.map_flags = 0;
+	a.map_extra = 1;
+	assert_int_equal(bpf_map_create(&a, &m), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,7 +517,7 @@ int main(void)
 		cmocka_unit_test(test_percpu),	      cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
-		cmocka_unit_test(test_ringbuf),
+		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
 		cmocka_unit_test(test_ringbuf_reserve),
 	};
 

@@ -20,7 +20,9 @@ static inline long sys_bpf(int cmd, union bpf_attr *a)
 	return syscall(SYS_bpf, cmd, a, sizeof(*a));
 }
 
-static inline int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
+/* BPF_MAP_CREATE with map_extra (a bloom filter's hash count): the fd or -1 and errno. */
+static inline int map_create_extra(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
+				   uint32_t flags, uint64_t extra)
 {
 	union bpf_attr a;
 
@@ -30,7 +32,13 @@ static inline int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t m
 	a.value_size = vs;
 	a.max_entries = max;
 	a.map_flags = flags;
+	a.map_extra = extra;
 	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+static inline int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
+{
+	return map_create_extra(type, ks, vs, max, flags, 0);
 }
 
 /* BPF_MAP_{LOOKUP,UPDATE,DELETE}_ELEM, LOOKUP_AND_DELETE_ELEM with a u32 key (NULL: keyless). */

@@ -132,5 +132,9 @@ $(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h
 # t_bpf_tailcall: bpf_tail_call and BPF_MAP_TYPE_PROG_ARRAY (raw instructions)
 UPROGS += t_bpf_tailcall
 t_bpf_tailcall_SRCS := tests/user/t_bpf_tailcall.c
-$(BUILD)/user/bin/t_bpf_tailcall: tests/user/tap.h tests/user/bpf_raw.h
-$(BUILD)/user/bin/t_bpf_ringbuf: tests/user/bpf_raw.h
+$(BUILD)/user/bin/t_bpf_tailcall: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+$(BUILD)/user/bin/t_bpf_ringbuf: tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_bloom: BPF_MAP_TYPE_BLOOM_FILTER (raw instructions)
+UPROGS += t_bpf_bloom
+t_bpf_bloom_SRCS := tests/user/t_bpf_bloom.c
+$(BUILD)/user/bin/t_bpf_bloom: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h

@@ -10,20 +10,11 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "bpf_insn.h"
 #include "bpf_raw.h"
 
 #include <fcntl.h>
 
-#define INSN(c, d, s, o, i)                                                                        \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
-#define MOV_K(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV_X(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define ADD_K(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
-#define LD_MAP(d, fd) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
-#define CALL(id) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
-#define CALL_LOCAL(off) INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, off)
-#define JEQ_K(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
-#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 /* res[slot] += 1 (atomic); r6 keeps the ctx */
 #define RES_INC(res, slot)                                                                         \
 	INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, slot), MOV_X(2, 10), ADD_K(2, -4),                \
@@ -31,8 +22,6 @@
 		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD)
 /* bpf_tail_call(ctx in r6, progs, index): 5 instructions */
 #define TAIL(progs, index) MOV_X(1, 6), LD_MAP(2, progs), MOV_K(3, index), CALL(BPF_FUNC_tail_call)
-#define RET0 MOV_K(0, 0), EXIT
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static char logbuf[65536];
 
@@ -133,8 +122,8 @@ static void map_abi(void)
 	pa = map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0);
 	if (!CHECK(pa >= 0, "PROG_ARRAY of 4 slots", "%s", strerror(errno)))
 		return;
-	fd = load(BPF_PROG_TYPE_PERF_EVENT, ret0, N(ret0));
-	sf = load(BPF_PROG_TYPE_SOCKET_FILTER, ret0, N(ret0));
+	fd = load(BPF_PROG_TYPE_PERF_EVENT, ret0, N_INSNS(ret0));
+	sf = load(BPF_PROG_TYPE_SOCKET_FILTER, ret0, N_INSNS(ret0));
 	if (!CHECK(fd >= 0 && sf >= 0, "a perf_event and a socket filter program load", "%s", strerror(errno)))
 		return;
 	CHECK(!fdinfo(pa, "owner_prog_type", line, sizeof(line))[0], "fdinfo: no owner before any program",
@@ -169,7 +158,7 @@ static void map_abi(void)
 	{
 		struct bpf_insn uses[] = { LD_MAP(1, pa), RET0 };
 
-		EXPECT_ERRNO(load(BPF_PROG_TYPE_SOCKET_FILTER, uses, N(uses)), EINVAL,
+		EXPECT_ERRNO(load(BPF_PROG_TYPE_SOCKET_FILTER, uses, N_INSNS(uses)), EINVAL,
 			     "loading a socket filter that uses a perf_event-owned array: EINVAL");
 	}
 	{
@@ -201,7 +190,7 @@ static void map_abi(void)
 	{
 		struct bpf_insn uses[] = { LD_MAP(1, pa), RET0 };
 
-		EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, uses, N(uses)), EINVAL,
+		EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, uses, N_INSNS(uses)), EINVAL,
 			     "loading a perf_event program that uses a socket-filter-owned array: EINVAL");
 	}
 	close(pa);
@@ -214,7 +203,7 @@ static void verifier(int pa, int res, int rb)
 	struct bpf_insn lookup[] = { INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), MOV_X(2, 10), ADD_K(2, -4),
 				     LD_MAP(1, pa), CALL(BPF_FUNC_map_lookup_elem), RET0 };
 	struct bpf_insn no_ctx[] = { MOV_K(6, 0), TAIL(pa, 0), RET0 };
-	struct bpf_insn no_r0[] = { MOV_X(6, 1), TAIL(pa, 0), EXIT };
+	struct bpf_insn no_r0[] = { MOV_X(6, 1), TAIL(pa, 0), EXIT_INSN };
 	struct bpf_insn leak[] = { MOV_X(6, 1), LD_MAP(1, rb), MOV_K(2, 8), MOV_K(3, 0),
 				   CALL(BPF_FUNC_ringbuf_reserve), JEQ_K(0, 0, 9), MOV_X(7, 0),
 				   TAIL(pa, 0), MOV_X(1, 7), MOV_K(2, 0), CALL(BPF_FUNC_ringbuf_discard),
@@ -223,28 +212,28 @@ static void verifier(int pa, int res, int rb)
 	struct bpf_insn good[] = { MOV_X(6, 1), TAIL(pa, 0), RET0 };
 	int fd;
 
-	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, wrong_map, N(wrong_map)), EINVAL,
+	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, wrong_map, N_INSNS(wrong_map)), EINVAL,
 		     "tail_call with an ARRAY map: EINVAL");
 	CHECK(strstr(logbuf, "kernel subsystem misconfigured verifier"),
 	      "... log: kernel subsystem misconfigured verifier (record_func_key)", "%s", logbuf);
-	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, lookup, N(lookup)), EINVAL,
+	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, lookup, N_INSNS(lookup)), EINVAL,
 		     "map_lookup_elem on a PROG_ARRAY: EINVAL");
 	CHECK(strstr(logbuf, "cannot pass map_type 3 into func bpf_map_lookup_elem#1"),
 	      "... log: cannot pass map_type 3", "%s", logbuf);
-	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, no_ctx, N(no_ctx)), EACCES, "tail_call without ctx in R1: EACCES");
+	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, no_ctx, N_INSNS(no_ctx)), EACCES, "tail_call without ctx in R1: EACCES");
 	CHECK(strstr(logbuf, "R1 type=scalar expected=ctx"), "... log: R1 type=scalar expected=ctx", "%s", logbuf);
-	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, no_r0, N(no_r0)), EACCES, "R0 unset after tail_call: EACCES");
+	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, no_r0, N_INSNS(no_r0)), EACCES, "R0 unset after tail_call: EACCES");
 	CHECK(strstr(logbuf, "R0 !read_ok"), "... log: R0 !read_ok", "%s", logbuf);
-	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, leak, N(leak)), EINVAL,
+	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, leak, N_INSNS(leak)), EINVAL,
 		     "tail_call holding a ring buffer reservation: EINVAL");
 	CHECK(strstr(logbuf, "Unreleased reference id=") &&
 		      strstr(logbuf, "tail_call would lead to reference leak"),
 	      "... log: tail_call would lead to reference leak", "%s", logbuf);
-	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, in_sub, N(in_sub)), EINVAL,
+	EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, in_sub, N_INSNS(in_sub)), EINVAL,
 		     "tail_call in a subprogram (no BTF): EINVAL");
 	CHECK(strstr(logbuf, "tail_call is not allowed in subprogs without BTF"),
 	      "... log: tail_call is not allowed in subprogs without BTF", "%s", logbuf);
-	fd = load(BPF_PROG_TYPE_PERF_EVENT, good, N(good));
+	fd = load(BPF_PROG_TYPE_PERF_EVENT, good, N_INSNS(good));
 	CHECK(fd >= 0, "ctx, a PROG_ARRAY and any index load", "%s\n%s", strerror(errno), logbuf);
 	if (fd >= 0)
 		close(fd);
@@ -275,15 +264,15 @@ int main(void)
 
 		/* withsub: calls a subprogram (res[3]++), then tail calls slot 1; res[2]++ if back */
 		struct bpf_insn w[] = { MOV_X(6, 1), RES_INC(res, 0), CALL_LOCAL(16), TAIL(pa, 1),
-					RES_INC(res, 2), RET0, RES_INC(res, 3), MOV_K(0, 9), EXIT };
+					RES_INC(res, 2), RET0, RES_INC(res, 3), MOV_K(0, 9), EXIT_INSN };
 
-		withsub = load(BPF_PROG_TYPE_PERF_EVENT, w, N(w));
+		withsub = load(BPF_PROG_TYPE_PERF_EVENT, w, N_INSNS(w));
 		CHECK(withsub >= 0, "a program with a subprogram tail-calls from its main program",
 		      "%s\n%s", strerror(errno), logbuf);
-		entry = load(BPF_PROG_TYPE_PERF_EVENT, e, N(e));
-		target = load(BPF_PROG_TYPE_PERF_EVENT, t, N(t));
-		self = load(BPF_PROG_TYPE_PERF_EVENT, s, N(s));
-		miss = load(BPF_PROG_TYPE_PERF_EVENT, m, N(m));
+		entry = load(BPF_PROG_TYPE_PERF_EVENT, e, N_INSNS(e));
+		target = load(BPF_PROG_TYPE_PERF_EVENT, t, N_INSNS(t));
+		self = load(BPF_PROG_TYPE_PERF_EVENT, s, N_INSNS(s));
+		miss = load(BPF_PROG_TYPE_PERF_EVENT, m, N_INSNS(m));
 	}
 	if (!CHECK(entry >= 0 && target >= 0 && self >= 0 && miss >= 0, "four tail-calling programs load",
 		   "%s\n%s", strerror(errno), logbuf))
