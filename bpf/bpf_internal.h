@@ -242,6 +242,7 @@ struct bpf_map {
 	uint32_t id; /* (c) */
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	bool frozen; /* (f) */
+	struct bpf_map *inner_meta; /* (c) map-in-map: the inner maps' template (map_in_map.c) */
 	uint32_t mmap_writers; /* writable mappings of an mmapable array (map->lock) */
 	struct spinlock lock;
 	void *priv; /* (c) type-specific storage */
@@ -287,7 +288,8 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
-	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops;
+	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops, bpf_array_of_maps_ops,
+	bpf_hash_of_maps_ops;
 
 /* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
  * program type and JIT state to meet it, which this call records)?  Linux's
@@ -297,9 +299,16 @@ bool bpf_prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog)
 bool bpf_prog_array_owner(struct bpf_map *map, uint32_t *type, bool *jited);
 /* [any] The program in slot index (no reference taken: see map_prog_array.c), or NULL. */
 const struct bpf_prog *bpf_prog_array_get(struct bpf_map *map, uint32_t index);
+/* map_in_map.c: the template of the map inner_fd names (ksvc_alloc'd, no id, ops shared):
+ * 0, -EBADF, -EINVAL (no map, or a map-in-map) or -ENOTSUPP (a program array). */
+int bpf_map_meta_alloc(int inner_fd, struct bpf_map **out);
+
 /* Linux's MAX_TAIL_CALL_CNT: tail calls one run may make. */
 #define BPF_MAX_TAIL_CALLS 33
 
+/* BPF_MAP_CREATE's checks for a map of fds (program array, array of maps: Linux's
+ * fd_array_map_alloc_check): u32 key and value, flags NUMA_NODE, RDONLY, WRONLY only. */
+int bpf_fd_array_check(const union bpf_attr *attr);
 /* The syscall update of a map of fds (perf event array, program array): the slot and the fd,
  * or -EINVAL (flags other than BPF_ANY) / -E2BIG (index past the end), as Linux checks them. */
 int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *value,

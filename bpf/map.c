@@ -7,7 +7,7 @@
  * Linux 6.1 semantics: union bpf_attr map_type/key_size/value_size/max_entries/map_flags/
  * map_name; EINVAL for unknown types and bad sizes/flags, E2BIG for oversize keys and values.
  * Per-type storage and element semantics live in the map_*.c files.
- * Not here: BTF, inner maps (map-in-map), RINGBUF, the syscall commands (syscall.c).
+ * Not here: BTF, RINGBUF, the syscall commands (syscall.c).
  */
 #include <stdint.h>
 
@@ -33,6 +33,8 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_STACK: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_PROG_ARRAY: return &bpf_prog_array_ops;
 	case BPF_MAP_TYPE_BLOOM_FILTER: return &bpf_bloom_ops;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS: return &bpf_array_of_maps_ops;
+	case BPF_MAP_TYPE_HASH_OF_MAPS: return &bpf_hash_of_maps_ops;
 	default: return NULL;
 	}
 }
@@ -72,15 +74,16 @@ int bpf_obj_name_check(const char *name)
 int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 {
 	const struct bpf_map_ops *ops = bpf_map_ops_of(attr->map_type);
-	struct bpf_map *map;
+	struct bpf_map *map, *meta = NULL;
 	int err;
 
 	if (!ops)
 		return -EINVAL;
 	if (name_check(attr->map_name))
 		return -EINVAL;
+	/* inner_map_fd: read by the map-in-map types only, ignored by the others (Linux) */
 	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id ||
-	    attr->inner_map_fd || attr->map_ifindex)
+	    attr->map_ifindex)
 		return -EINVAL;
 	if (attr->map_extra && attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER)
 		return -EINVAL;
@@ -91,9 +94,16 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	err = ops->check(attr);
 	if (err)
 		return err;
+	if (attr->map_type == BPF_MAP_TYPE_ARRAY_OF_MAPS || attr->map_type == BPF_MAP_TYPE_HASH_OF_MAPS) {
+		err = bpf_map_meta_alloc((int)attr->inner_map_fd, &meta);
+		if (err)
+			return err;
+	}
 	map = ksvc_alloc(sizeof(*map));
-	if (!map)
+	if (!map) {
+		ksvc_free(meta);
 		return -ENOMEM;
+	}
 	map->ops = ops;
 	map->type = attr->map_type;
 	map->key_size = attr->key_size;
@@ -101,22 +111,25 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags;
 	map->map_extra = attr->map_extra;
+	map->inner_meta = meta;
 	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
 	spin_init(&map->lock);
 	atomic_store(&map->refcnt, 1);
 	err = ops->alloc(map);
-	if (err) {
-		ksvc_free(map);
-		return err;
-	}
+	if (err)
+		goto err_free_map;
 	err = bpf_id_alloc(BPF_OBJ_MAP, map, &map->refcnt, &map->id);
 	if (err) {
 		ops->free(map);
-		ksvc_free(map);
-		return err;
+		goto err_free_map;
 	}
 	*out = map;
 	return 0;
+
+err_free_map:
+	ksvc_free(map->inner_meta);
+	ksvc_free(map);
+	return err;
 }
 
 void bpf_map_get(struct bpf_map *map)
@@ -130,6 +143,7 @@ void bpf_map_put(struct bpf_map *map)
 		return;
 	bpf_id_free(BPF_OBJ_MAP, map->id);
 	map->ops->free(map);
+	ksvc_free(map->inner_meta);
 	ksvc_free(map);
 }
 
@@ -355,6 +369,11 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		break;
 	case BPF_MAP_TYPE_BLOOM_FILTER:
 		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_peek_elem)
+			return false;
+		break;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+		if (func_id != BPF_FUNC_map_lookup_elem)
 			return false;
 		break;
 	default:

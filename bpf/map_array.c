@@ -32,8 +32,8 @@ static int array_check(const union bpf_attr *attr)
 	uint64_t bytes;
 
 	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size == 0 ||
-	    (attr->map_flags & ~ok) || (percpu && (attr->map_flags & BPF_F_MMAPABLE)) ||
-	    (attr->map_flags & (BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)))
+	    (attr->map_flags & ~ok) || (percpu && (attr->map_flags & (BPF_F_MMAPABLE | BPF_F_INNER_MAP))) ||
+	    (attr->map_flags & BPF_F_PRESERVE_ELEMS))
 		return -EINVAL;
 	if (attr->value_size > (1u << 20) || (percpu && attr->value_size > 32768))
 		return -E2BIG;
@@ -172,6 +172,16 @@ static int array_sys_update(struct bpf_map *map, const void *key, const void *va
 	for (unsigned int cpu = 0; cpu < ksvc_nr_cpus(); cpu++)
 		memcpy(elem(map, index, cpu), (const uint8_t *)value + (size_t)cpu * a->elem,
 		       map->value_size);
+	return 0;
+}
+
+int bpf_fd_array_check(const union bpf_attr *attr)
+{
+	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size != 4 ||
+	    (attr->map_flags & ~(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)))
+		return -EINVAL;
+	if (attr->max_entries > (1u << 31))
+		return -E2BIG; /* array_map_alloc: the index mask would not cover it */
 	return 0;
 }
 

@@ -33,16 +33,6 @@ struct prog_array {
 	struct bpf_prog *slots[]; /* (m) written; read by tail calls with acquire loads */
 };
 
-static int pa_check(const union bpf_attr *attr)
-{
-	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size != 4 ||
-	    (attr->map_flags & ~(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)))
-		return -EINVAL;
-	if (attr->max_entries > (1u << 31))
-		return -E2BIG; /* array_map_alloc: the index mask would not cover it */
-	return 0;
-}
-
 static int pa_alloc(struct bpf_map *map)
 {
 	struct prog_array *pa = ksvc_alloc(sizeof(*pa) + sizeof(pa->slots[0]) * map->max_entries);
@@ -185,7 +175,7 @@ static int pa_delete(struct bpf_map *map, const void *key)
 }
 
 const struct bpf_map_ops bpf_prog_array_ops = {
-	.check = pa_check,
+	.check = bpf_fd_array_check,
 	.alloc = pa_alloc,
 	.free = pa_free,
 	.lookup = pa_lookup,

@@ -135,6 +135,11 @@ static void null_check_reg(struct reg *x, uint32_t id, bool is_null)
 		return;
 	if (is_null) {
 		mark_const(x, 0);
+	} else if (x->type == PTR_TO_MAP_VALUE_OR_NULL && x->map->inner_meta) {
+		/* a map-in-map lookup gives an inner map, typed by the template (Linux) */
+		x->type = CONST_PTR_TO_MAP;
+		x->map = x->map->inner_meta;
+		x->id = 0;
 	} else {
 		x->type = x->type == PTR_TO_MEM_OR_NULL ? PTR_TO_MEM : PTR_TO_MAP_VALUE;
 		x->id = 0;

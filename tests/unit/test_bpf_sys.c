@@ -485,6 +485,97 @@ static void test_prog_array(void **state)
 	}
 }
 
+static int outer_create(uint32_t type, int inner)
+{
+	union bpf_attr *a = zattr();
+
+	a->map_type = type;
+	a->key_size = 4;
+	a->value_size = 4;
+	a->max_entries = 2;
+	a->inner_map_fd = (uint32_t)inner;
+	return (int)bpf_sys(BPF_MAP_CREATE, a, sizeof(*a));
+}
+
+/*
+ * ARRAY_OF_MAPS and HASH_OF_MAPS: the template's errnos, a program's lookup through both
+ * (bpf_prog_run), the slots' references (the inner maps' fds close first; LeakSanitizer checks
+ * that the outer maps' last references free them, the hash walking its elements).
+ */
+static void test_map_in_map(void **state)
+{
+	/* r0 = outer[0] ? (inner[0] ? *inner[0] : 2) : 1 */
+	struct bpf_insn prog[] = {
+		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0), MOV(0, 1), EXIT,
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0), MOV(0, 2), EXIT,
+		I(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0), EXIT,
+	};
+	struct bpf_perf_event_data_kern ctx;
+	uint32_t k = 0, id = 0;
+	uint64_t v = 42;
+	union bpf_attr *a;
+	struct bpf_prog *p;
+	int arr, hin, pa, ao, ho, pfd;
+
+	arr = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	hin = map_create(BPF_MAP_TYPE_HASH, 4, 8, 1);
+	pa = map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 1);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, pa), -BPF_ENOTSUPP);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, 77), -EBADF);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_HASH_OF_MAPS, pa), -BPF_ENOTSUPP);
+	ao = outer_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, arr);
+	ho = outer_create(BPF_MAP_TYPE_HASH_OF_MAPS, hin);
+	assert_true(ao >= 0 && ho >= 0);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_HASH_OF_MAPS, ao), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ao, &k, &hin, BPF_ANY), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ho, &k, &arr, BPF_ANY), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, arr, &k, &v, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, hin, &k, &v, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ao, &k, &arr, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ho, &k, &hin, BPF_NOEXIST), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ho, &k, &hin, BPF_NOEXIST), -EEXIST);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, ho, &k, &id, 0), 0);
+	assert_true(id != 0);
+	memset(&ctx, 0, sizeof(ctx));
+	prog[3].imm = ao;
+	pfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 18, NULL);
+	assert_true(pfd >= 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_run(p, &ctx), 42);
+	bpf_prog_put(p);
+	assert_int_equal(map_op(BPF_MAP_DELETE_ELEM, ao, &k, NULL, 0), 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_run(p, &ctx), 1);
+	bpf_prog_put(p);
+	prog[3].imm = ho;
+	pfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 18, NULL);
+	assert_true(pfd >= 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_run(p, &ctx), 42);
+	bpf_prog_put(p);
+	/* the inner maps' fds go first: the hash of maps keeps hin until it is freed */
+	assert_int_equal(ksvc_fake_close(hin), 0);
+	assert_int_equal(ksvc_fake_close(arr), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ao, &k, &pa, BPF_ANY), -EINVAL);
+	a = zattr();
+	a->map_id = id;
+	hin = (int)bpf_sys(BPF_MAP_GET_FD_BY_ID, a, sizeof(*a));
+	assert_true(hin >= 0);
+	assert_int_equal(ksvc_fake_close(hin), 0);
+	assert_int_equal(ksvc_fake_close(pfd), 0); /* the program on ho */
+	assert_int_equal(ksvc_fake_close(ho), 0);
+	a = zattr();
+	a->map_id = id;
+	assert_int_equal(bpf_sys(BPF_MAP_GET_FD_BY_ID, a, sizeof(*a)), -ENOENT);
+}
+
 static void test_load_errors(void **state)
 {
 	static const struct bpf_insn ok[] = { MOV(0, 0), EXIT };
@@ -543,6 +634,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_load_errors, teardown),
 		cmocka_unit_test_teardown(test_perf_ctx_helpers, teardown),
 		cmocka_unit_test_teardown(test_prog_array, teardown),
+		cmocka_unit_test_teardown(test_map_in_map, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,9 +20,10 @@ static inline long sys_bpf(int cmd, union bpf_attr *a)
 	return syscall(SYS_bpf, cmd, a, sizeof(*a));
 }
 
-/* BPF_MAP_CREATE with map_extra (a bloom filter's hash count): the fd or -1 and errno. */
-static inline int map_create_extra(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
-				   uint32_t flags, uint64_t extra)
+/* BPF_MAP_CREATE with map_extra (a bloom filter's hash count) and inner_map_fd (a map-in-map's
+ * template): the fd or -1 and errno. */
+static inline int map_create_attr(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
+				  uint32_t flags, uint64_t extra, int inner)
 {
 	union bpf_attr a;
 
@@ -33,12 +34,13 @@ static inline int map_create_extra(uint32_t type, uint32_t ks, uint32_t vs, uint
 	a.max_entries = max;
 	a.map_flags = flags;
 	a.map_extra = extra;
+	a.inner_map_fd = (uint32_t)inner;
 	return (int)sys_bpf(BPF_MAP_CREATE, &a);
 }
 
 static inline int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
 {
-	return map_create_extra(type, ks, vs, max, flags, 0);
+	return map_create_attr(type, ks, vs, max, flags, 0, 0);
 }
 
 /* BPF_MAP_{LOOKUP,UPDATE,DELETE}_ELEM, LOOKUP_AND_DELETE_ELEM with a u32 key (NULL: keyless). */
@@ -52,6 +54,30 @@ static inline long map_elem(int cmd, int fd, const uint32_t *key, void *value, u
 	a.value = (uintptr_t)value;
 	a.flags = flags;
 	return sys_bpf(cmd, &a);
+}
+
+/* The id of a program, map or link fd (each info struct starts with type and id), or 0. */
+static inline uint32_t obj_id(int fd)
+{
+	struct bpf_map_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = 8;
+	a.info.info = (uintptr_t)&info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) ? 0 : info.id;
+}
+
+/* BPF_{PROG,MAP,LINK}_GET_FD_BY_ID: the fd or -1 and errno. */
+static inline int obj_fd_by_id(int cmd, uint32_t id)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_id = id; /* the same field as map_id and link_id */
+	return (int)sys_bpf(cmd, &a);
 }
 
 /* BPF_PROG_LOAD (GPL) with the verifier's log (level 1) in log: the fd or -1 and errno. */

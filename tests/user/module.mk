@@ -138,3 +138,7 @@ $(BUILD)/user/bin/t_bpf_ringbuf: tests/user/bpf_raw.h tests/user/bpf_insn.h
 UPROGS += t_bpf_bloom
 t_bpf_bloom_SRCS := tests/user/t_bpf_bloom.c
 $(BUILD)/user/bin/t_bpf_bloom: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_mapinmap: ARRAY_OF_MAPS and HASH_OF_MAPS (raw instructions)
+UPROGS += t_bpf_mapinmap
+t_bpf_mapinmap_SRCS := tests/user/t_bpf_mapinmap.c
+$(BUILD)/user/bin/t_bpf_mapinmap: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h

@@ -22,7 +22,7 @@ static char logbuf[65536];
 
 static int bloom_create(uint32_t vsz, uint32_t max, uint32_t flags, uint64_t extra)
 {
-	return map_create_extra(BPF_MAP_TYPE_BLOOM_FILTER, 0, vsz, max, flags, extra);
+	return map_create_attr(BPF_MAP_TYPE_BLOOM_FILTER, 0, vsz, max, flags, extra, 0);
 }
 
 static long add(int fd, void *v, uint64_t flags)

@@ -41,28 +41,6 @@ static int load(uint32_t type, const struct bpf_insn *insns, size_t n)
 	return prog_load_log(type, insns, n, logbuf, sizeof(logbuf));
 }
 
-static uint32_t prog_id(int fd)
-{
-	struct bpf_prog_info info;
-	union bpf_attr a;
-
-	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (uintptr_t)&info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) ? 0 : info.id;
-}
-
-static int prog_by_id(uint32_t id)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_id = id;
-	return (int)sys_bpf(BPF_PROG_GET_FD_BY_ID, &a);
-}
-
 static uint64_t res_get(int res, uint32_t slot)
 {
 	uint64_t v = 0;
@@ -152,8 +130,8 @@ static void map_abi(void)
 	}
 	v = 0;
 	ok = elem(BPF_MAP_LOOKUP_ELEM, pa, 1, &v, 0) == 0;
-	CHECK(ok && v == prog_id(fd), "lookup from the syscall gives the program's id",
-	      "ok %d id %u want %u", ok, v, prog_id(fd));
+	CHECK(ok && v == obj_id(fd), "lookup from the syscall gives the program's id",
+	      "ok %d id %u want %u", ok, v, obj_id(fd));
 	EXPECT_ERRNO(update(pa, 2, sf, 0), EINVAL, "a socket filter into a perf_event-owned array: EINVAL");
 	{
 		struct bpf_insn uses[] = { LD_MAP(1, pa), RET0 };
@@ -173,15 +151,15 @@ static void map_abi(void)
 		      "next %u", next);
 	}
 	/* the slot's reference keeps the program after its fd closes, until the slot goes */
-	id = (int)prog_id(fd);
+	id = (int)obj_id(fd);
 	close(fd);
-	fd = prog_by_id((uint32_t)id);
+	fd = obj_fd_by_id(BPF_PROG_GET_FD_BY_ID, (uint32_t)id);
 	CHECK(fd >= 0, "a program in a slot outlives its fd", "%s", strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	EXPECT_OK(elem(BPF_MAP_DELETE_ELEM, pa, 1, NULL, 0), "delete slot 1");
 	EXPECT_ERRNO(elem(BPF_MAP_LOOKUP_ELEM, pa, 1, &v, 0), ENOENT, "lookup of the deleted slot: ENOENT");
-	EXPECT_ERRNO(prog_by_id((uint32_t)id), ENOENT, "the deleted slot's program is gone (GET_FD_BY_ID ENOENT)");
+	EXPECT_ERRNO(obj_fd_by_id(BPF_PROG_GET_FD_BY_ID, (uint32_t)id), ENOENT, "the deleted slot's program is gone (GET_FD_BY_ID ENOENT)");
 	close(pa);
 
 	/* a socket filter owns this one: perf_event programs using it do not load */
