@@ -132,6 +132,10 @@ enum bpf_arg {
 	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
 	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
 	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
+	ARG_DYNPTR, /* an initialized struct bpf_dynptr on the stack, of any type */
+	ARG_DYNPTR_UNINIT_LOCAL, /* stack slots that become a local dynptr */
+	ARG_DYNPTR_UNINIT_RINGBUF, /* stack slots that become a ring buffer dynptr (a reference) */
+	ARG_DYNPTR_RINGBUF_RELEASE, /* a ring buffer dynptr: its reference ends here */
 };
 
 /* The callback a helper runs, and with what registers (Linux's set_*_callback_state). */
@@ -148,6 +152,7 @@ enum bpf_ret {
 	RET_MAP_VALUE_OR_NULL,
 	RET_RINGBUF_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes, a new reference */
 	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
+	RET_DYNPTR_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes inside the dynptr argument, or NULL */
 };
 
 /*
@@ -197,6 +202,24 @@ void bpf_trace_line(const char *msg);
 uint64_t bpf_h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5);
 uint64_t bpf_h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
 uint64_t bpf_h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
+
+/* helpers_dynptr.c: the dynptr helpers; the struct bpf_dynptr a helper fills (Linux's
+ * bpf_dynptr_init, offset 0). */
+enum bpf_dynptr_type { BPF_DYNPTR_INVALID = 0, BPF_DYNPTR_LOCAL, BPF_DYNPTR_RINGBUF };
+void bpf_dynptr_init(void *ptr, void *data, enum bpf_dynptr_type type, uint32_t size);
+uint64_t bpf_h_dynptr_from_mem(uint64_t data, uint64_t size, uint64_t flags, uint64_t ptr,
+			       uint64_t a5);
+uint64_t bpf_h_dynptr_read(uint64_t dst, uint64_t len, uint64_t src, uint64_t offset,
+			   uint64_t flags);
+uint64_t bpf_h_dynptr_write(uint64_t dst, uint64_t offset, uint64_t src, uint64_t len,
+			    uint64_t flags);
+uint64_t bpf_h_dynptr_data(uint64_t ptr, uint64_t offset, uint64_t len, uint64_t a4, uint64_t a5);
+uint64_t bpf_h_ringbuf_reserve_dynptr(uint64_t map, uint64_t size, uint64_t flags, uint64_t ptr,
+				      uint64_t a5);
+uint64_t bpf_h_ringbuf_submit_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3, uint64_t a4,
+				     uint64_t a5);
+uint64_t bpf_h_ringbuf_discard_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3, uint64_t a4,
+				      uint64_t a5);
 
 /* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
  * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */

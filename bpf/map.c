@@ -354,7 +354,7 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		break;
 	case BPF_MAP_TYPE_RINGBUF:
 		if (func_id != BPF_FUNC_ringbuf_output && func_id != BPF_FUNC_ringbuf_reserve &&
-		    func_id != BPF_FUNC_ringbuf_query)
+		    func_id != BPF_FUNC_ringbuf_query && func_id != BPF_FUNC_ringbuf_reserve_dynptr)
 			return false;
 		break;
 	case BPF_MAP_TYPE_PROG_ARRAY:
@@ -391,6 +391,7 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_FUNC_ringbuf_output:
 	case BPF_FUNC_ringbuf_reserve:
 	case BPF_FUNC_ringbuf_query:
+	case BPF_FUNC_ringbuf_reserve_dynptr:
 		return map->type == BPF_MAP_TYPE_RINGBUF;
 	case BPF_FUNC_map_lookup_percpu_elem:
 		return map->type == BPF_MAP_TYPE_PERCPU_ARRAY || map->type == BPF_MAP_TYPE_PERCPU_HASH ||

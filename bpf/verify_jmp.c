@@ -208,7 +208,9 @@ int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx
 	/* null check of a map lookup result */
 	if ((a->type == PTR_TO_MAP_VALUE_OR_NULL || a->type == PTR_TO_MEM_OR_NULL) && k &&
 	    !in->imm && !is32 && (op == BPF_JEQ || op == BPF_JNE)) {
-		uint32_t id = a->id, ref = a->ref_obj_id;
+		/* a NULL acquired pointer holds nothing; a dynptr slice's NULL leaves the dynptr's
+		 * reference alone (Linux: ref_obj_id == id only) */
+		uint32_t id = a->id, ref = a->ref_obj_id == a->id ? a->ref_obj_id : 0;
 
 		err = push_branch(env, target, &other);
 		if (err)

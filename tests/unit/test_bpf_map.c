@@ -510,6 +510,42 @@ static void test_bloom(void **state)
 	assert_int_equal(bpf_map_create(&a, &m), -EINVAL);
 }
 
+/* The dynptr helpers' run-time half: bounds (-E2BIG), flags (-EINVAL), null dynptrs, data
+ * slices, and a ring buffer dynptr's reserve, refusal (-EINVAL) and submit. */
+static void test_dynptr(void **state)
+{
+	uint8_t mem[32] = { 0 }, out[8];
+	uint64_t d[2], r[2], v = 0x0102030405060708ull;
+	struct bpf_map *rb = mk(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0);
+#define U(p) ((uint64_t)(uintptr_t)(p))
+
+	assert_int_equal(bpf_h_dynptr_from_mem(U(mem), sizeof(mem), 0, U(d), 0), 0);
+	assert_int_equal(bpf_h_dynptr_write(U(d), 24, U(&v), 8, 0), 0);
+	assert_int_equal(bpf_h_dynptr_write(U(d), 25, U(&v), 8, 0), (uint64_t)-E2BIG);
+	assert_int_equal(bpf_h_dynptr_write(U(d), 0, U(&v), 8, 1), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_dynptr_read(U(out), 8, U(d), 24, 0), 0);
+	assert_memory_equal(out, &v, 8);
+	assert_memory_equal(mem + 24, &v, 8);
+	assert_int_equal(bpf_h_dynptr_read(U(out), 8, U(d), UINT32_MAX, 0), (uint64_t)-E2BIG);
+	assert_int_equal(bpf_h_dynptr_data(U(d), 24, 8, 0, 0), U(mem + 24));
+	assert_int_equal(bpf_h_dynptr_data(U(d), 28, 8, 0, 0), 0);
+	/* a failed constructor leaves a null dynptr */
+	assert_int_equal(bpf_h_dynptr_from_mem(U(mem), 1u << 24, 0, U(d), 0), (uint64_t)-E2BIG);
+	assert_int_equal(bpf_h_dynptr_read(U(out), 0, U(d), 0, 0), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_dynptr_data(U(d), 0, 0, 0, 0), 0);
+	/* ring buffer dynptrs */
+	assert_int_equal(bpf_h_ringbuf_reserve_dynptr(U(rb), 16, 1, U(r), 0), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_ringbuf_discard_dynptr(U(r), 0, 0, 0, 0), 0); /* null: nothing */
+	assert_int_equal(bpf_h_ringbuf_reserve_dynptr(U(rb), 8192, 0, U(r), 0), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_ringbuf_reserve_dynptr(U(rb), 16, 0, U(r), 0), 0);
+	assert_int_equal(bpf_h_dynptr_write(U(r), 8, U(&v), 8, 0), 0);
+	assert_int_equal(bpf_h_ringbuf_submit_dynptr(U(r), 0, 0, 0, 0), 0);
+	assert_int_equal(bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA), 24);
+	assert_int_equal(bpf_h_dynptr_data(U(r), 0, 0, 0, 0), 0); /* submitted: null */
+	bpf_map_put(rb);
+#undef U
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -518,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
 		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
+		cmocka_unit_test(test_dynptr),
 		cmocka_unit_test(test_ringbuf_reserve),
 	};
 

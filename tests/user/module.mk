@@ -142,3 +142,7 @@ $(BUILD)/user/bin/t_bpf_bloom: tests/user/tap.h tests/user/bpf_raw.h tests/user/
 UPROGS += t_bpf_mapinmap
 t_bpf_mapinmap_SRCS := tests/user/t_bpf_mapinmap.c
 $(BUILD)/user/bin/t_bpf_mapinmap: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_dynptr: the dynptr helpers (raw instructions)
+UPROGS += t_bpf_dynptr
+t_bpf_dynptr_SRCS := tests/user/t_bpf_dynptr.c
+$(BUILD)/user/bin/t_bpf_dynptr: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h

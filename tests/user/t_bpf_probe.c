@@ -52,9 +52,7 @@ static const int linux61[] = {
 
 /* helpers Linux has that are not built here yet */
 static const int not_yet[] = {
-	BPF_FUNC_dynptr_from_mem, BPF_FUNC_ringbuf_reserve_dynptr, BPF_FUNC_ringbuf_submit_dynptr,
-	BPF_FUNC_ringbuf_discard_dynptr, BPF_FUNC_dynptr_read, BPF_FUNC_dynptr_write,
-	BPF_FUNC_dynptr_data, BPF_FUNC_user_ringbuf_drain,
+	BPF_FUNC_user_ringbuf_drain,
 };
 
 static int in(const int *set, size_t n, int id)
