@@ -144,6 +144,7 @@ enum bpf_cb {
 	CB_LOOP, /* bpf_loop: r1 index, r2 ctx */
 	CB_MAP_ELEM, /* for_each_map_elem: r1 map, r2 key, r3 value, r4 ctx */
 	CB_FIND_VMA, /* find_vma: r1 task, r2 vma, r3 ctx */
+	CB_USER_RINGBUF, /* user_ringbuf_drain: r1 a dynptr (PTR_TO_DYNPTR), r2 ctx */
 };
 
 enum bpf_ret {
@@ -303,6 +304,9 @@ void *bpf_ringbuf_reserve(struct bpf_map *map, uint64_t size, uint64_t flags);
 void bpf_ringbuf_commit(void *sample, uint64_t flags, bool discard);
 /* [any] bpf_ringbuf_query: BPF_RB_AVAIL_DATA, RING_SIZE, CONS_POS, PROD_POS; else 0. */
 uint64_t bpf_ringbuf_query(struct bpf_map *map, uint64_t flags);
+/* [any] bpf_user_ringbuf_drain of a BPF_MAP_TYPE_USER_RINGBUF: the callback fn gets each
+ * sample as a dynptr; the samples consumed, or -EINVAL, -EBUSY, -E2BIG, -ENOMEM. */
+long bpf_user_ringbuf_drain(struct bpf_map *map, uint64_t fn, uint64_t ctx, uint64_t flags);
 unsigned int bpf_ringbuf_poll(struct bpf_map *map, struct ksvc_poll *pt);
 /* A mapping of the ring: 0, -EPERM (writable beyond the consumer page) or -EINVAL. */
 int bpf_ringbuf_mmap_check(struct bpf_map *map, const struct ksvc_mmap *m);
@@ -312,7 +316,7 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
 	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops, bpf_array_of_maps_ops,
-	bpf_hash_of_maps_ops;
+	bpf_hash_of_maps_ops, bpf_user_ringbuf_ops;
 
 /* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
  * program type and JIT state to meet it, which this call records)?  Linux's

@@ -536,6 +536,12 @@ static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint6
 #define FOR_EACH_KEY_ON_STACK 64
 
 /* bpf_loop: the callback with (index, ctx) until it returns 1; the runs it made. */
+static uint64_t h_user_ringbuf_drain(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t flags,
+				     uint64_t a5)
+{
+	return (uint64_t)bpf_user_ringbuf_drain(P(map), fn, ctx, flags);
+}
+
 static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
 {
 	uint32_t n = (uint32_t)nr, i;
@@ -918,6 +924,10 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	  ARG_DYNPTR_RINGBUF_RELEASE, ARG_ANY),
 	H(ringbuf_discard_dynptr, bpf_h_ringbuf_discard_dynptr, RET_VOID, false, AV_BASE,
 	  ARG_DYNPTR_RINGBUF_RELEASE, ARG_ANY),
+	[BPF_FUNC_user_ringbuf_drain] = { .name = "bpf_user_ringbuf_drain", .fn = h_user_ringbuf_drain,
+					  .ret = RET_INTEGER, .cb = CB_USER_RINGBUF,
+					  .args = { ARG_CONST_MAP, ARG_FUNC, ARG_STACK_OR_NULL,
+						    ARG_ANY } },
 	H(trace_vprintk, bpf_h_trace_vprintk, RET_INTEGER, true, AV_BASE, ARG_MEM, ARG_SIZE_NZ,
 	  ARG_MEM_RO_OR_NULL, ARG_SIZE),
 };

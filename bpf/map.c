@@ -29,6 +29,7 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &bpf_perf_array_ops;
 	case BPF_MAP_TYPE_STACK_TRACE: return &bpf_stack_ops;
 	case BPF_MAP_TYPE_RINGBUF: return &bpf_ringbuf_ops;
+	case BPF_MAP_TYPE_USER_RINGBUF: return &bpf_user_ringbuf_ops;
 	case BPF_MAP_TYPE_QUEUE: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_STACK: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_PROG_ARRAY: return &bpf_prog_array_ops;
@@ -181,11 +182,12 @@ static struct bpf_map *mapping_map(void *map_priv, bool *write)
 static int map_mmap(void *priv, struct ksvc_mmap *m)
 {
 	struct bpf_map *map = priv;
+	bool ring = map->type == BPF_MAP_TYPE_RINGBUF || map->type == BPF_MAP_TYPE_USER_RINGBUF;
 	size_t area;
 	unsigned long f;
 	int err = 0;
 
-	if (map->type != BPF_MAP_TYPE_ARRAY && map->type != BPF_MAP_TYPE_RINGBUF)
+	if (map->type != BPF_MAP_TYPE_ARRAY && !ring)
 		return -BPF_ENOTSUPP; /* Linux: no map_mmap operation */
 	if (!m->shared)
 		return -EINVAL;
@@ -204,8 +206,8 @@ static int map_mmap(void *priv, struct ksvc_mmap *m)
 		err = -EPERM;
 	else if (m->write && (map->map_flags & BPF_F_RDONLY_PROG))
 		err = -EACCES; /* the verifier takes the contents as constant */
-	else if (map->type == BPF_MAP_TYPE_RINGBUF)
-		err = bpf_ringbuf_mmap_check(map, m); /* writable: the consumer page only */
+	else if (ring)
+		err = bpf_ringbuf_mmap_check(map, m); /* which pages may be writable */
 	if (!err && m->write)
 		map->mmap_writers++;
 	spin_unlock_irqrestore(&map->lock, f);
@@ -221,17 +223,18 @@ static uint64_t map_mmap_phys(void *priv, void *map_priv, uint64_t pgoff)
 	struct bpf_map *map = mapping_map(map_priv, NULL);
 
 	(void)priv;
-	if (map->type == BPF_MAP_TYPE_RINGBUF)
+	if (map->type == BPF_MAP_TYPE_RINGBUF || map->type == BPF_MAP_TYPE_USER_RINGBUF)
 		return bpf_ringbuf_mmap_phys(map, pgoff);
 	return ksvc_virt_to_phys((char *)bpf_array_base(map) + pgoff * KSVC_PAGE_SIZE);
 }
 
-/* bpf_map_poll: a ring buffer is readable with unread data; other maps poll as an error. */
+/* bpf_map_poll: a ring buffer is readable with unread data, a user ring buffer writable
+ * with room; other maps poll as an error. */
 static unsigned int map_poll(void *priv, struct ksvc_poll *pt)
 {
 	struct bpf_map *map = priv;
 
-	if (map->type == BPF_MAP_TYPE_RINGBUF)
+	if (map->type == BPF_MAP_TYPE_RINGBUF || map->type == BPF_MAP_TYPE_USER_RINGBUF)
 		return bpf_ringbuf_poll(map, pt);
 	return POLLERR;
 }
@@ -361,6 +364,10 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		if (func_id != BPF_FUNC_tail_call)
 			return false;
 		break;
+	case BPF_MAP_TYPE_USER_RINGBUF:
+		if (func_id != BPF_FUNC_user_ringbuf_drain)
+			return false;
+		break;
 	case BPF_MAP_TYPE_QUEUE:
 	case BPF_MAP_TYPE_STACK:
 		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_pop_elem &&
@@ -393,6 +400,8 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_FUNC_ringbuf_query:
 	case BPF_FUNC_ringbuf_reserve_dynptr:
 		return map->type == BPF_MAP_TYPE_RINGBUF;
+	case BPF_FUNC_user_ringbuf_drain:
+		return map->type == BPF_MAP_TYPE_USER_RINGBUF;
 	case BPF_FUNC_map_lookup_percpu_elem:
 		return map->type == BPF_MAP_TYPE_PERCPU_ARRAY || map->type == BPF_MAP_TYPE_PERCPU_HASH ||
 		       map->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;

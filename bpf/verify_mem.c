@@ -566,6 +566,10 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 		r[BPF_REG_3].map = map;
 		r[BPF_REG_4] = caller->regs[BPF_REG_3];
 		break;
+	case CB_USER_RINGBUF: /* set_user_ringbuf_callback_state */
+		r[BPF_REG_1].type = PTR_TO_DYNPTR;
+		r[BPF_REG_2] = caller->regs[BPF_REG_3];
+		break;
 	default:
 		break;
 	}

@@ -546,6 +546,48 @@ static void test_dynptr(void **state)
 #undef U
 }
 
+/*
+ * USER_RINGBUF and bpf_user_ringbuf_drain: samples written where user space writes them (the
+ * pages bpf_ringbuf_mmap_phys gives), a callback returning 0, DISCARD skipped and not
+ * counted, BUSY stopping, a sample past the producer position or a producer position not a
+ * multiple of 8 -EINVAL, bad flags -EINVAL.
+ */
+static void test_user_ringbuf(void **state)
+{
+	static const struct bpf_insn cb[] = { { .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0 },
+					      { .code = BPF_JMP | BPF_EXIT } };
+	struct bpf_dinsn d[2];
+	struct bpf_map *m = mk(BPF_MAP_TYPE_USER_RINGBUF, 0, 0, 4096, 0);
+	uint64_t *cons = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 0);
+	uint64_t *prod = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 1);
+	uint8_t *data = (uint8_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 2);
+	uint32_t hdr[2] = { 8, 0 };
+	uint64_t fn = (uintptr_t)d;
+
+	bpf_interp_decode(cb, 2, d, BPF_STACK_SIZE, false, BPF_PROG_TYPE_PERF_EVENT);
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), 0); /* empty */
+	memcpy(data, hdr, 8);
+	hdr[0] = 8 | (1u << 30); /* DISCARD */
+	memcpy(data + 16, hdr, 8);
+	hdr[0] = 8;
+	memcpy(data + 32, hdr, 8);
+	*prod = 48;
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 4), -EINVAL);
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, BPF_RB_NO_WAKEUP), 2);
+	assert_int_equal(*cons, 48);
+	hdr[0] = 8 | (1u << 31); /* BUSY */
+	memcpy(data + 48, hdr, 8);
+	*prod = 64;
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), 0);
+	assert_int_equal(*cons, 48);
+	hdr[0] = 64; /* past the producer position */
+	memcpy(data + 48, hdr, 8);
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), -EINVAL);
+	*prod = 52; /* not a multiple of 8 */
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), -EINVAL);
+	bpf_map_put(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,7 +596,7 @@ int main(void)
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
 		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
-		cmocka_unit_test(test_dynptr),
+		cmocka_unit_test(test_dynptr),		      cmocka_unit_test(test_user_ringbuf),
 		cmocka_unit_test(test_ringbuf_reserve),
 	};
 

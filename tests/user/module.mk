@@ -146,3 +146,10 @@ $(BUILD)/user/bin/t_bpf_mapinmap: tests/user/tap.h tests/user/bpf_raw.h tests/us
 UPROGS += t_bpf_dynptr
 t_bpf_dynptr_SRCS := tests/user/t_bpf_dynptr.c
 $(BUILD)/user/bin/t_bpf_dynptr: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_user_ringbuf: BPF_MAP_TYPE_USER_RINGBUF and bpf_user_ringbuf_drain (raw instructions)
+UPROGS += t_bpf_user_ringbuf
+t_bpf_user_ringbuf_SRCS := tests/user/t_bpf_user_ringbuf.c $(BUILD)/user/bpf/userrb.bpf.lo
+t_bpf_user_ringbuf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_user_ringbuf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bin/t_bpf_user_ringbuf: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h \
+	tests/user/bpf_faults.h
