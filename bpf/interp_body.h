@@ -199,8 +199,9 @@ L_CALLX: {
 L_TAIL_CALL: {
 	/* r1 ctx, r2 the program array, r3 the index.  As Linux: an index past the end or a
 	 * spent count falls through, and the count goes up before the slot is read (a tail call
-	 * to an empty slot uses one).  The verifier allows it in programs without subprograms
-	 * only, so the frame is the outermost one and the next program starts on the full stack. */
+	 * to an empty slot uses one).  The verifier allows it in the main program only (Linux
+	 * without BTF), which runs in the outermost frame: the next program starts on the full
+	 * stack. */
 	const struct bpf_prog *next;
 	struct bpf_map *map = (struct bpf_map *)(uintptr_t)regs[2];
 
