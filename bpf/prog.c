@@ -179,6 +179,29 @@ static int add_map(struct bpf_prog *prog, struct bpf_map *map, struct bpf_verifi
 	return 0;
 }
 
+/* Linux's check_map_prog_compatibility: the map types a sleepable program may use. */
+static bool sleepable_map(uint32_t type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_USER_RINGBUF:
+	case BPF_MAP_TYPE_INODE_STORAGE:
+	case BPF_MAP_TYPE_SK_STORAGE:
+	case BPF_MAP_TYPE_TASK_STORAGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * lddw with a map source: take the map (the program holds it) and put its address, or its
  * value's address, in the instruction pair (Linux's resolve_pseudo_ldimm64).
@@ -214,6 +237,11 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 		if (err) {
 			bpf_log(log, "fd %d is not pointing to valid bpf_map\n", fd);
 			return err;
+		}
+		if ((prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map(map->type)) {
+			bpf_map_put(map);
+			bpf_log(log, "Sleepable programs can only use array, hash, and ringbuf maps\n");
+			return -EINVAL;
 		}
 		if (in->src_reg == BPF_PSEUDO_MAP_FD || in->src_reg == BPF_PSEUDO_MAP_IDX) {
 			if (in[1].imm) {

@@ -153,3 +153,7 @@ t_bpf_user_ringbuf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_user_ringbuf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bin/t_bpf_user_ringbuf: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h \
 	tests/user/bpf_faults.h
+# t_bpf_sleepable: the map types sleepable programs may use
+UPROGS += t_bpf_sleepable
+t_bpf_sleepable_SRCS := tests/user/t_bpf_sleepable.c
+$(BUILD)/user/bin/t_bpf_sleepable: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
