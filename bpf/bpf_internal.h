@@ -136,6 +136,10 @@ enum bpf_arg {
 	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
 	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
 	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
+	ARG_DYNPTR, /* an initialized struct bpf_dynptr on the stack, of any type */
+	ARG_DYNPTR_UNINIT_LOCAL, /* stack slots that become a local dynptr */
+	ARG_DYNPTR_UNINIT_RINGBUF, /* stack slots that become a ring buffer dynptr (a reference) */
+	ARG_DYNPTR_RINGBUF_RELEASE, /* a ring buffer dynptr: its reference ends here */
 };
 
 /* The callback a helper runs, and with what registers (Linux's set_*_callback_state). */
@@ -144,6 +148,7 @@ enum bpf_cb {
 	CB_LOOP, /* bpf_loop: r1 index, r2 ctx */
 	CB_MAP_ELEM, /* for_each_map_elem: r1 map, r2 key, r3 value, r4 ctx */
 	CB_FIND_VMA, /* find_vma: r1 task, r2 vma, r3 ctx */
+	CB_USER_RINGBUF, /* user_ringbuf_drain: r1 a dynptr (PTR_TO_DYNPTR), r2 ctx */
 };
 
 enum bpf_ret {
@@ -152,6 +157,7 @@ enum bpf_ret {
 	RET_MAP_VALUE_OR_NULL,
 	RET_RINGBUF_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes, a new reference */
 	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
+	RET_DYNPTR_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes inside the dynptr argument, or NULL */
 };
 
 /*
@@ -202,6 +208,24 @@ uint64_t bpf_h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64
 uint64_t bpf_h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
 uint64_t bpf_h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
 
+/* helpers_dynptr.c: the dynptr helpers; the struct bpf_dynptr a helper fills (Linux's
+ * bpf_dynptr_init, offset 0). */
+enum bpf_dynptr_type { BPF_DYNPTR_INVALID = 0, BPF_DYNPTR_LOCAL, BPF_DYNPTR_RINGBUF };
+void bpf_dynptr_init(void *ptr, void *data, enum bpf_dynptr_type type, uint32_t size);
+uint64_t bpf_h_dynptr_from_mem(uint64_t data, uint64_t size, uint64_t flags, uint64_t ptr,
+			       uint64_t a5);
+uint64_t bpf_h_dynptr_read(uint64_t dst, uint64_t len, uint64_t src, uint64_t offset,
+			   uint64_t flags);
+uint64_t bpf_h_dynptr_write(uint64_t dst, uint64_t offset, uint64_t src, uint64_t len,
+			    uint64_t flags);
+uint64_t bpf_h_dynptr_data(uint64_t ptr, uint64_t offset, uint64_t len, uint64_t a4, uint64_t a5);
+uint64_t bpf_h_ringbuf_reserve_dynptr(uint64_t map, uint64_t size, uint64_t flags, uint64_t ptr,
+				      uint64_t a5);
+uint64_t bpf_h_ringbuf_submit_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3, uint64_t a4,
+				     uint64_t a5);
+uint64_t bpf_h_ringbuf_discard_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3, uint64_t a4,
+				      uint64_t a5);
+
 /* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
  * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */
 int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args);
@@ -231,6 +255,10 @@ struct bpf_map_ops {
 	int (*get_next_key)(struct bpf_map *map, const void *key, void *next);
 	/* Called when the last user fd goes (perf event array drops its events). */
 	void (*release_uref)(struct bpf_map *map);
+	/* [any] Keyless maps (queue, stack, bloom filter): bpf_map_push_elem, and
+	 * bpf_map_pop_elem (remove) or bpf_map_peek_elem.  0 or -errno. */
+	long (*push)(struct bpf_map *map, const void *value, uint64_t flags);
+	long (*pop)(struct bpf_map *map, void *value, bool remove);
 };
 
 struct bpf_map {
@@ -238,9 +266,11 @@ struct bpf_map {
 	_Atomic uint32_t refcnt; /* (a) programs and fds */
 	_Atomic uint32_t usercnt; /* (a) fds only */
 	uint32_t type, key_size, value_size, max_entries, map_flags; /* (c) */
+	uint64_t map_extra; /* (c) BPF_MAP_CREATE's map_extra (bloom filter: hash count) */
 	uint32_t id; /* (c) */
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	bool frozen; /* (f) */
+	struct bpf_map *inner_meta; /* (c) map-in-map: the inner maps' template (map_in_map.c) */
 	uint32_t mmap_writers; /* writable mappings of an mmapable array (map->lock) */
 	struct spinlock lock;
 	void *priv; /* (c) type-specific storage */
@@ -278,6 +308,9 @@ void *bpf_ringbuf_reserve(struct bpf_map *map, uint64_t size, uint64_t flags);
 void bpf_ringbuf_commit(void *sample, uint64_t flags, bool discard);
 /* [any] bpf_ringbuf_query: BPF_RB_AVAIL_DATA, RING_SIZE, CONS_POS, PROD_POS; else 0. */
 uint64_t bpf_ringbuf_query(struct bpf_map *map, uint64_t flags);
+/* [any] bpf_user_ringbuf_drain of a BPF_MAP_TYPE_USER_RINGBUF: the callback fn gets each
+ * sample as a dynptr; the samples consumed, or -EINVAL, -EBUSY, -E2BIG, -ENOMEM. */
+long bpf_user_ringbuf_drain(struct bpf_map *map, uint64_t fn, uint64_t ctx, uint64_t flags);
 unsigned int bpf_ringbuf_poll(struct bpf_map *map, struct ksvc_poll *pt);
 /* A mapping of the ring: 0, -EPERM (writable beyond the consumer page) or -EINVAL. */
 int bpf_ringbuf_mmap_check(struct bpf_map *map, const struct ksvc_mmap *m);
@@ -286,7 +319,33 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 /* Per-type ops (map_array.c, map_hash.c, map_misc.c) */
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
-	bpf_qstack_ops;
+	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops, bpf_array_of_maps_ops,
+	bpf_hash_of_maps_ops, bpf_user_ringbuf_ops;
+
+/* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
+ * program type and JIT state to meet it, which this call records)?  Linux's
+ * bpf_prog_map_compatible, for updates and for loads of programs using the map. */
+bool bpf_prog_array_compatible(struct bpf_map *map, const struct bpf_prog *prog);
+/* The owner for fdinfo: false when no program has met the map (or it is no program array). */
+bool bpf_prog_array_owner(struct bpf_map *map, uint32_t *type, bool *jited);
+/* [any] The program in slot index (no reference taken: see map_prog_array.c), or NULL. */
+const struct bpf_prog *bpf_prog_array_get(struct bpf_map *map, uint32_t index);
+/* map_in_map.c: the template of the map inner_fd names (ksvc_alloc'd, no id, ops shared):
+ * 0, -EBADF, -EINVAL (no map, or a map-in-map) or -ENOTSUPP (a program array). */
+int bpf_map_meta_alloc(int inner_fd, struct bpf_map **out);
+
+/* Linux's MAX_TAIL_CALL_CNT: tail calls one run may make. */
+#define BPF_MAX_TAIL_CALLS 33
+
+/* BPF_MAP_CREATE's checks for a map of fds (program array, array of maps: Linux's
+ * fd_array_map_alloc_check): u32 key and value, flags NUMA_NODE, RDONLY, WRONLY only. */
+int bpf_fd_array_check(const union bpf_attr *attr);
+/* The syscall update of a map of fds (perf event array, program array): the slot and the fd,
+ * or -EINVAL (flags other than BPF_ANY) / -E2BIG (index past the end), as Linux checks them. */
+int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *value,
+		      uint64_t flags, uint32_t *index, int *fd);
+/* get_next_key of an index-keyed map: the next index, 0 for NULL or past the end. */
+int bpf_array_next_key(struct bpf_map *map, const void *key, void *next);
 
 /* map_queue.c: QUEUE and STACK maps.  [any] push: 0, -EINVAL (flags), -E2BIG (full);
  * pop (remove) or peek: 0 or -ENOENT with value zeroed. */
@@ -313,6 +372,9 @@ struct bpf_prog {
 	uint32_t stack_depth; /* (c) bytes of stack per frame reserved by the interpreter */
 	uint32_t max_ctx_offset; /* (c) highest ctx byte read + 1 */
 	bool gpl; /* (c) */
+	/* (c) bpf_jit_enable at load: Linux's prog->jited, which a program array's owner
+	 * compares (the JIT may still leave the program to the interpreter) */
+	bool jit_requested;
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	uint8_t tag[8]; /* (c) */
 	uint64_t load_time; /* (c) */

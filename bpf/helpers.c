@@ -86,17 +86,23 @@ static uint64_t h_map_lookup_cpu(uint64_t map, uint64_t key, uint64_t cpu, uint6
 
 static uint64_t h_map_push(uint64_t map, uint64_t val, uint64_t flags, uint64_t a4, uint64_t a5)
 {
-	return (uint32_t)bpf_qstack_push(P(map), P(val), flags);
+	struct bpf_map *m = P(map);
+
+	return (uint32_t)m->ops->push(m, P(val), flags);
 }
 
 static uint64_t h_map_pop(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return (uint32_t)bpf_qstack_pop(P(map), P(val), true);
+	struct bpf_map *m = P(map);
+
+	return (uint32_t)m->ops->pop(m, P(val), true);
 }
 
 static uint64_t h_map_peek(uint64_t map, uint64_t val, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return (uint32_t)bpf_qstack_pop(P(map), P(val), false);
+	struct bpf_map *m = P(map);
+
+	return (uint32_t)m->ops->pop(m, P(val), false);
 }
 
 /* ---- task and time ---- */
@@ -530,6 +536,12 @@ static uint64_t h_ringbuf_query(uint64_t map, uint64_t flags, uint64_t a3, uint6
 #define FOR_EACH_KEY_ON_STACK 64
 
 /* bpf_loop: the callback with (index, ctx) until it returns 1; the runs it made. */
+static uint64_t h_user_ringbuf_drain(uint64_t map, uint64_t fn, uint64_t ctx, uint64_t flags,
+				     uint64_t a5)
+{
+	return (uint64_t)bpf_user_ringbuf_drain(P(map), fn, ctx, flags);
+}
+
 static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, uint64_t a5)
 {
 	uint32_t n = (uint32_t)nr, i;
@@ -761,6 +773,16 @@ static uint64_t h_enoent(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uin
 	return (uint64_t)-ENOENT;
 }
 
+/*
+ * bpf_tail_call as a plain call: only the verifier-free test path makes one (a verified
+ * program's call is decoded as the interpreter's tail call).  With no program array it finds
+ * nothing, so it falls through as Linux's does on a miss.
+ */
+static uint64_t h_tail_call_miss(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return 0;
+}
+
 /* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
 static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -780,6 +802,7 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	  ARG_MAP_VALUE, ARG_ANY),
 	H(map_delete_elem, h_map_delete, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_KEY),
 	H(ktime_get_ns, h_ktime, RET_INTEGER, false, AV_BASE, 0),
+	H(tail_call, h_tail_call_miss, RET_VOID, false, AV_BASE, ARG_CTX, ARG_CONST_MAP, ARG_ANY),
 	/* the format arguments are not checked: any register, as in Linux */
 	H(trace_printk, h_trace_printk, RET_INTEGER, true, AV_BASE, ARG_MEM, ARG_SIZE_NZ),
 	H(get_prandom_u32, h_prandom, RET_INTEGER, false, AV_BASE, 0),
@@ -886,6 +909,25 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(map_peek_elem, h_map_peek, RET_INTEGER, false, AV_BASE, ARG_CONST_MAP, ARG_MAP_VALUE_UNINIT),
 	H(send_signal, h_send_signal, RET_INTEGER, false, AV_TRACING, ARG_ANY),
 	H(send_signal_thread, h_send_signal_thread, RET_INTEGER, false, AV_TRACING, ARG_ANY),
+	/* dynptrs: Linux 6.1 takes dynptr_from_mem's memory from map values only (verify_mem.c) */
+	H(dynptr_from_mem, bpf_h_dynptr_from_mem, RET_INTEGER, false, AV_BASE, ARG_MEM_UNINIT,
+	  ARG_SIZE, ARG_ANY, ARG_DYNPTR_UNINIT_LOCAL),
+	H(dynptr_read, bpf_h_dynptr_read, RET_INTEGER, false, AV_BASE, ARG_MEM_UNINIT, ARG_SIZE,
+	  ARG_DYNPTR, ARG_ANY, ARG_ANY),
+	H(dynptr_write, bpf_h_dynptr_write, RET_INTEGER, false, AV_BASE, ARG_DYNPTR, ARG_ANY, ARG_MEM,
+	  ARG_SIZE, ARG_ANY),
+	H(dynptr_data, bpf_h_dynptr_data, RET_DYNPTR_MEM_OR_NULL, false, AV_BASE, ARG_DYNPTR, ARG_ANY,
+	  ARG_ALLOC_SIZE),
+	H(ringbuf_reserve_dynptr, bpf_h_ringbuf_reserve_dynptr, RET_INTEGER, false, AV_BASE,
+	  ARG_CONST_MAP, ARG_ANY, ARG_ANY, ARG_DYNPTR_UNINIT_RINGBUF),
+	H(ringbuf_submit_dynptr, bpf_h_ringbuf_submit_dynptr, RET_VOID, false, AV_BASE,
+	  ARG_DYNPTR_RINGBUF_RELEASE, ARG_ANY),
+	H(ringbuf_discard_dynptr, bpf_h_ringbuf_discard_dynptr, RET_VOID, false, AV_BASE,
+	  ARG_DYNPTR_RINGBUF_RELEASE, ARG_ANY),
+	[BPF_FUNC_user_ringbuf_drain] = { .name = "bpf_user_ringbuf_drain", .fn = h_user_ringbuf_drain,
+					  .ret = RET_INTEGER, .cb = CB_USER_RINGBUF,
+					  .args = { ARG_CONST_MAP, ARG_FUNC, ARG_STACK_OR_NULL,
+						    ARG_ANY } },
 	H(trace_vprintk, bpf_h_trace_vprintk, RET_INTEGER, true, AV_BASE, ARG_MEM, ARG_SIZE_NZ,
 	  ARG_MEM_RO_OR_NULL, ARG_SIZE),
 };

@@ -228,6 +228,7 @@ static int map_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_a
 	info.value_size = map->value_size;
 	info.max_entries = map->max_entries;
 	info.map_flags = map->map_flags;
+	info.map_extra = map->map_extra;
 	memcpy(info.name, map->name, sizeof(info.name));
 	return info_out(attr, &info, len, uattr);
 }
@@ -316,15 +317,23 @@ static uint64_t map_memlock(const struct bpf_map *map)
 
 size_t bpf_map_fdinfo(void *priv, char *buf, size_t size)
 {
-	const struct bpf_map *map = priv;
+	struct bpf_map *map = priv;
+	uint32_t owner_type;
+	bool owner_jited;
+	size_t n;
 
-	return (size_t)bpf_fmt(buf, size,
-			       "map_type:\t%u\nkey_size:\t%u\nvalue_size:\t%u\nmax_entries:\t%u\n"
-			       "map_flags:\t0x%x\nmap_extra:\t0x%llx\nmemlock:\t%llu\nmap_id:\t%u\n"
-			       "frozen:\t%u\n",
-			       map->type, map->key_size, map->value_size, map->max_entries,
-			       map->map_flags, 0ull, (unsigned long long)map_memlock(map), map->id,
-			       map->frozen ? 1u : 0u);
+	n = (size_t)bpf_fmt(buf, size,
+			    "map_type:\t%u\nkey_size:\t%u\nvalue_size:\t%u\nmax_entries:\t%u\n"
+			    "map_flags:\t0x%x\nmap_extra:\t0x%llx\nmemlock:\t%llu\nmap_id:\t%u\n"
+			    "frozen:\t%u\n",
+			    map->type, map->key_size, map->value_size, map->max_entries,
+			    map->map_flags, (unsigned long long)map->map_extra,
+			    (unsigned long long)map_memlock(map), map->id, map->frozen ? 1u : 0u);
+	/* a program array that a program has met: its owner (bpf_map_show_fdinfo) */
+	if (n < size && bpf_prog_array_owner(map, &owner_type, &owner_jited))
+		n += (size_t)bpf_fmt(buf + n, size - n, "owner_prog_type:\t%u\nowner_jited:\t%u\n",
+				     owner_type, owner_jited ? 1u : 0u);
+	return n;
 }
 
 size_t bpf_link_fdinfo(void *priv, char *buf, size_t size)

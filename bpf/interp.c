@@ -8,7 +8,9 @@
  *
  * Decoding maps each slot to a handler label once, at load time; running then costs one load
  * and one indirect jump of dispatch per instruction and no checks (the verifier proved safety).
- * Not here: verification (verify*.c), helpers (helpers.c), tail calls, LD_ABS/LD_IND.
+ * bpf_tail_call (a verified program's only: its map holds programs) continues in the slot's
+ * program on the same stack, at most BPF_MAX_TAIL_CALLS times a run, as Linux's interpreter.
+ * Not here: verification (verify*.c), helpers (helpers.c), LD_ABS/LD_IND.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -230,6 +232,11 @@ void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_di
 		const struct bpf_insn *in = &insns[i];
 		int op = decode_one(in);
 
+		/* a verified program's bpf_tail_call jumps (Linux's BPF_TAIL_CALL); on the test
+		 * path it stays a call of the table's function, a tail call that finds nothing */
+		if (op == BPF_OP_CALL && in->imm == BPF_FUNC_tail_call && prog_type && !counting)
+			op = BPF_OP_TAIL_CALL;
+
 		out[i].op = labels[op];
 		out[i].dst = in->dst_reg;
 		out[i].src = in->src_reg;
@@ -249,6 +256,7 @@ void bpf_interp_decode(const struct bpf_insn *insns, uint32_t len, struct bpf_di
 			break;
 		case BPF_OP_CALLX:
 		case BPF_OP_EXIT:
+		case BPF_OP_TAIL_CALL:
 			break;
 		case BPF_OP_LDDW:
 			if (i + 1 < len) {

@@ -20,7 +20,7 @@ static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, 
 		const struct bpf_dinsn *ret;
 		uint64_t saved[5]; /* r6..r10 */
 	} frames[BPF_MAX_FRAMES];
-	unsigned int depth = 0;
+	unsigned int depth = 0, tail_calls = 0;
 #if INTERP_COUNTING
 	uint64_t n = 0;
 #define COUNT n++
@@ -195,6 +195,27 @@ L_CALLX: {
 		goto out;
 	regs[0] = bpf_helpers[id].fn(regs[1], regs[2], regs[3], regs[4], regs[5]);
 	NEXT;
+}
+L_TAIL_CALL: {
+	/* r1 ctx, r2 the program array, r3 the index.  As Linux: an index past the end or a
+	 * spent count falls through, and the count goes up before the slot is read (a tail call
+	 * to an empty slot uses one).  The verifier allows it in the main program only (Linux
+	 * without BTF), which runs in the outermost frame: the next program starts on the full
+	 * stack. */
+	const struct bpf_prog *next;
+	struct bpf_map *map = (struct bpf_map *)(uintptr_t)regs[2];
+
+	if (INTERP_COUNTING || (uint32_t)regs[3] >= map->max_entries ||
+	    tail_calls >= BPF_MAX_TAIL_CALLS)
+		NEXT;
+	tail_calls++;
+	next = bpf_prog_array_get(map, (uint32_t)regs[3]);
+	if (!next)
+		NEXT;
+	COUNT;
+	regs[10] = (uint64_t)(uintptr_t)stack_top;
+	pc = next->dinsns;
+	goto *pc->op;
 }
 L_CALL_LOCAL:
 	if (depth >= BPF_MAX_FRAMES - 1)

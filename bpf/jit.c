@@ -404,7 +404,8 @@ static int emit_helper_call(struct jit *j, const struct bpf_insn *insns, uint32_
 	bpf_helper_fn fn;
 	uint64_t addr;
 
-	if (!(fn = bpf_helper_impl(id, j->o->prog_type)))
+	/* bpf_tail_call: such programs are left to the interpreter */
+	if (id == BPF_FUNC_tail_call || !(fn = bpf_helper_impl(id, j->o->prog_type)))
 		return -EINVAL;
 	memcpy(&addr, &fn, sizeof(addr)); /* code pointer as a number */
 	if (id == BPF_FUNC_map_lookup_elem && j->o->verified) {

@@ -6,8 +6,8 @@
  *
  * Linux 6.1 semantics: union bpf_attr map_type/key_size/value_size/max_entries/map_flags/
  * map_name; EINVAL for unknown types and bad sizes/flags, E2BIG for oversize keys and values.
- * Per-type storage and element semantics live in map_array.c, map_hash.c and map_misc.c.
- * Not here: BTF, inner maps (map-in-map), RINGBUF, the syscall commands (syscall.c).
+ * Per-type storage and element semantics live in the map_*.c files.
+ * Not here: BTF, RINGBUF, the syscall commands (syscall.c).
  */
 #include <stdint.h>
 
@@ -29,8 +29,13 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &bpf_perf_array_ops;
 	case BPF_MAP_TYPE_STACK_TRACE: return &bpf_stack_ops;
 	case BPF_MAP_TYPE_RINGBUF: return &bpf_ringbuf_ops;
+	case BPF_MAP_TYPE_USER_RINGBUF: return &bpf_user_ringbuf_ops;
 	case BPF_MAP_TYPE_QUEUE: return &bpf_qstack_ops;
 	case BPF_MAP_TYPE_STACK: return &bpf_qstack_ops;
+	case BPF_MAP_TYPE_PROG_ARRAY: return &bpf_prog_array_ops;
+	case BPF_MAP_TYPE_BLOOM_FILTER: return &bpf_bloom_ops;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS: return &bpf_array_of_maps_ops;
+	case BPF_MAP_TYPE_HASH_OF_MAPS: return &bpf_hash_of_maps_ops;
 	default: return NULL;
 	}
 }
@@ -70,15 +75,18 @@ int bpf_obj_name_check(const char *name)
 int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 {
 	const struct bpf_map_ops *ops = bpf_map_ops_of(attr->map_type);
-	struct bpf_map *map;
+	struct bpf_map *map, *meta = NULL;
 	int err;
 
 	if (!ops)
 		return -EINVAL;
 	if (name_check(attr->map_name))
 		return -EINVAL;
+	/* inner_map_fd: read by the map-in-map types only, ignored by the others (Linux) */
 	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id ||
-	    attr->inner_map_fd || attr->map_extra || attr->map_ifindex)
+	    attr->map_ifindex)
+		return -EINVAL;
+	if (attr->map_extra && attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER)
 		return -EINVAL;
 	if ((attr->map_flags & BPF_F_RDONLY) && (attr->map_flags & BPF_F_WRONLY))
 		return -EINVAL;
@@ -87,31 +95,42 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	err = ops->check(attr);
 	if (err)
 		return err;
+	if (attr->map_type == BPF_MAP_TYPE_ARRAY_OF_MAPS || attr->map_type == BPF_MAP_TYPE_HASH_OF_MAPS) {
+		err = bpf_map_meta_alloc((int)attr->inner_map_fd, &meta);
+		if (err)
+			return err;
+	}
 	map = ksvc_alloc(sizeof(*map));
-	if (!map)
+	if (!map) {
+		ksvc_free(meta);
 		return -ENOMEM;
+	}
 	map->ops = ops;
 	map->type = attr->map_type;
 	map->key_size = attr->key_size;
 	map->value_size = attr->value_size;
 	map->max_entries = attr->max_entries;
 	map->map_flags = attr->map_flags;
+	map->map_extra = attr->map_extra;
+	map->inner_meta = meta;
 	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
 	spin_init(&map->lock);
 	atomic_store(&map->refcnt, 1);
 	err = ops->alloc(map);
-	if (err) {
-		ksvc_free(map);
-		return err;
-	}
+	if (err)
+		goto err_free_map;
 	err = bpf_id_alloc(BPF_OBJ_MAP, map, &map->refcnt, &map->id);
 	if (err) {
 		ops->free(map);
-		ksvc_free(map);
-		return err;
+		goto err_free_map;
 	}
 	*out = map;
 	return 0;
+
+err_free_map:
+	ksvc_free(map->inner_meta);
+	ksvc_free(map);
+	return err;
 }
 
 void bpf_map_get(struct bpf_map *map)
@@ -125,6 +144,7 @@ void bpf_map_put(struct bpf_map *map)
 		return;
 	bpf_id_free(BPF_OBJ_MAP, map->id);
 	map->ops->free(map);
+	ksvc_free(map->inner_meta);
 	ksvc_free(map);
 }
 
@@ -162,11 +182,12 @@ static struct bpf_map *mapping_map(void *map_priv, bool *write)
 static int map_mmap(void *priv, struct ksvc_mmap *m)
 {
 	struct bpf_map *map = priv;
+	bool ring = map->type == BPF_MAP_TYPE_RINGBUF || map->type == BPF_MAP_TYPE_USER_RINGBUF;
 	size_t area;
 	unsigned long f;
 	int err = 0;
 
-	if (map->type != BPF_MAP_TYPE_ARRAY && map->type != BPF_MAP_TYPE_RINGBUF)
+	if (map->type != BPF_MAP_TYPE_ARRAY && !ring)
 		return -BPF_ENOTSUPP; /* Linux: no map_mmap operation */
 	if (!m->shared)
 		return -EINVAL;
@@ -185,8 +206,8 @@ static int map_mmap(void *priv, struct ksvc_mmap *m)
 		err = -EPERM;
 	else if (m->write && (map->map_flags & BPF_F_RDONLY_PROG))
 		err = -EACCES; /* the verifier takes the contents as constant */
-	else if (map->type == BPF_MAP_TYPE_RINGBUF)
-		err = bpf_ringbuf_mmap_check(map, m); /* writable: the consumer page only */
+	else if (ring)
+		err = bpf_ringbuf_mmap_check(map, m); /* which pages may be writable */
 	if (!err && m->write)
 		map->mmap_writers++;
 	spin_unlock_irqrestore(&map->lock, f);
@@ -202,17 +223,18 @@ static uint64_t map_mmap_phys(void *priv, void *map_priv, uint64_t pgoff)
 	struct bpf_map *map = mapping_map(map_priv, NULL);
 
 	(void)priv;
-	if (map->type == BPF_MAP_TYPE_RINGBUF)
+	if (map->type == BPF_MAP_TYPE_RINGBUF || map->type == BPF_MAP_TYPE_USER_RINGBUF)
 		return bpf_ringbuf_mmap_phys(map, pgoff);
 	return ksvc_virt_to_phys((char *)bpf_array_base(map) + pgoff * KSVC_PAGE_SIZE);
 }
 
-/* bpf_map_poll: a ring buffer is readable with unread data; other maps poll as an error. */
+/* bpf_map_poll: a ring buffer is readable with unread data, a user ring buffer writable
+ * with room; other maps poll as an error. */
 static unsigned int map_poll(void *priv, struct ksvc_poll *pt)
 {
 	struct bpf_map *map = priv;
 
-	if (map->type == BPF_MAP_TYPE_RINGBUF)
+	if (map->type == BPF_MAP_TYPE_RINGBUF || map->type == BPF_MAP_TYPE_USER_RINGBUF)
 		return bpf_ringbuf_poll(map, pt);
 	return POLLERR;
 }
@@ -335,13 +357,30 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		break;
 	case BPF_MAP_TYPE_RINGBUF:
 		if (func_id != BPF_FUNC_ringbuf_output && func_id != BPF_FUNC_ringbuf_reserve &&
-		    func_id != BPF_FUNC_ringbuf_query)
+		    func_id != BPF_FUNC_ringbuf_query && func_id != BPF_FUNC_ringbuf_reserve_dynptr)
+			return false;
+		break;
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		if (func_id != BPF_FUNC_tail_call)
+			return false;
+		break;
+	case BPF_MAP_TYPE_USER_RINGBUF:
+		if (func_id != BPF_FUNC_user_ringbuf_drain)
 			return false;
 		break;
 	case BPF_MAP_TYPE_QUEUE:
 	case BPF_MAP_TYPE_STACK:
 		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_pop_elem &&
 		    func_id != BPF_FUNC_map_peek_elem)
+			return false;
+		break;
+	case BPF_MAP_TYPE_BLOOM_FILTER:
+		if (func_id != BPF_FUNC_map_push_elem && func_id != BPF_FUNC_map_peek_elem)
+			return false;
+		break;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+		if (func_id != BPF_FUNC_map_lookup_elem)
 			return false;
 		break;
 	default:
@@ -354,17 +393,24 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 		return map->type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
 	case BPF_FUNC_get_stackid:
 		return map->type == BPF_MAP_TYPE_STACK_TRACE;
+	case BPF_FUNC_tail_call:
+		return map->type == BPF_MAP_TYPE_PROG_ARRAY;
 	case BPF_FUNC_ringbuf_output:
 	case BPF_FUNC_ringbuf_reserve:
 	case BPF_FUNC_ringbuf_query:
+	case BPF_FUNC_ringbuf_reserve_dynptr:
 		return map->type == BPF_MAP_TYPE_RINGBUF;
+	case BPF_FUNC_user_ringbuf_drain:
+		return map->type == BPF_MAP_TYPE_USER_RINGBUF;
 	case BPF_FUNC_map_lookup_percpu_elem:
 		return map->type == BPF_MAP_TYPE_PERCPU_ARRAY || map->type == BPF_MAP_TYPE_PERCPU_HASH ||
 		       map->type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-	case BPF_FUNC_map_push_elem:
 	case BPF_FUNC_map_pop_elem:
-	case BPF_FUNC_map_peek_elem:
 		return map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK;
+	case BPF_FUNC_map_push_elem:
+	case BPF_FUNC_map_peek_elem:
+		return map->type == BPF_MAP_TYPE_QUEUE || map->type == BPF_MAP_TYPE_STACK ||
+		       map->type == BPF_MAP_TYPE_BLOOM_FILTER;
 	case BPF_FUNC_current_task_under_cgroup:
 		return map->type == BPF_MAP_TYPE_CGROUP_ARRAY;
 	case BPF_FUNC_task_storage_get:

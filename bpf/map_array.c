@@ -32,8 +32,8 @@ static int array_check(const union bpf_attr *attr)
 	uint64_t bytes;
 
 	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size == 0 ||
-	    (attr->map_flags & ~ok) || (percpu && (attr->map_flags & BPF_F_MMAPABLE)) ||
-	    (attr->map_flags & (BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)))
+	    (attr->map_flags & ~ok) || (percpu && (attr->map_flags & (BPF_F_MMAPABLE | BPF_F_INNER_MAP))) ||
+	    (attr->map_flags & BPF_F_PRESERVE_ELEMS))
 		return -EINVAL;
 	if (attr->value_size > (1u << 20) || (percpu && attr->value_size > 32768))
 		return -E2BIG;
@@ -175,7 +175,27 @@ static int array_sys_update(struct bpf_map *map, const void *key, const void *va
 	return 0;
 }
 
-static int array_next_key(struct bpf_map *map, const void *key, void *next)
+int bpf_fd_array_check(const union bpf_attr *attr)
+{
+	if (attr->max_entries == 0 || attr->key_size != 4 || attr->value_size != 4 ||
+	    (attr->map_flags & ~(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY)))
+		return -EINVAL;
+	if (attr->max_entries > (1u << 31))
+		return -E2BIG; /* array_map_alloc: the index mask would not cover it */
+	return 0;
+}
+
+int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *value,
+		      uint64_t flags, uint32_t *index, int *fd)
+{
+	if (flags != BPF_ANY)
+		return -EINVAL;
+	memcpy(index, key, 4);
+	memcpy(fd, value, 4);
+	return *index >= map->max_entries ? -E2BIG : 0;
+}
+
+int bpf_array_next_key(struct bpf_map *map, const void *key, void *next)
 {
 	uint32_t index = 0, n;
 
@@ -201,7 +221,7 @@ const struct bpf_map_ops bpf_array_ops = {
 	.delete = array_delete,
 	.sys_lookup = array_sys_lookup,
 	.sys_update = array_sys_update,
-	.get_next_key = array_next_key,
+	.get_next_key = bpf_array_next_key,
 };
 
 const struct bpf_map_ops bpf_percpu_array_ops = {
@@ -214,5 +234,5 @@ const struct bpf_map_ops bpf_percpu_array_ops = {
 	.delete = array_delete,
 	.sys_lookup = array_sys_lookup,
 	.sys_update = array_sys_update,
-	.get_next_key = array_next_key,
+	.get_next_key = bpf_array_next_key,
 };

@@ -97,19 +97,16 @@ static int perf_array_sys_update(struct bpf_map *map, const void *key, const voi
 {
 	const struct bpf_perf_ops *ops = bpf_perf();
 	void **ev = map->priv, *event, *old;
-	uint32_t index, fd;
+	uint32_t index;
 	unsigned long irq;
-	int err;
+	int fd, err;
 
-	if (flags != BPF_ANY)
-		return -EINVAL;
-	memcpy(&index, key, 4);
-	memcpy(&fd, value, 4);
-	if (index >= map->max_entries)
-		return -E2BIG;
+	err = bpf_fd_array_slot(map, key, value, flags, &index, &fd);
+	if (err)
+		return err;
 	if (!ops)
 		return -EBADF; /* nothing can be a perf event before perf registers */
-	err = ops->event_get_fd((int)fd, &event);
+	err = ops->event_get_fd(fd, &event);
 	if (err)
 		return err;
 	irq = spin_lock_irqsave(&map->lock);

@@ -142,4 +142,6 @@ const struct bpf_map_ops bpf_qstack_ops = {
 	.sys_lookup = qs_sys_lookup,
 	.sys_update = qs_update,
 	.get_next_key = qs_next_key,
+	.push = bpf_qstack_push,
+	.pop = bpf_qstack_pop,
 };

@@ -14,6 +14,12 @@
  * The map fd polls readable while there is unread data; syscall lookups and updates get
  * ENOTSUPP (524) as in Linux.
  *
+ * BPF_MAP_TYPE_USER_RINGBUF is the same ring the other way round (Linux 6.1's user ring
+ * buffer): user space maps the producer page and the data writable (the consumer page
+ * read-only: EPERM otherwise), writes records with the same header and publishes them by the
+ * producer position; bpf_user_ringbuf_drain hands each to a callback as a dynptr and frees its
+ * space.  The fd polls writable while the ring has room.
+ *
  * bpf_ringbuf_reserve hands the program the record's body in place, as Linux does.  Linux's
  * kernel mapping shows the data pages twice too, so a body that wraps is one piece; this kernel
  * maps them once, so such a body is reserved in a bounce buffer instead and copied into the
@@ -47,6 +53,7 @@ struct ringbuf {
 	unsigned int order;
 	struct spinlock lock;
 	struct wait_queue *wq;
+	_Atomic int busy; /* USER_RINGBUF: a bpf_user_ringbuf_drain is consuming */
 };
 
 /* A reservation whose body wraps: hdr mirrors the ring's header, with pg_off RB_BOUNCED. */
@@ -186,17 +193,13 @@ static int rb_no_next_key(struct bpf_map *map, const void *key, void *next)
 	return -BPF_ENOTSUPP;
 }
 
-const struct bpf_map_ops bpf_ringbuf_ops = {
-	.check = rb_check,
-	.alloc = rb_alloc,
-	.free = rb_free,
-	.lookup = rb_no_lookup,
-	.update = rb_no_update,
-	.delete = rb_no_delete,
-	.sys_lookup = rb_no_sys_lookup,
-	.sys_update = rb_no_update,
-	.get_next_key = rb_no_next_key,
-};
+#define RB_OPS                                                                                     \
+	.check = rb_check, .alloc = rb_alloc, .free = rb_free, .lookup = rb_no_lookup,             \
+	.update = rb_no_update, .delete = rb_no_delete, .sys_lookup = rb_no_sys_lookup,            \
+	.sys_update = rb_no_update, .get_next_key = rb_no_next_key
+const struct bpf_map_ops bpf_ringbuf_ops = { RB_OPS };
+/* USER_RINGBUF: the same ring, written by user space and read by bpf_user_ringbuf_drain */
+const struct bpf_map_ops bpf_user_ringbuf_ops = { RB_OPS };
 
 /* ---- the program side [any] ---- */
 
@@ -359,23 +362,144 @@ uint64_t bpf_ringbuf_query(struct bpf_map *map, uint64_t flags)
 	}
 }
 
+/* ---- USER_RINGBUF: user space produces, bpf_user_ringbuf_drain consumes ---- */
+
+#define USER_RB_MAX_SAMPLES (128 * 1024) /* BPF_MAX_USER_RINGBUF_SAMPLES */
+
+/*
+ * The next sample (Linux's __bpf_user_ringbuf_peek): 0 with *pos and *size, -ENODATA (none,
+ * or still BUSY), -EAGAIN (a DISCARD sample, now skipped), -EINVAL (producer position not a
+ * multiple of 8, or a sample past it), -E2BIG (larger than the ring or a dynptr).
+ */
+static int user_rb_peek(struct ringbuf *rb, uint64_t *pos, uint32_t *size)
+{
+	uint64_t prod = load_acquire(rb->producer), cons = load_acquire(rb->consumer), total;
+	uint32_t hdr, len;
+
+	if (prod % 8)
+		return -EINVAL;
+	if (cons >= prod)
+		return -ENODATA;
+	/* acquire pairs with the producer's release of the header */
+	hdr = __atomic_load_n((uint32_t *)(rb->data + (cons & rb->mask)), __ATOMIC_ACQUIRE);
+	len = hdr & ~(RB_BUSY | RB_DISCARD);
+	total = ((uint64_t)len + RB_HDR + 7) & ~7ull;
+	if (total > prod - cons)
+		return -EINVAL;
+	if (total > rb->mask + 1 || len > (1u << 24) - 1)
+		return -E2BIG;
+	if (hdr & RB_DISCARD) {
+		__atomic_store_n(rb->consumer, cons + total, __ATOMIC_RELEASE);
+		return -EAGAIN;
+	}
+	if (hdr & RB_BUSY)
+		return -ENODATA;
+	*pos = cons + RB_HDR;
+	*size = len;
+	return 0;
+}
+
+/* A sample's bytes in one piece: in place, or copied out when they wrap (the data pages are
+ * mapped once here, twice in Linux; user_rb_put_back returns what the callback wrote).
+ * NULL: no memory for the copy. */
+static void *user_rb_sample(struct ringbuf *rb, uint64_t pos, uint32_t size, void **copy)
+{
+	uint64_t off = pos & rb->mask, first = rb->mask + 1 - off;
+	uint8_t *c;
+
+	*copy = NULL;
+	if (first >= size)
+		return rb->data + off;
+	c = ksvc_alloc(size);
+	if (!c)
+		return NULL;
+	memcpy(c, rb->data + off, first);
+	memcpy(c + first, rb->data, size - first);
+	*copy = c;
+	return c;
+}
+
+static void user_rb_put_back(struct ringbuf *rb, uint64_t pos, uint32_t size, const uint8_t *copy)
+{
+	uint64_t off = pos & rb->mask, first = rb->mask + 1 - off;
+
+	memcpy(rb->data + off, copy, first);
+	memcpy(rb->data, copy + first, size - first);
+	ksvc_free((void *)copy);
+}
+
+long bpf_user_ringbuf_drain(struct bpf_map *map, uint64_t fn, uint64_t ctx, uint64_t flags)
+{
+	struct ringbuf *rb = rb_of(map);
+	long samples, discarded = 0, ret = 0;
+	int busy = 0;
+
+	if (flags & ~(uint64_t)(BPF_RB_NO_WAKEUP | BPF_RB_FORCE_WAKEUP))
+		return -EINVAL;
+	if (!atomic_compare_exchange_strong(&rb->busy, &busy, 1))
+		return -EBUSY;
+	for (samples = 0; samples < USER_RB_MAX_SAMPLES && ret == 0; samples++) {
+		uint64_t pos, dynptr[2];
+		uint32_t size;
+		void *copy, *data;
+		int err = user_rb_peek(rb, &pos, &size);
+
+		if (err == -ENODATA)
+			break;
+		if (err == -EAGAIN) {
+			discarded++;
+			continue;
+		}
+		if (err) {
+			ret = err;
+			goto out;
+		}
+		data = user_rb_sample(rb, pos, size, &copy);
+		if (!data) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		bpf_dynptr_init(dynptr, data, BPF_DYNPTR_LOCAL, size);
+		ret = (long)bpf_callback_run(fn, (uintptr_t)dynptr, ctx, 0, 0);
+		if (copy) /* the dynptr is writable, as Linux 6.1's */
+			user_rb_put_back(rb, pos, size, copy);
+		/* release pairs with the producer's acquire: the space is free again */
+		__atomic_store_n(rb->consumer, pos - RB_HDR + (((uint64_t)size + RB_HDR + 7) & ~7ull),
+				 __ATOMIC_RELEASE);
+	}
+	ret = samples - discarded;
+out:
+	atomic_store(&rb->busy, 0);
+	if ((flags & BPF_RB_FORCE_WAKEUP) || (!(flags & BPF_RB_NO_WAKEUP) && samples > 0))
+		ksvc_waitq_wake_all(rb->wq);
+	return ret;
+}
+
 /* ---- the file side ---- */
 
 unsigned int bpf_ringbuf_poll(struct bpf_map *map, struct ksvc_poll *pt)
 {
 	struct ringbuf *rb = rb_of(map);
+	uint64_t avail = bpf_ringbuf_query(map, BPF_RB_AVAIL_DATA);
 
 	ksvc_poll_wait(pt, rb->wq);
-	return bpf_ringbuf_query(map, BPF_RB_AVAIL_DATA) ? POLLIN | POLLRDNORM : 0;
+	if (map->type == BPF_MAP_TYPE_USER_RINGBUF) /* writable while there is room */
+		return avail < rb->mask + 1 ? POLLOUT | POLLWRNORM : 0;
+	return avail ? POLLIN | POLLRDNORM : 0;
 }
 
 int bpf_ringbuf_mmap_check(struct bpf_map *map, const struct ksvc_mmap *m)
 {
 	uint64_t pages = 2 + 2 * ((rb_of(map)->mask + 1) / KSVC_PAGE_SIZE);
 
-	/* writable: the consumer page alone (ringbuf_map_mmap) */
-	if (m->write && (m->pgoff != 0 || m->len != KSVC_PAGE_SIZE))
+	/* writable: the consumer page alone (ringbuf_map_mmap_kern); for a user ring, all but
+	 * the consumer page (ringbuf_map_mmap_user) */
+	if (map->type == BPF_MAP_TYPE_USER_RINGBUF) {
+		if (m->write && m->pgoff == 0)
+			return -EPERM;
+	} else if (m->write && (m->pgoff != 0 || m->len != KSVC_PAGE_SIZE)) {
 		return -EPERM;
+	}
 	if (m->pgoff > pages || m->len / KSVC_PAGE_SIZE > pages - m->pgoff)
 		return -EINVAL; /* remap_vmalloc_range: beyond the area */
 	return 0;

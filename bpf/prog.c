@@ -16,7 +16,7 @@
  * imm of both halves of map lddws (BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE) zeroed, as fds and
  * offsets there differ from load to load (bpf_prog_calc_tag).
  * With bpf_jit_enable (the default) a verified program also gets JIT code (jit.c), which
- * bpf_prog_run prefers.  Not here: BTF, func/line info, attach types, tail calls.
+ * bpf_prog_run prefers.  Not here: BTF, func/line info, attach types.
  */
 #include <stdint.h>
 
@@ -204,6 +204,29 @@ static int add_map(struct bpf_prog *prog, struct bpf_map *map, struct bpf_verifi
 	return 0;
 }
 
+/* Linux's check_map_prog_compatibility: the map types a sleepable program may use. */
+static bool sleepable_map(uint32_t type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH:
+	case BPF_MAP_TYPE_LRU_HASH:
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS:
+	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_USER_RINGBUF:
+	case BPF_MAP_TYPE_INODE_STORAGE:
+	case BPF_MAP_TYPE_SK_STORAGE:
+	case BPF_MAP_TYPE_TASK_STORAGE:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * lddw with a map source: take the map (the program holds it) and put its address, or its
  * value's address, in the instruction pair (Linux's resolve_pseudo_ldimm64).
@@ -239,6 +262,11 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 		if (err) {
 			bpf_log(log, "fd %d is not pointing to valid bpf_map\n", fd);
 			return err;
+		}
+		if ((prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map(map->type)) {
+			bpf_map_put(map);
+			bpf_log(log, "Sleepable programs can only use array, hash, and ringbuf maps\n");
+			return -EINVAL;
 		}
 		if (in->src_reg == BPF_PSEUDO_MAP_FD || in->src_reg == BPF_PSEUDO_MAP_IDX) {
 			if (in[1].imm) {
@@ -385,6 +413,17 @@ int bpf_prog_load(const union bpf_attr *attr)
 	}
 	if (err)
 		goto err_free_prog;
+
+	/* Linux's bpf_check_tail_call: a program array the program uses takes it as owner or
+	 * refuses it (a different type or JIT state) */
+	prog->jit_requested = atomic_load(&bpf_jit_enable) != 0;
+	for (uint32_t i = 0; i < prog->nr_maps; i++) {
+		if (prog->maps[i]->type == BPF_MAP_TYPE_PROG_ARRAY &&
+		    !bpf_prog_array_compatible(prog->maps[i], prog)) {
+			err = -EINVAL;
+			goto err_free_prog;
+		}
+	}
 
 	/* commit */
 	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false,

@@ -126,6 +126,12 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		goto out;
 	switch (cmd) {
 	case BPF_MAP_LOOKUP_ELEM:
+		/* a bloom filter tests the value it is given and writes nothing back */
+		if (map->type == BPF_MAP_TYPE_BLOOM_FILTER) {
+			err = ksvc_copy_from_user(value, BPF_UPTR(attr->value), vsize) ?
+				      -EFAULT : map->ops->sys_lookup(map, key, value);
+			break;
+		}
 		err = map->ops->sys_lookup(map, key, value);
 		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->value), value, vsize))
 			err = -EFAULT;

@@ -63,6 +63,7 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_MEM] = "alloc_mem",
 		[PTR_TO_MEM_OR_NULL] = "alloc_mem_or_null",
 		[PTR_TO_FUNC] = "func",
+		[PTR_TO_DYNPTR] = "dynptr_ptr",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -341,6 +342,17 @@ static bool stacksafe(const struct frame *old, const struct frame *cur, struct i
 			continue;
 		if (c == STACK_INVALID)
 			return false;
+		/* a dynptr only where old had the same one (type, first slot, reference) */
+		if ((o == STACK_DYNPTR) != (c == STACK_DYNPTR))
+			return false;
+		if (o == STACK_DYNPTR) {
+			const struct reg *os = &old->spill[i / 8], *cs = &cur->spill[i / 8];
+
+			if (os->off != cs->off || os->mem_size != cs->mem_size ||
+			    !ids_match(m, os->id, cs->id))
+				return false;
+			continue;
+		}
 		if (o == STACK_SPILL) {
 			if (i % 8)
 				continue;

@@ -23,6 +23,7 @@ enum reg_type {
 	PTR_TO_MEM, /* "alloc_mem" (Linux 6.1): a bpf_ringbuf_reserve record, mem_size bytes */
 	PTR_TO_MEM_OR_NULL,
 	PTR_TO_FUNC, /* lddw BPF_PSEUDO_FUNC: a callback subprogram (subprogno) */
+	PTR_TO_DYNPTR, /* a helper's own local dynptr handed to a callback (user_ringbuf_drain) */
 };
 
 /*
@@ -44,7 +45,9 @@ struct reg {
 	int64_t smin, smax;
 };
 
-enum slot_type { STACK_INVALID = 0, STACK_MISC, STACK_ZERO, STACK_SPILL };
+/* STACK_DYNPTR: two slots of a struct bpf_dynptr; the lower slot's spill entry has off 1
+ * (Linux's first_slot), both have the dynptr type in mem_size and its reference in id. */
+enum slot_type { STACK_INVALID = 0, STACK_MISC, STACK_ZERO, STACK_SPILL, STACK_DYNPTR };
 
 /* One call frame: registers, and the stack below its fp tracked per byte as deep as used. */
 struct frame {
@@ -208,6 +211,22 @@ void mark_reg_precise(struct venv *env, uint32_t regno);
 void propagate_precision(struct venv *env, const struct vstate *old, uint32_t idx);
 /* A new checkpoint starts with nothing precise (everything with bpf-to-bpf calls). */
 void checkpoint_init_precision(const struct venv *env, struct vstate *cp);
+
+/* verify_dynptr.c: struct bpf_dynptr arguments (Linux 6.1's rules for its stack slots) */
+struct dynptr_meta {
+	uint32_t uninit_regno; /* a constructor's dynptr argument */
+	uint8_t uninit_type; /* enum bpf_dynptr_type it becomes */
+	uint32_t release_regno; /* submit/discard's dynptr argument */
+	uint32_t ref; /* the reference of the initialized dynptr argument (dynptr_data) */
+};
+/* Argument argno (0-based) in regno, of kind arg (ARG_DYNPTR*): 0 or -errno with the log. */
+int dynptr_check_arg(struct venv *env, uint32_t regno, uint32_t argno, uint8_t arg,
+		     struct dynptr_meta *m);
+/* After every argument passed: the constructor's slots become a dynptr (a reference for a
+ * ring buffer one), the released one's slots and reference go.  0 or -errno. */
+int dynptr_commit(struct venv *env, const struct dynptr_meta *m);
+/* Would an access of [lo, hi) of f's stack touch a dynptr (which no instruction may read)? */
+bool stack_has_dynptr(const struct frame *f, int64_t lo, int64_t hi);
 
 /* verify_cfg.c */
 int check_subprogs_and_cfg(struct venv *env);

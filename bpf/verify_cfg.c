@@ -397,6 +397,12 @@ int check_subprogs_and_cfg(struct venv *env)
 		if (op != BPF_OP_EXIT && op != BPF_OP_JA && op != BPF_OP_JA32)
 			return verr(env, -EINVAL, "last insn is not an exit or jmp\n");
 	}
+	/* Linux's check_abnormal_return for a program without BTF func_info (never here):
+	 * bpf_tail_call in the main program only, reached or not */
+	for (uint32_t i = env->subprog_start[1]; env->nr_subprogs > 1 && i < len; i++)
+		if (insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].imm == BPF_FUNC_tail_call &&
+		    insns[i].src_reg != BPF_PSEUDO_CALL)
+			return verr(env, -EINVAL, "tail_call is not allowed in subprogs without BTF\n");
 	err = check_recursion(env);
 	if (err)
 		return err;

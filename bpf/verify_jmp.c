@@ -135,6 +135,11 @@ static void null_check_reg(struct reg *x, uint32_t id, bool is_null)
 		return;
 	if (is_null) {
 		mark_const(x, 0);
+	} else if (x->type == PTR_TO_MAP_VALUE_OR_NULL && x->map->inner_meta) {
+		/* a map-in-map lookup gives an inner map, typed by the template (Linux) */
+		x->type = CONST_PTR_TO_MAP;
+		x->map = x->map->inner_meta;
+		x->id = 0;
 	} else {
 		x->type = x->type == PTR_TO_MEM_OR_NULL ? PTR_TO_MEM : PTR_TO_MAP_VALUE;
 		x->id = 0;
@@ -203,7 +208,9 @@ int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx
 	/* null check of a map lookup result */
 	if ((a->type == PTR_TO_MAP_VALUE_OR_NULL || a->type == PTR_TO_MEM_OR_NULL) && k &&
 	    !in->imm && !is32 && (op == BPF_JEQ || op == BPF_JNE)) {
-		uint32_t id = a->id, ref = a->ref_obj_id;
+		/* a NULL acquired pointer holds nothing; a dynptr slice's NULL leaves the dynptr's
+		 * reference alone (Linux: ref_obj_id == id only) */
+		uint32_t id = a->id, ref = a->ref_obj_id == a->id ? a->ref_obj_id : 0;
 
 		err = push_branch(env, target, &other);
 		if (err)

@@ -164,6 +164,9 @@ static int stack_access(struct venv *env, uint32_t regno, const struct reg *p, i
 		}
 		return stack_mark_misc(f, lo, hi);
 	}
+	if (stack_has_dynptr(f, lo, hi))
+		return verr(env, -EACCES, "invalid read from stack off %lld+%d size %u\n", (long long)lo,
+			    0, size);
 	/* Slots never written read as unknown scalars: every loader here is privileged, and Linux
 	 * lets those read uninitialized stack (allow_uninit_stack), directly and through helpers. */
 	if (value_regno < 0)
@@ -435,6 +438,11 @@ static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool writ
 		note_depth(env, sf, lo);
 		if (write)
 			return stack_mark_misc(sf, lo, hi);
+		for (int64_t o = lo; o < hi; o++)
+			if (stack_has_dynptr(sf, o, o + 1))
+				return verr(env, -EACCES, "invalid indirect read from stack R%u off %lld+%lld "
+							  "size %llu\n", regno, (long long)lo,
+					    (long long)(o - lo), (unsigned long long)size);
 		return 0; /* uninitialized bytes too, as in stack_access */
 	}
 	case PTR_TO_MAP_VALUE:
@@ -558,6 +566,10 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 		r[BPF_REG_3].map = map;
 		r[BPF_REG_4] = caller->regs[BPF_REG_3];
 		break;
+	case CB_USER_RINGBUF: /* set_user_ringbuf_callback_state */
+		r[BPF_REG_1].type = PTR_TO_DYNPTR;
+		r[BPF_REG_2] = caller->regs[BPF_REG_3];
+		break;
 	default:
 		break;
 	}
@@ -578,6 +590,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 	const struct bpf_helper *h = bpf_helper_get(in->imm);
 	struct frame *f = cur_frame(env);
 	struct bpf_map *map = NULL;
+	struct dynptr_meta dm = { 0 };
 	uint64_t alloc_size = 0;
 	uint32_t release = 0;
 	int err;
@@ -684,6 +697,14 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
 				    r->map->name, what);
 		}
+		case ARG_DYNPTR:
+		case ARG_DYNPTR_UNINIT_LOCAL:
+		case ARG_DYNPTR_UNINIT_RINGBUF:
+		case ARG_DYNPTR_RINGBUF_RELEASE:
+			err = dynptr_check_arg(env, regno, i, h->args[i], &dm);
+			if (err)
+				return err;
+			break;
 		case ARG_PERCPU_BTF:
 		case ARG_BTF_ONLY:
 			/* only a BTF-typed pointer fits: no register can hold one without BTF */
@@ -717,6 +738,13 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			break;
 		}
 	}
+	/* Linux's order: the dynptr a constructor made, the one released, then per-helper checks */
+	err = dynptr_commit(env, &dm);
+	if (err)
+		return err;
+	if (in->imm == BPF_FUNC_dynptr_from_mem && f->regs[BPF_REG_1].type != PTR_TO_MAP_VALUE)
+		return verr(env, -EACCES, "Unsupported reg type %s for bpf_dynptr_from_mem data\n",
+			    reg_type_name(f->regs[BPF_REG_1].type));
 	if (in->imm == BPF_FUNC_snprintf) {
 		/* Linux's check_bpf_snprintf_call: the constant format against data_len / 8 args */
 		const struct reg *len = &f->regs[BPF_REG_5];
@@ -738,12 +766,30 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		if (err)
 			return err;
 	}
+	if (in->imm == BPF_FUNC_tail_call) {
+		/* Linux's record_func_key: a program array only; a constant index in range is
+		 * precise (the JIT's direct jumps depend on it) */
+		const struct reg *r3 = &f->regs[BPF_REG_3];
+
+		if (map->type != BPF_MAP_TYPE_PROG_ARRAY)
+			return verr(env, -EINVAL, "kernel subsystem misconfigured verifier\n");
+		if (reg_is_const(r3) && r3->umin < map->max_entries)
+			mark_reg_precise(env, BPF_REG_3);
+	}
+	/* a tail call never returns to release what the program holds (check_reference_leak) */
+	if (in->imm == BPF_FUNC_tail_call && env->cur->nrefs) {
+		for (uint32_t i = 0; i < env->cur->nrefs; i++)
+			verr(env, 0, "Unreleased reference id=%u alloc_insn=%u\n",
+			     env->cur->refs[i].id, env->cur->refs[i].insn);
+		return verr(env, -EINVAL, "tail_call would lead to reference leak\n");
+	}
 	/* Linux's check_map_func_compatibility, after the arguments and the callback's setup */
 	if (map && !bpf_map_func_ok(map, in->imm)) {
 		frame_free(cb_frame);
 		return verr(env, -EINVAL, "cannot pass map_type %u into func %s#%d\n", map->type,
 			    h->name, in->imm);
 	}
+
 	if (release && !release_ref(env->cur, release))
 		return verr(env, -EINVAL, "release of unacquired reference\n"); /* not reached */
 	for (int r = BPF_REG_1; r <= BPF_REG_5; r++)
@@ -761,6 +807,16 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		r0->type = PTR_TO_MEM_OR_NULL;
 		r0->mem_size = (uint32_t)alloc_size;
 		r0->id = r0->ref_obj_id = (uint32_t)id;
+	}
+	if (h->ret == RET_DYNPTR_MEM_OR_NULL) {
+		/* a slice: dies with the dynptr's reference (none for a local dynptr) */
+		struct reg *r0 = &f->regs[BPF_REG_0];
+
+		memset(r0, 0, sizeof(*r0));
+		r0->type = PTR_TO_MEM_OR_NULL;
+		r0->mem_size = (uint32_t)alloc_size;
+		r0->id = ++env->next_id;
+		r0->ref_obj_id = dm.ref;
 	}
 	if (h->ret == RET_MAP_VALUE_OR_NULL) {
 		struct reg *r0 = &f->regs[BPF_REG_0];

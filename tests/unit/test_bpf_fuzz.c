@@ -6,7 +6,9 @@
  * 2000); tests/fuzz/fuzz-bpf.sh runs it long with BPF_FUZZ_ITERS and BPF_FUZZ_SEED.
  * BPF_FUZZ_DUMP=N prints iteration N's program and its level-2 verifier log.
  * Issue 19's helpers are among the calls, and two seeds hold callbacks (bpf_loop,
- * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere.
+ * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere; two more hold dynptrs
+ * (local and ring buffer) and a tail call, with program array, ring buffer and bloom filter
+ * maps to aim at.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,7 +44,10 @@ static uint32_t pick(uint32_t n)
 	return rnd() % n;
 }
 
-static int map_fds[3]; /* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array */
+/* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array, program array (empty: tail calls
+ * fall through), ring buffer, bloom filter */
+#define NMAPS 6
+static int map_fds[NMAPS];
 
 /* Seeds: what ordinary programs look like; mutations start from these. */
 static const struct bpf_insn seed_lookup[] = {
@@ -93,10 +98,51 @@ static const struct bpf_insn seed_each[] = {
 	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 3, 0, 0), I(BPF_ALU64 | BPF_AND | BPF_K, 0, 0, 0, 1), EXIT,
 };
 
+/* dynptrs: a local one over the array's value (read, write, data slice), a ring buffer one
+ * (reserve, write, submit); a map lddw's second half names its map (seed_program) */
+static const struct bpf_insn seed_dynptr[] = {
+	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 100),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem), I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 1, 0),
+	EXIT,
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 16),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 4, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, -32), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_dynptr_from_mem),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -48),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 8), I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -32), I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 4),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 5, 0, 0, 0), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_dynptr_read),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -32),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 8), I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 8),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_dynptr_data), I(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0),
+	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 104),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 16), I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 4, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 4, 0, 0, -64),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ringbuf_reserve_dynptr),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -64),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -48), I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 8),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 5, 0, 0, 0), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_dynptr_write),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0), I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -64),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_ringbuf_submit_dynptr),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+};
+/* bpf_tail_call(ctx, prog_array, 0) then r0 = 1 */
+static const struct bpf_insn seed_tail[] = {
+	I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 103),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), EXIT,
+};
+
 static const struct {
 	const struct bpf_insn *insns;
 	uint32_t len;
 } seeds[] = {
+	{ seed_dynptr, sizeof(seed_dynptr) / 8 },
+	{ seed_tail, sizeof(seed_tail) / 8 },
 	{ seed_lookup, sizeof(seed_lookup) / 8 },
 	{ seed_loop, sizeof(seed_loop) / 8 },
 	{ seed_ctx, sizeof(seed_ctx) / 8 },
@@ -150,7 +196,9 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 							  /* issue 19's */
 							  181, 164, 182, 105, 106, 165, 109, 117, 87,
 							  88, 89, 195, 118, 120, 125, 35, 93, 169, 4,
-							  45, 36, 148, 22, 119, 176, 177 };
+							  45, 36, 148, 22, 119, 176, 177,
+							  /* dynptrs, tail calls' */
+							  197, 198, 199, 200, 201, 202, 203, 12 };
 
 			in->code = BPF_JMP | BPF_CALL;
 			in->imm = helpers[pick(sizeof(helpers) / 4)];
@@ -190,7 +238,7 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 			if (in->src_reg == BPF_PSEUDO_FUNC)
 				in->imm = (int32_t)pick(len + 4) - (int32_t)i - 3; /* a callback, maybe bad */
 			else if (in->src_reg)
-				in->imm = map_fds[in->src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : pick(3)];
+				in->imm = map_fds[in->src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : pick(NMAPS)];
 			in[1] = (struct bpf_insn){ 0 };
 			in[1].imm = in->src_reg == BPF_PSEUDO_MAP_VALUE ? (int32_t)pick(20) :
 				    in->src_reg ? 0 : interesting();
@@ -201,19 +249,34 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 	}
 }
 
+/* Seed s in p with the map fds patched in: its length. */
+static uint32_t seed_program(struct bpf_insn *p, uint32_t s)
+{
+	uint32_t len = seeds[s].len;
+
+	memcpy(p, seeds[s].insns, len * 8);
+	for (uint32_t i = 0; i + 1 < len; i++)
+		if (p[i].code == (BPF_LD | BPF_IMM | BPF_DW) && p[i].src_reg &&
+		    p[i].src_reg != BPF_PSEUDO_FUNC) {
+			/* a seed names its map as 100 + its index in the second half's imm (else the
+			 * hash) */
+			uint32_t m = p[i + 1].imm >= 100 && p[i + 1].imm < 100 + NMAPS ?
+					     (uint32_t)p[i + 1].imm - 100 : 1;
+
+			p[i].imm = map_fds[p[i].src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : m];
+			if (p[i].src_reg == BPF_PSEUDO_MAP_FD)
+				p[i + 1].imm = 0;
+			i++;
+		}
+	return len;
+}
+
 static uint32_t make_program(struct bpf_insn *p)
 {
 	uint32_t len;
 
 	if (pick(2)) {
-		uint32_t s = pick(sizeof(seeds) / sizeof(seeds[0]));
-
-		len = seeds[s].len;
-		memcpy(p, seeds[s].insns, len * 8);
-		for (uint32_t i = 0; i < len; i++)
-			if (p[i].code == (BPF_LD | BPF_IMM | BPF_DW) && p[i].src_reg &&
-			    p[i].src_reg != BPF_PSEUDO_FUNC)
-				p[i].imm = map_fds[p[i].src_reg == BPF_PSEUDO_MAP_VALUE ? 0 : 1];
+		len = seed_program(p, pick(sizeof(seeds) / sizeof(seeds[0])));
 		for (uint32_t n = 1 + pick(3); n; n--) {
 			struct bpf_insn *in = &p[pick(len)];
 
@@ -331,15 +394,49 @@ static void test_fuzz(void **state)
 	assert_true(accepted > 0);
 }
 
+/* Every seed as it is loads and runs (a mutation of a broken seed would test little). */
+static void test_seeds(void **state)
+{
+	struct bpf_insn prog[MAXLEN + 2];
+	struct bpf_perf_event_data_kern ctx;
+	static char log[16384];
+
+	for (uint32_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+		union bpf_attr a;
+		struct bpf_prog *p;
+		long fd;
+
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+		a.insns = (uintptr_t)prog;
+		a.insn_cnt = seed_program(prog, s);
+		a.license = (uintptr_t)"GPL";
+		a.log_buf = (uintptr_t)log;
+		a.log_size = sizeof(log);
+		a.log_level = 1;
+		fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		if (fd < 0)
+			fail_msg("seed %u: errno %ld; log:\n%s", s, -fd, log);
+		memset(&ctx, 0, sizeof(ctx));
+		assert_int_equal(bpf_prog_get_fd((int)fd, &p), 0);
+		bpf_prog_run(p, &ctx);
+		bpf_prog_put(p);
+		ksvc_fake_close((int)fd);
+	}
+}
+
 static int setup(void **state)
 {
-	static const uint32_t spec[3][4] = {
+	static const uint32_t spec[NMAPS][4] = {
 		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1 },
 		{ BPF_MAP_TYPE_HASH, 4, 8, 8 },
 		{ BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 },
+		{ BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 2 },
+		{ BPF_MAP_TYPE_RINGBUF, 0, 0, 4096 },
+		{ BPF_MAP_TYPE_BLOOM_FILTER, 0, 8, 16 },
 	};
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < NMAPS; i++) {
 		union bpf_attr a;
 
 		memset(&a, 0, sizeof(a));
@@ -362,7 +459,7 @@ static int teardown(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(test_fuzz) };
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_seeds), cmocka_unit_test(test_fuzz) };
 
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

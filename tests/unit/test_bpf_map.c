@@ -2,7 +2,7 @@
  * test_bpf_map.c - map semantics through bpf/map*.c directly: create checks per type, array and
  * per-CPU array, hash / per-CPU hash / LRU hash (flags, full map, iteration, eviction),
  * PERF_EVENT_ARRAY with and without registered perf ops, STACK_TRACE inserts as
- * bpf_get_stackid makes them, mmapable arrays, and references.
+ * bpf_get_stackid makes them, mmapable arrays, bloom filters, and references.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -464,6 +464,130 @@ static void test_mmapable(void **state)
 	bpf_map_put(m);
 }
 
+/*
+ * BLOOM_FILTER: creation rules, push/peek and the syscall ops' errnos, and a zero-seed filter
+ * of 64 bits and one hash setting Linux's bits: holding 0, it reports exactly the values
+ * t_bpf_bloom recorded on Linux 6.1 (jhash2 over one u32) among 1..400.
+ */
+static void test_bloom(void **state)
+{
+	static const uint32_t linux_fp[] = { 26, 59, 127, 180, 224, 312, 343 };
+	uint32_t v = 0, fp[64], n = 0, none;
+	union bpf_attr a;
+	struct bpf_map *m = NULL;
+
+	assert_int_equal(try_create(BPF_MAP_TYPE_BLOOM_FILTER, 4, 4, 1, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_BLOOM_FILTER, 0, 0, 1, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_BLOOM_FILTER, 0, 4, 1, BPF_F_MMAPABLE), -EINVAL);
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_BLOOM_FILTER;
+	a.value_size = 4;
+	a.max_entries = 1;
+	a.map_flags = BPF_F_ZERO_SEED;
+	a.map_extra = 16;
+	assert_int_equal(bpf_map_create(&a, &m), -EINVAL);
+	a.map_extra = 1;
+	assert_int_equal(bpf_map_create(&a, &m), 0);
+	assert_int_equal(m->ops->pop(m, &v, false), -ENOENT);
+	assert_int_equal(m->ops->push(m, &v, BPF_EXIST), -EINVAL);
+	assert_int_equal(m->ops->push(m, &v, BPF_ANY), 0);
+	assert_int_equal(m->ops->sys_lookup(m, NULL, &v), 0);
+	assert_int_equal(m->ops->pop(m, &v, true), -EOPNOTSUPP);
+	assert_int_equal(m->ops->delete(m, NULL), -EOPNOTSUPP);
+	assert_int_equal(m->ops->get_next_key(m, NULL, &none), -EOPNOTSUPP);
+	assert_null(m->ops->lookup(m, NULL));
+	for (v = 1; v <= 400; v++)
+		if (m->ops->pop(m, &v, false) == 0 && n < 64)
+			fp[n++] = v;
+	assert_int_equal(n, sizeof(linux_fp) / sizeof(linux_fp[0]));
+	assert_memory_equal(fp, linux_fp, sizeof(linux_fp));
+	bpf_map_put(m);
+	/* another map type with map_extra: EINVAL */
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.map_flags = 0;
+	a.map_extra = 1;
+	assert_int_equal(bpf_map_create(&a, &m), -EINVAL);
+}
+
+/* The dynptr helpers' run-time half: bounds (-E2BIG), flags (-EINVAL), null dynptrs, data
+ * slices, and a ring buffer dynptr's reserve, refusal (-EINVAL) and submit. */
+static void test_dynptr(void **state)
+{
+	uint8_t mem[32] = { 0 }, out[8];
+	uint64_t d[2], r[2], v = 0x0102030405060708ull;
+	struct bpf_map *rb = mk(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0);
+#define U(p) ((uint64_t)(uintptr_t)(p))
+
+	assert_int_equal(bpf_h_dynptr_from_mem(U(mem), sizeof(mem), 0, U(d), 0), 0);
+	assert_int_equal(bpf_h_dynptr_write(U(d), 24, U(&v), 8, 0), 0);
+	assert_int_equal(bpf_h_dynptr_write(U(d), 25, U(&v), 8, 0), (uint64_t)-E2BIG);
+	assert_int_equal(bpf_h_dynptr_write(U(d), 0, U(&v), 8, 1), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_dynptr_read(U(out), 8, U(d), 24, 0), 0);
+	assert_memory_equal(out, &v, 8);
+	assert_memory_equal(mem + 24, &v, 8);
+	assert_int_equal(bpf_h_dynptr_read(U(out), 8, U(d), UINT32_MAX, 0), (uint64_t)-E2BIG);
+	assert_int_equal(bpf_h_dynptr_data(U(d), 24, 8, 0, 0), U(mem + 24));
+	assert_int_equal(bpf_h_dynptr_data(U(d), 28, 8, 0, 0), 0);
+	/* a failed constructor leaves a null dynptr */
+	assert_int_equal(bpf_h_dynptr_from_mem(U(mem), 1u << 24, 0, U(d), 0), (uint64_t)-E2BIG);
+	assert_int_equal(bpf_h_dynptr_read(U(out), 0, U(d), 0, 0), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_dynptr_data(U(d), 0, 0, 0, 0), 0);
+	/* ring buffer dynptrs */
+	assert_int_equal(bpf_h_ringbuf_reserve_dynptr(U(rb), 16, 1, U(r), 0), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_ringbuf_discard_dynptr(U(r), 0, 0, 0, 0), 0); /* null: nothing */
+	assert_int_equal(bpf_h_ringbuf_reserve_dynptr(U(rb), 8192, 0, U(r), 0), (uint64_t)-EINVAL);
+	assert_int_equal(bpf_h_ringbuf_reserve_dynptr(U(rb), 16, 0, U(r), 0), 0);
+	assert_int_equal(bpf_h_dynptr_write(U(r), 8, U(&v), 8, 0), 0);
+	assert_int_equal(bpf_h_ringbuf_submit_dynptr(U(r), 0, 0, 0, 0), 0);
+	assert_int_equal(bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA), 24);
+	assert_int_equal(bpf_h_dynptr_data(U(r), 0, 0, 0, 0), 0); /* submitted: null */
+	bpf_map_put(rb);
+#undef U
+}
+
+/*
+ * USER_RINGBUF and bpf_user_ringbuf_drain: samples written where user space writes them (the
+ * pages bpf_ringbuf_mmap_phys gives), a callback returning 0, DISCARD skipped and not
+ * counted, BUSY stopping, a sample past the producer position or a producer position not a
+ * multiple of 8 -EINVAL, bad flags -EINVAL.
+ */
+static void test_user_ringbuf(void **state)
+{
+	static const struct bpf_insn cb[] = { { .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0 },
+					      { .code = BPF_JMP | BPF_EXIT } };
+	struct bpf_dinsn d[2];
+	struct bpf_map *m = mk(BPF_MAP_TYPE_USER_RINGBUF, 0, 0, 4096, 0);
+	uint64_t *cons = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 0);
+	uint64_t *prod = (uint64_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 1);
+	uint8_t *data = (uint8_t *)(uintptr_t)bpf_ringbuf_mmap_phys(m, 2);
+	uint32_t hdr[2] = { 8, 0 };
+	uint64_t fn = (uintptr_t)d;
+
+	bpf_interp_decode(cb, 2, d, BPF_STACK_SIZE, false, BPF_PROG_TYPE_PERF_EVENT);
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), 0); /* empty */
+	memcpy(data, hdr, 8);
+	hdr[0] = 8 | (1u << 30); /* DISCARD */
+	memcpy(data + 16, hdr, 8);
+	hdr[0] = 8;
+	memcpy(data + 32, hdr, 8);
+	*prod = 48;
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 4), -EINVAL);
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, BPF_RB_NO_WAKEUP), 2);
+	assert_int_equal(*cons, 48);
+	hdr[0] = 8 | (1u << 31); /* BUSY */
+	memcpy(data + 48, hdr, 8);
+	*prod = 64;
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), 0);
+	assert_int_equal(*cons, 48);
+	hdr[0] = 64; /* past the producer position */
+	memcpy(data + 48, hdr, 8);
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), -EINVAL);
+	*prod = 52; /* not a multiple of 8 */
+	assert_int_equal(bpf_user_ringbuf_drain(m, fn, 0, 0), -EINVAL);
+	bpf_map_put(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,7 +595,8 @@ int main(void)
 		cmocka_unit_test(test_percpu),	      cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
-		cmocka_unit_test(test_ringbuf),
+		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
+		cmocka_unit_test(test_dynptr),		      cmocka_unit_test(test_user_ringbuf),
 		cmocka_unit_test(test_ringbuf_reserve),
 	};
 

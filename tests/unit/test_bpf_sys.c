@@ -418,6 +418,214 @@ static void test_run_perf(void **state)
 	bpf_prog_put(p);
 }
 
+/* r0 = a program run with ctx, for the tail-call test */
+static uint64_t run_fd(int fd)
+{
+	struct bpf_perf_event_data_kern ctx;
+	struct bpf_prog *p;
+	uint64_t r;
+
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(bpf_prog_get_fd(fd, &p), 0);
+	r = bpf_prog_run(p, &ctx);
+	bpf_prog_put(p);
+	return r;
+}
+
+/*
+ * BPF_MAP_TYPE_PROG_ARRAY and bpf_tail_call: the syscall side (program fds in, ids out, the
+ * owner), the interpreter's tail call (no return, misses fall through, at most 33 a run), and
+ * the references: a slot holds its program, the map's last fd empties the slots (a program
+ * in its own array is freed then: LeakSanitizer).
+ */
+static void test_prog_array(void **state)
+{
+	/* r0 = 7 */
+	struct bpf_insn target[] = { MOV(0, 7), EXIT };
+	/* tail call slot r3 = 0; r0 = 1 when it falls through */
+	struct bpf_insn entry[] = {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+		I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+		MOV(3, 0), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call), MOV(0, 1), EXIT,
+	};
+	/* counter[0] += 1, then tail call slot 1 (itself); r0 = the counter when it falls through */
+	struct bpf_insn self[] = {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
+		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		I(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 10, 0), MOV(1, 1),
+		I(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD), I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0),
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
+		I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+		MOV(3, 1), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call),
+		I(BPF_LDX | BPF_MEM | BPF_DW, 0, 7, 0, 0), EXIT, MOV(0, 0), EXIT,
+	};
+	uint32_t k = 0, id = 0, owner;
+	uint64_t zero = 0;
+	struct bpf_map *m;
+	bool jited;
+	int pa, cnt, tfd, efd, sfd, sock, fd;
+
+	pa = map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 2);
+	assert_true(pa >= 0);
+	assert_int_equal(map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 8, 2), -EINVAL);
+	cnt = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	tfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, target, 2, NULL);
+	sock = (int)prog_load(BPF_PROG_TYPE_SOCKET_FILTER, target, 2, NULL);
+	entry[1].imm = pa;
+	self[4].imm = cnt;
+	self[12].imm = pa;
+	efd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, entry, 7, NULL);
+	sfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, self, 20, NULL);
+	assert_true(tfd >= 0 && sock >= 0 && efd >= 0 && sfd >= 0);
+	/* loading entry made perf_event programs the owner */
+	assert_int_equal(bpf_map_get_fd(pa, &m), 0);
+	assert_true(bpf_prog_array_owner(m, &owner, &jited));
+	assert_int_equal(owner, BPF_PROG_TYPE_PERF_EVENT);
+	bpf_map_put(m);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &sock, BPF_ANY), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &pa, BPF_ANY), -EINVAL);
+	fd = 77;
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &fd, BPF_ANY), -EBADF);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &tfd, BPF_NOEXIST), -EINVAL);
+	k = 2;
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &tfd, BPF_ANY), -E2BIG);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, pa, &k, &id, 0), -ENOENT);
+	k = 0;
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, pa, &k, &id, 0), -ENOENT);
+	assert_int_equal(run_fd(efd), 1); /* empty slot: falls through */
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &tfd, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, pa, &k, &id, 0), 0);
+	{
+		struct bpf_prog *t;
+
+		assert_int_equal(bpf_prog_get_fd(tfd, &t), 0);
+		assert_int_equal(id, bpf_prog_id(t));
+		bpf_prog_put(t);
+	}
+	assert_int_equal(run_fd(efd), 7); /* the target's r0: no return to entry */
+	/* the slot keeps the target after its fd closes */
+	assert_int_equal(ksvc_fake_close(tfd), 0);
+	assert_int_equal(run_fd(efd), 7);
+	assert_int_equal(map_op(BPF_MAP_DELETE_ELEM, pa, &k, NULL, 0), 0);
+	assert_int_equal(map_op(BPF_MAP_DELETE_ELEM, pa, &k, NULL, 0), -ENOENT);
+	assert_int_equal(run_fd(efd), 1);
+	/* itself in slot 1: 1 run + 33 tail calls */
+	k = 1;
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, pa, &k, &sfd, BPF_ANY), 0);
+	k = 0;
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, cnt, &k, &zero, BPF_ANY), 0);
+	assert_int_equal(run_fd(sfd), 34);
+	assert_int_equal(run_fd(sfd), 68);
+	/* the array's last fd: slots empty, so self (in its own array) can go */
+	assert_int_equal(ksvc_fake_close(pa), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, cnt, &k, &zero, BPF_ANY), 0);
+	assert_int_equal(run_fd(sfd), 1);
+	/* a socket filter cannot load against a perf_event-owned array */
+	{
+		struct bpf_insn uses[] = { I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0),
+					   I(0, 0, 0, 0, 0), MOV(0, 0), EXIT };
+
+		pa = map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 2);
+		uses[0].imm = pa;
+		assert_true(prog_load(BPF_PROG_TYPE_PERF_EVENT, uses, 4, NULL) >= 0);
+		assert_int_equal(prog_load(BPF_PROG_TYPE_SOCKET_FILTER, uses, 4, NULL), -EINVAL);
+	}
+}
+
+static int outer_create(uint32_t type, int inner)
+{
+	union bpf_attr *a = zattr();
+
+	a->map_type = type;
+	a->key_size = 4;
+	a->value_size = 4;
+	a->max_entries = 2;
+	a->inner_map_fd = (uint32_t)inner;
+	return (int)bpf_sys(BPF_MAP_CREATE, a, sizeof(*a));
+}
+
+/*
+ * ARRAY_OF_MAPS and HASH_OF_MAPS: the template's errnos, a program's lookup through both
+ * (bpf_prog_run), the slots' references (the inner maps' fds close first; LeakSanitizer checks
+ * that the outer maps' last references free them, the hash walking its elements).
+ */
+static void test_map_in_map(void **state)
+{
+	/* r0 = outer[0] ? (inner[0] ? *inner[0] : 2) : 1 */
+	struct bpf_insn prog[] = {
+		I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 0),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0), MOV(0, 1), EXIT,
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem),
+		I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 2, 0), MOV(0, 2), EXIT,
+		I(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0), EXIT,
+	};
+	struct bpf_perf_event_data_kern ctx;
+	uint32_t k = 0, id = 0;
+	uint64_t v = 42;
+	union bpf_attr *a;
+	struct bpf_prog *p;
+	int arr, hin, pa, ao, ho, pfd;
+
+	arr = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	hin = map_create(BPF_MAP_TYPE_HASH, 4, 8, 1);
+	pa = map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 1);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, pa), -BPF_ENOTSUPP);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, 77), -EBADF);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_HASH_OF_MAPS, pa), -BPF_ENOTSUPP);
+	ao = outer_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, arr);
+	ho = outer_create(BPF_MAP_TYPE_HASH_OF_MAPS, hin);
+	assert_true(ao >= 0 && ho >= 0);
+	assert_int_equal(outer_create(BPF_MAP_TYPE_HASH_OF_MAPS, ao), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ao, &k, &hin, BPF_ANY), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ho, &k, &arr, BPF_ANY), -EINVAL);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, arr, &k, &v, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, hin, &k, &v, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ao, &k, &arr, BPF_ANY), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ho, &k, &hin, BPF_NOEXIST), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ho, &k, &hin, BPF_NOEXIST), -EEXIST);
+	assert_int_equal(map_op(BPF_MAP_LOOKUP_ELEM, ho, &k, &id, 0), 0);
+	assert_true(id != 0);
+	memset(&ctx, 0, sizeof(ctx));
+	prog[3].imm = ao;
+	pfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 18, NULL);
+	assert_true(pfd >= 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_run(p, &ctx), 42);
+	bpf_prog_put(p);
+	assert_int_equal(map_op(BPF_MAP_DELETE_ELEM, ao, &k, NULL, 0), 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_run(p, &ctx), 1);
+	bpf_prog_put(p);
+	prog[3].imm = ho;
+	pfd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, prog, 18, NULL);
+	assert_true(pfd >= 0);
+	assert_int_equal(bpf_prog_get_fd(pfd, &p), 0);
+	assert_int_equal(bpf_prog_run(p, &ctx), 42);
+	bpf_prog_put(p);
+	/* the inner maps' fds go first: the hash of maps keeps hin until it is freed */
+	assert_int_equal(ksvc_fake_close(hin), 0);
+	assert_int_equal(ksvc_fake_close(arr), 0);
+	assert_int_equal(map_op(BPF_MAP_UPDATE_ELEM, ao, &k, &pa, BPF_ANY), -EINVAL);
+	a = zattr();
+	a->map_id = id;
+	hin = (int)bpf_sys(BPF_MAP_GET_FD_BY_ID, a, sizeof(*a));
+	assert_true(hin >= 0);
+	assert_int_equal(ksvc_fake_close(hin), 0);
+	assert_int_equal(ksvc_fake_close(pfd), 0); /* the program on ho */
+	assert_int_equal(ksvc_fake_close(ho), 0);
+	a = zattr();
+	a->map_id = id;
+	assert_int_equal(bpf_sys(BPF_MAP_GET_FD_BY_ID, a, sizeof(*a)), -ENOENT);
+}
+
 static void test_load_errors(void **state)
 {
 	static const struct bpf_insn ok[] = { MOV(0, 0), EXIT };
@@ -476,6 +684,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_load_errors, teardown),
 		cmocka_unit_test_teardown(test_perf_ctx_helpers, teardown),
 		cmocka_unit_test_teardown(test_run_perf, teardown),
+		cmocka_unit_test_teardown(test_prog_array, teardown),
+		cmocka_unit_test_teardown(test_map_in_map, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -326,9 +326,13 @@ static const struct row rows[] = {
 	{ "syscall ctx rw", { LDX(BPF_W, 0, 1, 4), STX(BPF_W, 1, 0, 8), EXIT }, BPF_PROG_TYPE_SYSCALL, 0,
 	  "" },
 	/* which types may call what: Linux 6.1's sets, measured there for every helper id */
-	{ "syscall get_stackid (a tracing helper)",
+	/* a syscall program knows get_stackid (its arguments are checked: not "unknown func"),
+	 * but as a sleepable program it may not use the stack map the helper wants (Linux 6.1) */
+	{ "syscall get_stackid (a tracing helper)", { CALL(BPF_FUNC_get_stackid), EXIT },
+	  BPF_PROG_TYPE_SYSCALL, -EACCES, "R2 !read_ok" },
+	{ "syscall with a stack map (sleepable)",
 	  { LD_MAP(2, M_STACK), MOV(3, 0), CALL(BPF_FUNC_get_stackid), EXIT }, BPF_PROG_TYPE_SYSCALL,
-	  0, "" },
+	  -EINVAL, "Sleepable programs can only use array, hash, and ringbuf maps" },
 	{ "tracepoint get_stackid",
 	  { LD_MAP(2, M_STACK), MOV(3, 0), CALL(BPF_FUNC_get_stackid), EXIT },
 	  BPF_PROG_TYPE_TRACEPOINT, 0, "" },

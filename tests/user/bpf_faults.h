@@ -1,36 +1,48 @@
-/* bpf_faults.h - run a libbpf-loaded perf_event program on page faults (header only, for the
- * tests that need libbpf: t_bpf_loops, t_bpf_helpers). */
+/* bpf_faults.h - run a libbpf-loaded perf_event program on page faults, and load one program
+ * of an embedded object alone for its verifier log (header only, for the tests that need
+ * libbpf: t_bpf_loops, t_bpf_helpers, t_bpf_user_ringbuf). */
 #ifndef TESTS_USER_BPF_FAULTS_H
 #define TESTS_USER_BPF_FAULTS_H
 
 #include <bpf/libbpf.h>
-#include <errno.h>
-#include <linux/perf_event.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-/* A SOFTWARE event of this task on any CPU; disabled when it samples (period != 0). */
-static inline int faults_perf_open(uint64_t config, uint64_t period)
+#include "bpf_raw.h"
+
+/* libbpf's messages off (libbpf_set_print): the tests print what they check. */
+static inline int faults_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	struct perf_event_attr a;
+	(void)level, (void)fmt, (void)ap;
+	return 0;
+}
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = config;
-	a.sample_period = period;
-	a.disabled = period != 0;
-	return (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+/*
+ * Open the object in [start, end) and load program name alone, its verifier log in log: 0 or
+ * the load's -errno (-1000 when the object does not open).
+ */
+static inline int load_one_prog(const char *start, const char *end, const char *name, char *log,
+				size_t logsize)
+{
+	struct bpf_object *obj = bpf_object__open_mem(start, (size_t)(end - start), NULL);
+	struct bpf_program *p;
+	int err;
+
+	if (!obj)
+		return -1000;
+	bpf_object__for_each_program(p, obj) {
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
+		if (!strcmp(bpf_program__name(p), name))
+			bpf_program__set_log_buf(p, log, logsize);
+	}
+	log[0] = 0;
+	err = bpf_object__load(obj);
+	bpf_object__close(obj);
+	return err;
 }
 
 /* Attach prog to page faults (period 1) of this task and fault in n fresh pages: 0 or -errno. */
 static inline int run_on_faults(struct bpf_program *prog, int n)
 {
 	struct bpf_link *link;
-	char *buf;
 	int fd = faults_perf_open(PERF_COUNT_SW_PAGE_FAULTS, 1);
 
 	if (fd < 0)
@@ -40,12 +52,7 @@ static inline int run_on_faults(struct bpf_program *prog, int n)
 		close(fd);
 		return -errno;
 	}
-	buf = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	for (int i = 0; i < n; i++)
-		buf[i * 4096] = 1;
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	munmap(buf, (size_t)n * 4096);
+	faults_touch(fd, n);
 	bpf_link__destroy(link);
 	close(fd);
 	return 0;

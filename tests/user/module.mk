@@ -120,7 +120,7 @@ t_bpf_loops_SRCS := tests/user/t_bpf_loops.c $(BUILD)/user/bpf/loops.bpf.lo \
 	$(BUILD)/user/bpf/badloops.bpf.lo
 t_bpf_loops_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_loops_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
-$(BUILD)/user/bin/t_bpf_loops: tests/user/tap.h tests/user/bpf_faults.h
+$(BUILD)/user/bin/t_bpf_loops: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
 UPROGS += t_bpf_probe
 t_bpf_probe_SRCS := tests/user/t_bpf_probe.c
 $(BUILD)/user/bin/t_bpf_probe: tests/user/tap.h
@@ -129,7 +129,7 @@ UPROGS += t_bpf_helpers
 t_bpf_helpers_SRCS := tests/user/t_bpf_helpers.c $(BUILD)/user/bpf/helpers.bpf.lo
 t_bpf_helpers_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_helpers_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
-$(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h
+$(BUILD)/user/bin/t_bpf_helpers: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
 UPROGS += t_uprobe
 t_uprobe_SRCS := tests/user/t_uprobe.c
 UPROGS += t_kprobe
@@ -138,3 +138,31 @@ $(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h
 UPROGS += t_bpf_hashrace
 t_bpf_hashrace_SRCS := tests/user/t_bpf_hashrace.c
 t_bpf_hashrace_LIBS := -lpthread
+# t_bpf_tailcall: bpf_tail_call and BPF_MAP_TYPE_PROG_ARRAY (raw instructions)
+UPROGS += t_bpf_tailcall
+t_bpf_tailcall_SRCS := tests/user/t_bpf_tailcall.c
+$(BUILD)/user/bin/t_bpf_tailcall: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+$(BUILD)/user/bin/t_bpf_ringbuf: tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_bloom: BPF_MAP_TYPE_BLOOM_FILTER (raw instructions)
+UPROGS += t_bpf_bloom
+t_bpf_bloom_SRCS := tests/user/t_bpf_bloom.c
+$(BUILD)/user/bin/t_bpf_bloom: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_mapinmap: ARRAY_OF_MAPS and HASH_OF_MAPS (raw instructions)
+UPROGS += t_bpf_mapinmap
+t_bpf_mapinmap_SRCS := tests/user/t_bpf_mapinmap.c
+$(BUILD)/user/bin/t_bpf_mapinmap: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_dynptr: the dynptr helpers (raw instructions)
+UPROGS += t_bpf_dynptr
+t_bpf_dynptr_SRCS := tests/user/t_bpf_dynptr.c
+$(BUILD)/user/bin/t_bpf_dynptr: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_user_ringbuf: BPF_MAP_TYPE_USER_RINGBUF and bpf_user_ringbuf_drain (raw instructions)
+UPROGS += t_bpf_user_ringbuf
+t_bpf_user_ringbuf_SRCS := tests/user/t_bpf_user_ringbuf.c $(BUILD)/user/bpf/userrb.bpf.lo
+t_bpf_user_ringbuf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_user_ringbuf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bin/t_bpf_user_ringbuf: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h \
+	tests/user/bpf_faults.h
+# t_bpf_sleepable: the map types sleepable programs may use
+UPROGS += t_bpf_sleepable
+t_bpf_sleepable_SRCS := tests/user/t_bpf_sleepable.c
+$(BUILD)/user/bin/t_bpf_sleepable: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h

@@ -29,23 +29,8 @@ static char logbuf[65536];
 /* Load program name of badloops.bpf.o alone: 0 or the load's -errno, the log in logbuf. */
 static int load_one(const char *name)
 {
-	struct bpf_object *obj = bpf_object__open_mem(
-		_binary_badloops_bpf_o_start,
-		(size_t)(_binary_badloops_bpf_o_end - _binary_badloops_bpf_o_start), NULL);
-	struct bpf_program *p;
-	int err;
-
-	if (!obj)
-		return -1000;
-	bpf_object__for_each_program(p, obj) {
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
-		if (!strcmp(bpf_program__name(p), name))
-			bpf_program__set_log_buf(p, logbuf, sizeof(logbuf));
-	}
-	logbuf[0] = 0;
-	err = bpf_object__load(obj);
-	bpf_object__close(obj);
-	return err;
+	return load_one_prog(_binary_badloops_bpf_o_start, _binary_badloops_bpf_o_end, name, logbuf,
+			     sizeof(logbuf));
 }
 
 static const struct bad {
@@ -63,11 +48,6 @@ static const struct bad {
 	{ "cb_ok", "a bpf_loop callback reading its stack context loads", 0, "" },
 };
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level, (void)fmt, (void)ap;
-	return 0;
-}
 
 
 
@@ -86,7 +66,7 @@ int main(void)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	libbpf_set_print(quiet);
+	libbpf_set_print(faults_quiet);
 	obj = bpf_object__open_mem(_binary_loops_bpf_o_start,
 				   (size_t)(_binary_loops_bpf_o_end - _binary_loops_bpf_o_start), NULL);
 	if (!CHECK(obj, "bpf_object__open_mem", "errno %d", errno))

@@ -10,6 +10,8 @@
  * Passes on Linux 6.1 (refvm.sh --smp 2). */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "bpf_insn.h"
+#include "bpf_raw.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -26,31 +28,10 @@
 #define RB_SIZE (4 * PG)
 #define ENOTSUPP_ 524
 
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
-
-#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 #define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
 #define MOV64_REG(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
 #define ADD64_IMM(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
 #define ST_DW(d, o, i) INSN(BPF_ST | BPF_MEM | BPF_DW, d, 0, o, i)
-#define LD_MAP(d, fd) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), INSN(0, 0, 0, 0, 0)
-#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
 #define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
 static char logbuf[8192];
