@@ -95,6 +95,9 @@ struct file_ops {
 	int (*fasync)(struct file *f, int fd, bool on);
 };
 
+/* lseek's arithmetic for byte-offset files; size < 0: SEEK_SET and SEEK_CUR only (file.c) */
+int64_t file_llseek_pos(struct file *f, int64_t off, int whence, int64_t size);
+
 /* The F_SETOWN / F_SETOWN_EX / F_SETSIG state of a file (Linux's fown_struct), under fown_lock. */
 struct fown {
 	int type; /* F_OWNER_TID, F_OWNER_PID or F_OWNER_PGRP */
