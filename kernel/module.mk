@@ -3,7 +3,7 @@ PSRCS += kernel/dt.c kernel/page.c kernel/kmalloc.c kernel/lib/format.c kernel/l
 	kernel/lib/ksym.c
 KSRCS += kernel/main.c kernel/mm.c kernel/printk.c kernel/sched.c kernel/smp.c kernel/time.c \
 	kernel/ksvc.c kernel/usertrap.c kernel/selftest.c kernel/userinit.c kernel/lib/stackprot.c \
-	kernel/vm.c kernel/proc.c kernel/exec.c kernel/syscall.c kernel/sys_bpf.c kernel/sys_perf.c kernel/klog.c \
+	kernel/vm.c kernel/sys_mm.c kernel/mutex.c kernel/proc.c kernel/exec.c kernel/syscall.c kernel/sys_bpf.c kernel/sys_perf.c kernel/klog.c \
 	kernel/ptrace.c kernel/ptrace_req.c kernel/jit_text.c kernel/uprobes.c kernel/probe_insn.c kernel/kprobes.c \
 	kernel/uprobe_events.c
 
