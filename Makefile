@@ -8,7 +8,8 @@
 #   KSRCS       kernel-only sources (cross-compiled)
 #   PSRCS       portable sources: cross-compiled into the kernel AND compiled for host tests
 #   UNIT_TESTS  host cmocka programs, tests/unit/test_<name>.c, each linked with the portable
-#               sources it lists in UNIT_SRCS_<name> and with tests/fakes (FAKE_SRCS)
+#               sources it lists in UNIT_SRCS_<name>, with tests/fakes (FAKE_SRCS) and with
+#               the kernel's portable primitives (KLIB_SRCS, kernel/module.mk)
 #   UPROGS      userland programs (static aarch64 glibc); each NAME builds from $(NAME_SRCS)
 #               and lands in the initramfs at /bin/NAME
 # Nothing else needs editing to add a file.
@@ -153,7 +154,7 @@ $(KERNEL_IMG): $(KERNEL_ELF)
 
 # ---- host unit tests ----
 HOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(PSRCS))
-HFAKEOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(FAKE_SRCS))
+HFAKEOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(FAKE_SRCS) $(KLIB_SRCS))
 UNIT_BINS := $(patsubst %,$(BUILD)/unit/test_%,$(UNIT_TESTS))
 
 $(BUILD)/h/%.o: %.c $(UAPI_STAMP)

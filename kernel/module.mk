@@ -1,6 +1,9 @@
 # kernel/: portable files in PSRCS (kernel and host tests), kernel-only in KSRCS.
-PSRCS += kernel/dt.c kernel/page.c kernel/kmalloc.c kernel/lib/format.c kernel/lib/string.c \
-	kernel/lib/ksym.c
+PSRCS += kernel/dt.c kernel/page.c kernel/kmalloc.c kernel/lib/string.c kernel/lib/ksym.c
+# The primitives perf/ and bpf/ link beside the seam (include/kern/format.h): in the kernel, and
+# in every host test and host tool that builds portable sources.
+KLIB_SRCS := kernel/lib/format.c
+PSRCS += $(KLIB_SRCS)
 KSRCS += kernel/main.c kernel/mm.c kernel/printk.c kernel/sched.c kernel/smp.c kernel/time.c \
 	kernel/ksvc.c kernel/usertrap.c kernel/selftest.c kernel/userinit.c kernel/lib/stackprot.c \
 	kernel/vm.c kernel/sys_mm.c kernel/mutex.c kernel/proc.c kernel/exec.c kernel/syscall.c kernel/sys_bpf.c kernel/sys_perf.c kernel/klog.c \
@@ -11,6 +14,6 @@ UNIT_TESTS += dt page format ksym
 UNIT_SRCS_dt := kernel/dt.c
 UNIT_LIBS_dt := -lfdt
 UNIT_SRCS_page := kernel/page.c kernel/kmalloc.c
-UNIT_SRCS_format := kernel/lib/format.c
+UNIT_SRCS_format :=
 UNIT_SRCS_ksym := kernel/lib/ksym.c
 KSRCS += kernel/vdso.c
