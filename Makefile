@@ -50,11 +50,9 @@ include trace/module.mk
 include tests/unit/module.mk
 include tests/user/module.mk
 include tools/module.mk
-include tests/unit/parsers.mk
-include kernel/signal.mk
-include tools/perf/perf.mk
-include tests/bench/bench.mk
-include tests/fuzz/fuzz.mk
+include tools/perf/module.mk
+include tests/bench/module.mk
+include tests/fuzz/module.mk
 
 .DEFAULT_GOAL := all
 
