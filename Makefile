@@ -170,6 +170,7 @@ test-unit: $(UNIT_BINS)
 
 # ---- userland and initramfs ----
 UCC := $(CROSS)gcc
+# tools/lib: the userland helpers (bpf(2), perf_event_open(2), the ring reader) of tests and tools
 UCFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-frame-pointer \
 	-Itests/user -Itools/lib
 UBINS := $(patsubst %,$(BUILD)/user/bin/%,$(UPROGS))

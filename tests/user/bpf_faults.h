@@ -12,6 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys_perf.h"
+
 /* A SOFTWARE event of this task on any CPU; disabled when it samples (period != 0). */
 static inline int faults_perf_open(uint64_t config, uint64_t period)
 {
@@ -23,7 +25,7 @@ static inline int faults_perf_open(uint64_t config, uint64_t period)
 	a.config = config;
 	a.sample_period = period;
 	a.disabled = period != 0;
-	return (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Attach prog to page faults (period 1) of this task and fault in n fresh pages: 0 or -errno. */

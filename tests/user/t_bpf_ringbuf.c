@@ -10,6 +10,7 @@
  * Passes on Linux 6.1 (refvm.sh --smp 2). */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_bpf.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -26,24 +27,6 @@
 #define RB_SIZE (4 * PG)
 #define ENOTSUPP_ 524
 
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
-
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 #define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
 #define MOV64_REG(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
@@ -55,21 +38,10 @@ static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uin
 
 static char logbuf[8192];
 
+/* A SYSCALL program (Linux: "Syscall programs can only be sleepable"), its log in logbuf */
 static int prog_load(const struct bpf_insn *insns, int n)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SYSCALL;
-	a.prog_flags = BPF_F_SLEEPABLE; /* Linux: "Syscall programs can only be sleepable" */
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = n;
-	a.license = (uintptr_t) "GPL";
-	a.log_level = 1;
-	a.log_buf = (uintptr_t)logbuf;
-	a.log_size = sizeof(logbuf);
-	logbuf[0] = 0;
-	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+	return bpf_prog_new(BPF_PROG_TYPE_SYSCALL, BPF_F_SLEEPABLE, insns, (uint32_t)n, logbuf, sizeof(logbuf));
 }
 
 /* Run a SYSCALL program once: its r0, or -1 with errno. */
@@ -142,13 +114,13 @@ static void t_create(void)
 {
 	int fd;
 
-	EXPECT_ERRNO(map_create(BPF_MAP_TYPE_RINGBUF, 4, 0, PG, 0), EINVAL, "RINGBUF with key_size 4 -> EINVAL");
-	EXPECT_ERRNO(map_create(BPF_MAP_TYPE_RINGBUF, 0, 8, PG, 0), EINVAL, "RINGBUF with value_size 8 -> EINVAL");
-	EXPECT_ERRNO(map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, 3 * PG, 0), EINVAL, "RINGBUF of 3 pages -> EINVAL");
-	EXPECT_ERRNO(map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, PG / 2, 0), EINVAL, "RINGBUF of half a page -> EINVAL");
-	EXPECT_ERRNO(map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, PG, BPF_F_MMAPABLE), EINVAL,
+	EXPECT_ERRNO(bpf_map_new(BPF_MAP_TYPE_RINGBUF, 4, 0, PG, 0), EINVAL, "RINGBUF with key_size 4 -> EINVAL");
+	EXPECT_ERRNO(bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 8, PG, 0), EINVAL, "RINGBUF with value_size 8 -> EINVAL");
+	EXPECT_ERRNO(bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 0, 3 * PG, 0), EINVAL, "RINGBUF of 3 pages -> EINVAL");
+	EXPECT_ERRNO(bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 0, PG / 2, 0), EINVAL, "RINGBUF of half a page -> EINVAL");
+	EXPECT_ERRNO(bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 0, PG, BPF_F_MMAPABLE), EINVAL,
 		     "RINGBUF with BPF_F_MMAPABLE -> EINVAL");
-	fd = map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, PG, 0);
+	fd = bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 0, PG, 0);
 	tap_ok(fd, errno, "RINGBUF of one page");
 	if (fd >= 0)
 		close(fd);
@@ -156,7 +128,7 @@ static void t_create(void)
 
 static void t_ring(void)
 {
-	int map = map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, RB_SIZE, 0);
+	int map = bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 0, RB_SIZE, 0);
 
 	if (!tap_ok(map, errno, "RINGBUF of 4 pages"))
 		return;
@@ -306,7 +278,7 @@ static int reserve_prog(int map, int32_t size, int32_t rflags, int32_t tag, bool
 
 static void t_reserve(void)
 {
-	int map = map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, RB_SIZE, 0);
+	int map = bpf_map_new(BPF_MAP_TYPE_RINGBUF, 0, 0, RB_SIZE, 0);
 
 	if (!tap_ok(map, errno, "RINGBUF for reserve"))
 		return;
@@ -439,7 +411,7 @@ out_map:
 
 static void t_other_maps(void)
 {
-	int arr = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0);
+	int arr = bpf_map_new(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0);
 
 	if (!tap_ok(arr, errno, "ARRAY map for the type checks"))
 		return;
@@ -452,7 +424,7 @@ static void t_other_maps(void)
 	      "revents %#x", pfd.revents);
 	close(arr);
 	/* a read-only mapping of a frozen mmapable array stays read-only */
-	int m = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 512, BPF_F_MMAPABLE);
+	int m = bpf_map_new(BPF_MAP_TYPE_ARRAY, 4, 8, 512, BPF_F_MMAPABLE);
 
 	if (!tap_ok(m, errno, "mmapable ARRAY"))
 		return;
