@@ -743,6 +743,9 @@ struct perf_event_core {
 	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
+	/* [a] perf_event_ring_wake calls between reading output and waking it; SET_OUTPUT
+	 * waits for 0 before it drops its reference on the old target */
+	_Atomic int output_wakers;
 	struct spinlock bpf_lock;	/* held while the program runs on an overflow */
 	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL */
 	uint64_t bpf_cookie;		/* [bpf_lock] bpf_get_attach_cookie() */
