@@ -104,17 +104,26 @@ LIBGCC := $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
+# The layers' include paths.  perf/ and bpf/ see include/ (the seam and primitives in kern/,
+# and perf/'s and bpf/'s public headers), the arch headers (pmuv3.c's and bp.c's register
+# accessors) and the uapi headers; everything else also sees the kernel's own headers
+# (kernel/include: kern/sched.h, fs/vfs.h, ...) and libfdt's.  tests/tier/10-layers.sh checks
+# what perf/ and bpf/ include and that every header compiles on its own.
+SEAM_INC := -Iinclude -Iarch/arm64/include
+KERNEL_INC := -Ikernel/include
+inc_of = $(if $(filter perf/% bpf/%,$(1)),,$(KERNEL_INC))
 KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem $(GCC_INC) \
 	-mgeneral-regs-only -mno-outline-atomics -fno-pie -fno-pic -mcmodel=small \
 	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-common -fno-strict-aliasing -ffunction-sections -fdata-sections \
-	$(WARN) -Iinclude -Iarch/arm64/include -Ikernel/libc-compat -I$(UAPI) \
-	-I$(ARM64_DEPS)/usr/include -MMD -MP
+	$(WARN) $(SEAM_INC) -I$(UAPI) -MMD -MP
+# the kernel's own code (not perf/, bpf/): its headers, libfdt's and the libc ones libfdt wants
+KCFLAGS_KERNEL := $(KERNEL_INC) -Ikernel/libc-compat -I$(ARM64_DEPS)/usr/include
 # make DEBUG=1 (into its own BUILD, e.g. BUILD=build/debug): the kernel's debug checks
 # (KDEBUG in <kern/assert.h>); host tests always have them
 DEBUG ?=
 KCFLAGS += $(if $(filter 1,$(DEBUG)),-DKDEBUG=1)
-KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLY__
+KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) $(KCFLAGS_KERNEL) -D__ASSEMBLY__
 
 # Host tests see the same uapi headers as the kernel ($(UAPI), arm64's), not the host's.
 HCFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -132,7 +141,7 @@ kernel: $(KERNEL_IMG)
 
 $(BUILD)/k/%.o: %.c $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
-	$(Q)$(KCC) $(KCFLAGS) -c $< -o $@
+	$(Q)$(KCC) $(KCFLAGS) $(if $(call inc_of,$<),$(KCFLAGS_KERNEL)) -c $< -o $@
 
 $(BUILD)/k/%.o: %.S $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
@@ -157,7 +166,7 @@ UNIT_BINS := $(patsubst %,$(BUILD)/unit/test_%,$(UNIT_TESTS))
 
 $(BUILD)/h/%.o: %.c $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
+	$(Q)$(HOSTCC) $(HCFLAGS) $(call inc_of,$<) -c $< -o $@
 
 .SECONDEXPANSION:
 $(BUILD)/unit/test_%: $(BUILD)/h/tests/unit/test_%.o \

@@ -1,6 +1,6 @@
 /*
- * mutex.c - the kernel's sleeping mutex (struct kmutex, include/kern/mutex.h): one owner task,
- * waiters sleep on a wait queue and retry when the owner lets go.  mm->lock is one.
+ * mutex.c - the kernel's sleeping mutex (struct kmutex, kernel/include/kern/mutex.h): one
+ * owner task, waiters sleep on a wait queue and retry when the owner lets go.  mm->lock is one.
  *
  * What it does not do: priority inheritance, recursion, fairness (a woken waiter may lose to a
  * newcomer), use from interrupt context (kmutex_lock may sleep).

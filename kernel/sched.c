@@ -1,7 +1,7 @@
 /*
  * sched.c - per-CPU round-robin scheduling, kernel threads, wait queues, sleeping.
  *
- * See include/kern/sched.h for the wakeup model and lock order.  Time slices are one tick
+ * See kernel/include/kern/sched.h for the wakeup model and lock order.  Time slices are one tick
  * (TICK_NS); the tick marks need_resched and, on an idle CPU, pulls a task from the busiest run
  * queue.  perf's context-switch hook (perf_task_switch) runs with interrupts masked on the
  * switching CPU.

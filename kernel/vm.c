@@ -1,8 +1,9 @@
 /*
  * vm.c - user address spaces: page tables per mm with ASIDs, the VMA list and its splits,
- * demand paging, copy-on-write fork, remote access for ptrace.  See include/kern/vm.h for the
- * model.  The system calls that change an address space (mmap, munmap, mprotect, brk, madvise,
- * mincore...) are kernel/sys_mm.c, on the helpers vm_internal.h names.
+ * demand paging, copy-on-write fork, remote access for ptrace.  See
+ * kernel/include/kern/vm.h for the model.  The system calls that change an address space
+ * (mmap, munmap, mprotect, brk, madvise, mincore...) are kernel/sys_mm.c, on the helpers
+ * vm_internal.h names.
  */
 #include <linux/mman.h>
 #include <arch/memlayout.h>

@@ -48,7 +48,7 @@ int file_page_pfn(struct file *f, uint64_t pgoff, uint64_t *pfn);
 
 struct vm_area;
 /*
- * mmap of a file, after the VMA exists (include/kern/vm.h): a special file (a device, a perf
+ * mmap of a file, after the VMA exists (kernel/include/kern/vm.h): a special file (a device, a perf
  * event) sets vma->ops / priv / flags (VMA_SPECIAL, clearing VMA_BUS_PAST_EOF) and returns 1;
  * a regular file returns 0 (pages come from the file); anything else returns -ENODEV (or
  * -EACCES when the open mode forbids the protection asked for).
@@ -71,7 +71,7 @@ struct file *fd_get_file(int fd);
 
 /* ---- the file object (fs/file.c) ---- */
 
-struct vm_area; /* include/kern/vm.h (the lead's); mmap of files is by file_page_pfn */
+struct vm_area; /* <kern/vm.h>; mmap of files is by file_page_pfn */
 struct ksvc_poll; /* a poll table: see ksvc_poll_wait in kern/ksvc.h */
 
 /*
