@@ -439,12 +439,12 @@ static int probe_define(char **argv, int argc)
 {
 	char group[64], name[64];
 	bool ret = argv[0][0] == 'r';
-	char *colon = strrchr(argv[1], ':'), *end;
+	char *colon = argc < 2 ? NULL : strrchr(argv[1], ':'), *end; /* argv[1] only if given */
 	struct inode *ino;
 	uint16_t id;
 	int err;
 
-	if (argc < 2 || !colon || colon == argv[1])
+	if (!colon || colon == argv[1])
 		return -EINVAL;
 	if (argc > 2)
 		return -EINVAL; /* fetch arguments: not built */
