@@ -8,7 +8,8 @@
 #   KSRCS       kernel-only sources (cross-compiled)
 #   PSRCS       portable sources: cross-compiled into the kernel AND compiled for host tests
 #   UNIT_TESTS  host cmocka programs, tests/unit/test_<name>.c, each linked with the portable
-#               sources it lists in UNIT_SRCS_<name> and with tests/fakes (FAKE_SRCS)
+#               sources it lists in UNIT_SRCS_<name>, with tests/fakes (FAKE_SRCS) and with
+#               the kernel's portable primitives (KLIB_SRCS, kernel/module.mk)
 #   UPROGS      userland programs (static aarch64 glibc); each NAME builds from $(NAME_SRCS)
 #               and lands in the initramfs at /bin/NAME
 # Nothing else needs editing to add a file.
@@ -49,11 +50,9 @@ include trace/module.mk
 include tests/unit/module.mk
 include tests/user/module.mk
 include tools/module.mk
-include tests/unit/parsers.mk
-include kernel/signal.mk
-include tools/perf/perf.mk
-include tests/bench/bench.mk
-include tests/fuzz/fuzz.mk
+include tools/perf/module.mk
+include tests/bench/module.mk
+include tests/fuzz/module.mk
 
 .DEFAULT_GOAL := all
 
@@ -105,17 +104,26 @@ LIBGCC := $(shell $(KCC) -print-libgcc-file-name 2>/dev/null)
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-missing-field-initializers
+# The layers' include paths.  perf/ and bpf/ see include/ (the seam and primitives in kern/,
+# and perf/'s and bpf/'s public headers), the arch headers (pmuv3.c's and bp.c's register
+# accessors) and the uapi headers; everything else also sees the kernel's own headers
+# (kernel/include: kern/sched.h, fs/vfs.h, ...) and libfdt's.  tests/tier/10-layers.sh checks
+# what perf/ and bpf/ include and that every header compiles on its own.
+SEAM_INC := -Iinclude -Iarch/arm64/include
+KERNEL_INC := -Ikernel/include
+inc_of = $(if $(filter perf/% bpf/%,$(1)),,$(KERNEL_INC))
 KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem $(GCC_INC) \
 	-mgeneral-regs-only -mno-outline-atomics -fno-pie -fno-pic -mcmodel=small \
 	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-common -fno-strict-aliasing -ffunction-sections -fdata-sections \
-	$(WARN) -Iinclude -Iarch/arm64/include -Ikernel/libc-compat -I$(UAPI) \
-	-I$(ARM64_DEPS)/usr/include -MMD -MP
+	$(WARN) $(SEAM_INC) -I$(UAPI) -MMD -MP
+# the kernel's own code (not perf/, bpf/): its headers, libfdt's and the libc ones libfdt wants
+KCFLAGS_KERNEL := $(KERNEL_INC) -Ikernel/libc-compat -I$(ARM64_DEPS)/usr/include
 # make DEBUG=1 (into its own BUILD, e.g. BUILD=build/debug): the kernel's debug checks
 # (KDEBUG in <kern/assert.h>); host tests always have them
 DEBUG ?=
 KCFLAGS += $(if $(filter 1,$(DEBUG)),-DKDEBUG=1)
-KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) -D__ASSEMBLY__
+KASFLAGS := $(filter-out -std=gnu11,$(KCFLAGS)) $(KCFLAGS_KERNEL) -D__ASSEMBLY__
 
 # Host tests see the same uapi headers as the kernel ($(UAPI), arm64's), not the host's.
 HCFLAGS := -std=gnu11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -133,7 +141,7 @@ kernel: $(KERNEL_IMG)
 
 $(BUILD)/k/%.o: %.c $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
-	$(Q)$(KCC) $(KCFLAGS) -c $< -o $@
+	$(Q)$(KCC) $(KCFLAGS) $(if $(call inc_of,$<),$(KCFLAGS_KERNEL)) -c $< -o $@
 
 $(BUILD)/k/%.o: %.S $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
@@ -153,12 +161,12 @@ $(KERNEL_IMG): $(KERNEL_ELF)
 
 # ---- host unit tests ----
 HOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(PSRCS))
-HFAKEOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(FAKE_SRCS))
+HFAKEOBJS := $(patsubst %.c,$(BUILD)/h/%.o,$(FAKE_SRCS) $(KLIB_SRCS))
 UNIT_BINS := $(patsubst %,$(BUILD)/unit/test_%,$(UNIT_TESTS))
 
 $(BUILD)/h/%.o: %.c $(UAPI_STAMP)
 	@mkdir -p $(dir $@)
-	$(Q)$(HOSTCC) $(HCFLAGS) -c $< -o $@
+	$(Q)$(HOSTCC) $(HCFLAGS) $(call inc_of,$<) -c $< -o $@
 
 .SECONDEXPANSION:
 $(BUILD)/unit/test_%: $(BUILD)/h/tests/unit/test_%.o \
@@ -171,6 +179,7 @@ test-unit: $(UNIT_BINS)
 
 # ---- userland and initramfs ----
 UCC := $(CROSS)gcc
+# tools/lib: the userland helpers (bpf(2), perf_event_open(2), the ring reader) of tests and tools
 UCFLAGS := -static -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-omit-frame-pointer \
 	-Itests/user -Itools/lib
 UBINS := $(patsubst %,$(BUILD)/user/bin/%,$(UPROGS))

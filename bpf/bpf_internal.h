@@ -14,6 +14,7 @@
 #include <linux/bpf.h>
 
 #include <bpf/bpf.h>
+#include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/spinlock.h>
 
@@ -486,6 +487,3 @@ int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_r
  */
 int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log);
 
-/* Small formatting helpers (no libc in bpf/). */
-int bpf_vfmt(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
-int bpf_fmt(char *buf, size_t size, const char *fmt, ...);

@@ -1,7 +1,8 @@
 /*
  * bprintf.c - bpf_snprintf and bpf_trace_vprintk: Linux 6.1's bpf_bprintf_prepare format
- * rules (checked at load for snprintf's constant format, and again at run time) and a small
- * formatter of what they allow.
+ * rules (checked at load for snprintf's constant format, and again at run time) as a front
+ * end: parse_conv says what Linux allows and turns each conversion into a struct fmt_spec,
+ * which the kernel's one formatter (<kern/format.h>: fmt_int, fmt_str) lays out.
  *
  * Allowed: printable ASCII and spaces; %% ; per conversion the flags "0 +-" and a width; %d %i
  * %u %x %X with l or ll (int when bare); %c; %s, %pks, %pus (a kernel or user string read
@@ -14,6 +15,7 @@
 
 #include <kern/compiler.h>
 #include <kern/errno.h>
+#include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
 #include "bpf_internal.h"
@@ -38,112 +40,30 @@ static bool is_punct(char c)
 
 /* One conversion as the rules parsed it. */
 struct conv {
-	char flags[4]; /* '0' '+' '-' ' ' as seen */
-	int width;
-	char kind; /* d i u x X c s (kernel), u (user string: 'U'), p (pointer), 4/6 (ip), l: long */
-	char ip; /* for kind 'I': 'I' or 'i' */
-	int size; /* integers: 4 or 8 */
+	struct fmt_spec f; /* flags and width; integers: conv d i u x X and size 4 or 8 */
+	char kind; /* 'i' integer, 'c', 's' kernel string, 'U' user string, 'p', '4' / '6' ip */
+	char ip; /* for '4' / '6': 'I' or 'i' */
 };
 
-struct out {
-	char *buf;
-	uint64_t size, len;
-};
-
-static void put(struct out *o, char c)
+/* %pI4 / %pi4: dotted decimal (i: three digits each); %pI6 / %pi6: eight groups of four hex
+ * digits (I: with colons) */
+static void put_ip(struct fmt_out *o, const uint8_t *a, const struct conv *c)
 {
-	if (o->len + 1 < o->size)
-		o->buf[o->len] = c;
-	o->len++;
-}
+	struct fmt_spec dec = { .conv = 'u', .size = 4, .width = c->ip == 'i' ? 3 : 0, .flags = FMT_ZERO };
+	struct fmt_spec hex = { .conv = 'x', .size = 4, .width = 4, .flags = FMT_ZERO };
 
-static void put_padded(struct out *o, const char *s, uint64_t n, const struct conv *c)
-{
-	bool left = memchr(c->flags, '-', sizeof(c->flags)) != NULL;
-	uint64_t pad = c->width > 0 && (uint64_t)c->width > n ? (uint64_t)c->width - n : 0;
-
-	if (!left)
-		while (pad--)
-			put(o, ' ');
-	for (uint64_t i = 0; i < n; i++)
-		put(o, s[i]);
-	if (left)
-		while (pad--)
-			put(o, ' ');
-}
-
-static void put_int(struct out *o, uint64_t v, const struct conv *c)
-{
-	bool sgn = c->kind == 'd' || c->kind == 'i', neg = false;
-	bool left = memchr(c->flags, '-', sizeof(c->flags)) != NULL;
-	bool zero = !left && memchr(c->flags, '0', sizeof(c->flags)) != NULL;
-	unsigned int base = c->kind == 'x' || c->kind == 'X' ? 16 : 10;
-	const char *dig = c->kind == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-	char tmp[24], sign = 0;
-	int n = 0, len;
-
-	if (c->size == 4)
-		v = sgn ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
-	if (sgn && (int64_t)v < 0) {
-		neg = true;
-		v = -v;
-	}
-	if (sgn)
-		sign = neg ? '-' : memchr(c->flags, '+', sizeof(c->flags)) ? '+' :
-			   memchr(c->flags, ' ', sizeof(c->flags)) ? ' ' : 0;
-	do {
-		tmp[n++] = dig[v % base];
-		v /= base;
-	} while (v);
-	len = n + (sign ? 1 : 0);
-	if (!left && !zero)
-		for (int p = len; p < c->width; p++)
-			put(o, ' ');
-	if (sign)
-		put(o, sign);
-	if (zero)
-		for (int p = len; p < c->width; p++)
-			put(o, '0');
-	while (n)
-		put(o, tmp[--n]);
-	if (left)
-		for (int p = len; p < c->width; p++)
-			put(o, ' ');
-}
-
-static void put_hex(struct out *o, uint64_t v, int digits)
-{
-	for (int i = digits - 1; i >= 0; i--)
-		put(o, "0123456789abcdef"[(v >> (i * 4)) & 15]);
-}
-
-static void put_dec(struct out *o, unsigned int v, bool pad3)
-{
-	char t[4];
-	int n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v || (pad3 && n < 3));
-	while (n)
-		put(o, t[--n]);
-}
-
-static void put_ip(struct out *o, const uint8_t *a, const struct conv *c)
-{
 	if (c->kind == '4') {
 		for (int i = 0; i < 4; i++) {
 			if (i)
-				put(o, '.');
-			put_dec(o, a[i], c->ip == 'i');
+				fmt_putc(o, '.');
+			fmt_int(o, a[i], &dec);
 		}
 		return;
 	}
 	for (int i = 0; i < 16; i += 2) {
 		if (i && c->ip == 'I')
-			put(o, ':');
-		put_hex(o, (uint64_t)a[i] << 8 | a[i + 1], 4);
+			fmt_putc(o, ':');
+		fmt_int(o, (uint64_t)a[i] << 8 | a[i + 1], &hex);
 	}
 }
 
@@ -153,19 +73,18 @@ static void put_ip(struct out *o, const uint8_t *a, const struct conv *c)
  */
 static int parse_conv(const char *fmt, uint64_t *i, struct conv *c)
 {
+	static const char flag_chars[] = "0+- ";
+	static const unsigned int flag_bits[] = { FMT_ZERO, FMT_PLUS, FMT_LEFT, FMT_SPACE };
 	uint64_t k = *i;
-	int nf = 0;
 
 	memset(c, 0, sizeof(*c));
-	while (fmt[k] == '0' || fmt[k] == '+' || fmt[k] == '-' || fmt[k] == ' ') {
-		if (nf < 4)
-			c->flags[nf++] = fmt[k];
-		k++;
-	}
+	c->f.prec = -1;
+	for (const char *fl; fmt[k] && (fl = memchr(flag_chars, fmt[k], 4)); k++)
+		c->f.flags |= flag_bits[fl - flag_chars];
 	if (fmt[k] >= '1' && fmt[k] <= '9') {
 		while (fmt[k] >= '0' && fmt[k] <= '9') {
-			if (c->width < 10000)
-				c->width = c->width * 10 + (fmt[k] - '0');
+			if (c->f.width < 10000)
+				c->f.width = c->f.width * 10 + (fmt[k] - '0');
 			k++;
 		}
 	}
@@ -205,16 +124,17 @@ str:
 		*i = k;
 		return 0;
 	}
-	c->size = 4;
+	c->f.size = 4;
 	if (fmt[k] == 'l') {
-		c->size = 8;
+		c->f.size = 8;
 		k++;
 	}
 	if (fmt[k] == 'l')
 		k++;
 	if (fmt[k] != 'i' && fmt[k] != 'd' && fmt[k] != 'u' && fmt[k] != 'x' && fmt[k] != 'X')
 		return -EINVAL;
-	c->kind = fmt[k];
+	c->kind = 'i';
+	c->f.conv = fmt[k];
 	*i = k;
 	return 0;
 }
@@ -246,7 +166,7 @@ int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args)
 	return 0;
 }
 
-static void put_str(struct out *o, uint64_t addr, bool user, const struct conv *c)
+static void put_str(struct fmt_out *o, uint64_t addr, bool user, const struct conv *c)
 {
 	char s[STR_MAX];
 	uint64_t n = 0;
@@ -254,13 +174,14 @@ static void put_str(struct out *o, uint64_t addr, bool user, const struct conv *
 	while (n < sizeof(s) - 1 && !ksvc_read_nofault(&s[n], (const char *)(uintptr_t)addr + n, 1, user) &&
 	       s[n])
 		n++;
-	put_padded(o, s, n, c);
+	fmt_str(o, s, n, &c->f);
 }
 
 /* Format checked fmt with args into buf (size bytes, NUL-terminated when size > 0): the full length. */
 static uint64_t bprintf(char *buf, uint64_t size, const char *fmt, const uint64_t *args)
 {
-	struct out o = { buf, size, 0 };
+	struct fmt_out o = { buf, size, 0 };
+	struct fmt_spec hex16 = { .conv = 'x', .size = 8, .width = 16, .flags = FMT_ZERO };
 	uint32_t spec = 0;
 	struct conv c;
 
@@ -268,11 +189,11 @@ static uint64_t bprintf(char *buf, uint64_t size, const char *fmt, const uint64_
 		uint64_t a;
 
 		if (fmt[i] != '%') {
-			put(&o, fmt[i]);
+			fmt_putc(&o, fmt[i]);
 			continue;
 		}
 		if (fmt[i + 1] == '%') {
-			put(&o, '%');
+			fmt_putc(&o, '%');
 			i++;
 			continue;
 		}
@@ -287,11 +208,11 @@ static uint64_t bprintf(char *buf, uint64_t size, const char *fmt, const uint64_
 		case 'c': {
 			char ch = (char)a;
 
-			put_padded(&o, &ch, 1, &c);
+			fmt_str(&o, &ch, 1, &c.f);
 			break;
 		}
-		case 'p':
-			put_hex(&o, a, 16);
+		case 'p': /* the raw address, 16 digits */
+			fmt_int(&o, a, &hex16);
 			break;
 		case '4':
 		case '6': {
@@ -302,13 +223,11 @@ static uint64_t bprintf(char *buf, uint64_t size, const char *fmt, const uint64_
 			break;
 		}
 		default:
-			put_int(&o, a, &c);
+			fmt_int(&o, a, &c.f);
 			break;
 		}
 	}
-	if (size)
-		buf[MIN(o.len, size - 1)] = 0;
-	return o.len;
+	return fmt_end(&o);
 }
 
 static bool data_bad(uint64_t data, uint64_t len)

@@ -275,15 +275,15 @@ static long trace_format(char *out, size_t size, const char *fmt, const uint64_t
 
 			if (probe_read_str(str, sizeof(str), P(args[used]), false) < 0)
 				__builtin_memcpy(str, "(fault)", 8);
-			len += (size_t)bpf_fmt(out + len, size - len, spec, str);
+			len += (size_t)ksnprintf(out + len, size - len, spec, str);
 		} else if (*p == 'p') {
-			len += (size_t)bpf_fmt(out + len, size - len, "%p", P(args[used]));
+			len += (size_t)ksnprintf(out + len, size - len, "%p", P(args[used]));
 		} else if (*p == 'c') {
-			len += (size_t)bpf_fmt(out + len, size - len, "%c", (int)args[used]);
+			len += (size_t)ksnprintf(out + len, size - len, "%c", (int)args[used]);
 		} else if (lng) {
-			len += (size_t)bpf_fmt(out + len, size - len, spec, (unsigned long long)args[used]);
+			len += (size_t)ksnprintf(out + len, size - len, spec, (unsigned long long)args[used]);
 		} else {
-			len += (size_t)bpf_fmt(out + len, size - len, spec, (unsigned int)args[used]);
+			len += (size_t)ksnprintf(out + len, size - len, spec, (unsigned int)args[used]);
 		}
 		used++;
 		if (len >= size)
@@ -317,7 +317,7 @@ void bpf_trace_line(const char *msg)
 
 	ksvc_current_comm(comm);
 	comm[15] = 0;
-	ln = bpf_fmt(line, sizeof(line), "%16s-%-7d [%03u] bpf_trace_printk: %s", comm,
+	ln = ksnprintf(line, sizeof(line), "%16s-%-7d [%03u] bpf_trace_printk: %s", comm,
 		     ksvc_current_tid(), ksvc_cpu_id(), msg);
 	if (ln > (int)sizeof(line) - 1)
 		ln = (int)sizeof(line) - 1;

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <kern/errno.h>
+#include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
 #include "bpf_internal.h"
@@ -281,13 +282,8 @@ int bpf_obj_info(const union bpf_attr *attr, union bpf_attr *uattr)
 
 static void tag_hex(const uint8_t tag[8], char out[17])
 {
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 8; i++) {
-		out[2 * i] = hex[tag[i] >> 4];
-		out[2 * i + 1] = hex[tag[i] & 15];
-	}
-	out[16] = 0;
+	for (int i = 0; i < 8; i++)
+		ksnprintf(out + 2 * i, 3, "%02x", tag[i]);
 }
 
 size_t bpf_prog_fdinfo(void *priv, char *buf, size_t size)
@@ -296,7 +292,7 @@ size_t bpf_prog_fdinfo(void *priv, char *buf, size_t size)
 	char tag[17];
 
 	tag_hex(prog->tag, tag);
-	return (size_t)bpf_fmt(buf, size,
+	return (size_t)ksnprintf(buf, size,
 			       "prog_type:\t%u\nprog_jited:\t%u\nprog_tag:\t%s\nmemlock:\t%llu\n"
 			       "prog_id:\t%u\nrun_time_ns:\t%llu\nrun_cnt:\t%llu\n"
 			       "recursion_misses:\t%llu\nverified_insns:\t%u\n",
@@ -322,7 +318,7 @@ size_t bpf_map_fdinfo(void *priv, char *buf, size_t size)
 	bool owner_jited;
 	size_t n;
 
-	n = (size_t)bpf_fmt(buf, size,
+	n = (size_t)ksnprintf(buf, size,
 			    "map_type:\t%u\nkey_size:\t%u\nvalue_size:\t%u\nmax_entries:\t%u\n"
 			    "map_flags:\t0x%x\nmap_extra:\t0x%llx\nmemlock:\t%llu\nmap_id:\t%u\n"
 			    "frozen:\t%u\n",
@@ -331,7 +327,7 @@ size_t bpf_map_fdinfo(void *priv, char *buf, size_t size)
 			    (unsigned long long)map_memlock(map), map->id, map->frozen ? 1u : 0u);
 	/* a program array that a program has met: its owner (bpf_map_show_fdinfo) */
 	if (n < size && bpf_prog_array_owner(map, &owner_type, &owner_jited))
-		n += (size_t)bpf_fmt(buf + n, size - n, "owner_prog_type:\t%u\nowner_jited:\t%u\n",
+		n += (size_t)ksnprintf(buf + n, size - n, "owner_prog_type:\t%u\nowner_jited:\t%u\n",
 				     owner_type, owner_jited ? 1u : 0u);
 	return n;
 }
@@ -343,6 +339,6 @@ size_t bpf_link_fdinfo(void *priv, char *buf, size_t size)
 
 	tag_hex(link->prog->tag, tag);
 	/* bpf_link_type_strs: BPF_LINK_TYPE(BPF_LINK_TYPE_PERF_EVENT, perf) */
-	return (size_t)bpf_fmt(buf, size, "link_type:\t%s\nlink_id:\t%u\nprog_tag:\t%s\nprog_id:\t%u\n",
+	return (size_t)ksnprintf(buf, size, "link_type:\t%s\nlink_id:\t%u\nprog_tag:\t%s\nprog_id:\t%u\n",
 			       "perf", link->id, tag, link->prog->id);
 }

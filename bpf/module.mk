@@ -10,7 +10,7 @@ PSRCS += $(BPF_SRCS)
 # Built without sanitizers and with -O2 so benchmark figures mean something; it links the
 # portable sources and the host fake of the kernel-services seam.
 BPF_RUN := $(BUILD)/host/bpf-run
-BPF_RUN_SRCS := tools/bpf-run/bpf-run.c tools/bpf-run/asm.c $(BPF_SRCS) tests/fakes/ksvc_fake.c
+BPF_RUN_SRCS := tools/bpf-run/bpf-run.c tools/bpf-run/asm.c $(BPF_SRCS) $(KLIB_SRCS) tests/fakes/ksvc_fake.c
 BPF_RUN_CFLAGS := -std=gnu11 -O2 -g $(WARN) -Itests/fakes/include -Iinclude -Itests/fakes -I$(UAPI)
 
 $(BPF_RUN): $(BPF_RUN_SRCS) $(wildcard bpf/*.h include/bpf/*.h tools/bpf-run/*.h) $(UAPI_STAMP)

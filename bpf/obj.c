@@ -22,7 +22,6 @@
  * an empty id space (ENOENT), as on a Linux where nothing loaded BTF.
  * Not here: raw tracepoint links.
  */
-#include <limits.h>
 #include <stdint.h>
 
 #include <kern/errno.h>
@@ -64,7 +63,7 @@ int bpf_id_alloc(enum bpf_obj_kind kind, void *obj, _Atomic uint32_t *refcnt, ui
 		/* idr_alloc_cyclic(1, INT_MAX): past the last id, from 1 again, skipping live ones */
 		do {
 			v = ids_next[kind];
-			ids_next[kind] = v + 1 >= INT_MAX ? 1 : v + 1;
+			ids_next[kind] = v + 1 >= INT32_MAX ? 1 : v + 1;
 		} while (id_live_locked(kind, v));
 		ids[slot].kind = (uint8_t)kind;
 		ids[slot].id = v;
@@ -136,7 +135,7 @@ int bpf_obj_next_id(int cmd, const union bpf_attr *attr, union bpf_attr *uattr)
 	uint32_t best = 0;
 	unsigned long f;
 
-	if (bpf_attr_tail_dirty(attr, BPF_END_OF(next_id)) || attr->start_id >= INT_MAX)
+	if (bpf_attr_tail_dirty(attr, BPF_END_OF(next_id)) || attr->start_id >= INT32_MAX)
 		return -EINVAL;
 	f = spin_lock_irqsave(&ids_lock);
 	for (uint32_t i = 0; i < ID_SLOTS; i++)
@@ -279,7 +278,7 @@ int bpf_enable_stats(const union bpf_attr *attr)
 		return -EINVAL;
 	if (attr->enable_stats.type != BPF_STATS_RUN_TIME)
 		return -EINVAL;
-	if (atomic_load(&bpf_stats_users) > INT_MAX / 2)
+	if (atomic_load(&bpf_stats_users) > INT32_MAX / 2)
 		return -EBUSY;
 	atomic_fetch_add(&bpf_stats_users, 1);
 	fd = ksvc_fd_install(&stats_fops, NULL, true);

@@ -43,7 +43,7 @@ int verr(struct venv *env, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	bpf_vfmt(line, sizeof(line), fmt, ap);
+	kvsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	bpf_log(env->log, "%s", line);
 	return err;

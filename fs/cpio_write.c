@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <kern/errno.h>
+#include <kern/format.h>
 #include <kern/string.h>
 #include <fs/cpio.h>
 
@@ -37,10 +38,13 @@ void cpio_write_pad(struct cpio_writer *w)
 	w_emit(w, zeros, (size_t)((4 - w->off % 4) % 4));
 }
 
+/* A newc header field: 8 hex digits, no NUL */
 static void hex8(char *out, uint32_t v)
 {
-	for (int i = 7; i >= 0; i--, v >>= 4)
-		out[i] = "0123456789abcdef"[v & 0xf];
+	char t[9];
+
+	ksnprintf(t, sizeof(t), "%08x", (unsigned int)v);
+	memcpy(out, t, 8);
 }
 
 int cpio_write_header(struct cpio_writer *w, const struct cpio_member *m)

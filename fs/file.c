@@ -151,9 +151,17 @@ static long reg_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos)
 	return ramfs_write(f->inode, ubuf, n, pos, atomic_load(&f->flags) & O_APPEND, true);
 }
 
-static int64_t reg_llseek(struct file *f, int64_t off, int whence)
+/*
+ * lseek for every file whose position is a byte offset (Linux's generic_file_llseek_size,
+ * seq_lseek and dcache_dir_lseek in one).  size < 0: no end to seek from, so SEEK_SET and
+ * SEEK_CUR only, as seq_lseek and directories; otherwise also SEEK_END, and SEEK_DATA /
+ * SEEK_HOLE for a file without holes (data everywhere below size, ENXIO at or past it).
+ * A position that would pass INT64_MAX is EINVAL, as Linux's wrapped f_pos + offset.
+ * f->pos changes only on success.
+ */
+int64_t file_llseek_pos(struct file *f, int64_t off, int whence, int64_t size)
 {
-	int64_t base, size = (int64_t)file_size(f);
+	int64_t base;
 
 	switch (whence) {
 	case SEEK_SET:
@@ -163,25 +171,31 @@ static int64_t reg_llseek(struct file *f, int64_t off, int whence)
 		base = (int64_t)f->pos;
 		break;
 	case SEEK_END:
+		if (size < 0)
+			return -EINVAL;
 		base = size;
 		break;
 	case SEEK_DATA:
-		if (off < 0 || off >= size)
-			return -ENXIO;
-		return (int64_t)(f->pos = (uint64_t)off);
 	case SEEK_HOLE:
+		if (size < 0)
+			return -EINVAL;
 		if (off < 0 || off >= size)
 			return -ENXIO;
-		return (int64_t)(f->pos = (uint64_t)size);
+		base = whence == SEEK_DATA ? off : size;
+		off = 0;
+		break;
 	default:
 		return -EINVAL;
 	}
-	if (__builtin_add_overflow(base, off, &base))
-		return -EOVERFLOW;
-	if (base < 0)
+	if (__builtin_add_overflow(base, off, &base) || base < 0)
 		return -EINVAL;
 	f->pos = (uint64_t)base;
 	return base;
+}
+
+static int64_t reg_llseek(struct file *f, int64_t off, int whence)
+{
+	return file_llseek_pos(f, off, whence, (int64_t)file_size(f));
 }
 
 const struct file_ops ramfs_file_ops = {
@@ -281,18 +295,7 @@ static long dir_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
 
 static int64_t dir_llseek(struct file *f, int64_t off, int whence)
 {
-	int64_t base;
-
-	if (whence == SEEK_SET)
-		base = 0;
-	else if (whence == SEEK_CUR)
-		base = (int64_t)f->pos;
-	else
-		return -EINVAL;
-	if (__builtin_add_overflow(base, off, &base) || base < 0)
-		return -EINVAL;
-	f->pos = (uint64_t)base;
-	return base;
+	return file_llseek_pos(f, off, whence, -1);
 }
 
 const struct file_ops ramfs_dir_ops = {

@@ -203,20 +203,10 @@ static long pf_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos)
 	return r;
 }
 
+/* seq_lseek: SEEK_SET and SEEK_CUR only */
 static int64_t pf_llseek(struct file *f, int64_t off, int whence)
 {
-	int64_t base;
-
-	if (whence == SEEK_SET)
-		base = 0;
-	else if (whence == SEEK_CUR)
-		base = (int64_t)f->pos;
-	else
-		return -EINVAL;
-	if (__builtin_add_overflow(base, off, &base) || base < 0)
-		return -EINVAL;
-	f->pos = (uint64_t)base;
-	return base;
+	return file_llseek_pos(f, off, whence, -1);
 }
 
 static int pf_mmap(struct file *f, struct vm_area *vma)

@@ -1,9 +1,10 @@
 /*
  * sched.c - per-CPU round-robin scheduling, kernel threads, wait queues, sleeping.
  *
- * See include/kern/sched.h for the wakeup model and lock order.  Time slices are one tick
+ * See kernel/include/kern/sched.h for the wakeup model and lock order.  Time slices are one tick
  * (TICK_NS); the tick marks need_resched and, on an idle CPU, pulls a task from the busiest run
- * queue.  Context-switch hooks (perf) run with interrupts masked on the switching CPU.
+ * queue.  perf's context-switch hook (perf_task_switch) runs with interrupts masked on the
+ * switching CPU.
  */
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
@@ -25,13 +26,7 @@ void sched_new_thread_started(void);
 
 struct cpu cpus[MAX_CPUS];
 unsigned int nr_cpus_online, nr_cpus_possible;
-static const struct sched_hooks *hooks;
 static _Atomic int next_tid = 1;
-
-void sched_register_hooks(const struct sched_hooks *h)
-{
-	hooks = h;
-}
 
 void preempt_disable(void)
 {
@@ -254,8 +249,6 @@ static void __schedule(bool preempt)
 	else
 		prev->nvcsw++;
 	c->ctx_switches++;
-	if (hooks && hooks->switch_out)
-		hooks->switch_out(prev, next);
 	trace_sched_switch(prev, next, preempt);
 	perf_task_switch((struct ksvc_task *)prev, (struct ksvc_task *)next, migrated);
 	if (prev->proc || next->proc)
@@ -265,9 +258,6 @@ static void __schedule(bool preempt)
 	cpu_switch(&prev->ctx, &next->ctx);
 	/* Back on prev, possibly on another CPU. */
 	finish_switch();
-	c = this_cpu();
-	if (hooks && hooks->switch_in)
-		hooks->switch_in(c->prev_switched, c->current);
 	irq_restore(f);
 }
 

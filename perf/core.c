@@ -36,7 +36,8 @@
  *   bpf_lock-less chain: tp_lock -> owner's child_lock -> ring->lock.  child_lock -> the
  *   seam's fasync lock (pending_work's O_ASYNC signal).  perf_owner_lock, bp_lock (bp.c) and
  *   the sysfs lock are leaves.  Reader wakeups (ksvc_waitq_wake_all) happen after the ring
- *   and child locks are dropped, under a ctx lock at most.
+ *   and child locks are dropped, under a ctx lock at most; perf_event_ring_wake takes the
+ *   owner's child_lock alone first, to read its SET_OUTPUT target (mmap.c).
  *
  * Two contexts are never locked together.  A context's events change only on the CPU where
  * it is active (perf_ctx_call), so its own task running with interrupts masked (fork's walk

@@ -11,13 +11,15 @@
  *
  * Locking: which ring an event writes into (perf_event.ring, core.own_ring, core.output) changes
  * under the ring owner's core.child_lock; writers hold the same lock while they write
- * (sample.c), so a ring is never freed under a writer.
+ * (sample.c), so a ring is never freed under a writer.  A wakeup reads core.output under it too
+ * and keeps the target alive with core.output_wakers (perf_event_ring_wake).
  */
 #include <linux/perf_event.h>
 #include <linux/poll.h>
 #include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/ksvc.h>
+#include <kern/spinlock.h>
 #include "perf_internal.h"
 
 /* ---- the ring an event writes into: its own, its parent's, or its SET_OUTPUT target's ---- */
@@ -192,20 +194,41 @@ int perf_set_output(struct perf_event *e, struct perf_event *out)
 	spin_unlock_irqrestore(&c->child_lock, f);
 	if (old)
 		perf_ring_put(old);
-	if (old_out)
+	if (old_out) {
+		/* acquire: pairs with the release in perf_event_ring_wake; a wakeup that read
+		 * old_out before the switch has finished with it */
+		while (atomic_load_explicit(&c->output_wakers, memory_order_acquire))
+			arch_cpu_relax();
 		perf_event_put(old_out);
+	}
 	return 0;
 }
 
 /* ---- the readers: wakeup and poll ---- */
 
+/*
+ * Wake e's readers and, when redirected, its SET_OUTPUT target's.  output is read under the
+ * child_lock and counted in output_wakers until the target is woken: perf_set_output waits
+ * for the count to drop before it lets the old target go, so a target switched away and
+ * closed on another CPU meanwhile is still there (Linux keeps it with RCU).  Interrupts stay
+ * masked through the window, so a waiter never waits on a preempted waker.
+ */
 void perf_event_ring_wake(struct perf_event *e)
 {
-	struct perf_event *owner = perf_core(e)->parent ? perf_core(e)->parent : e;
+	struct perf_event_core *oc = perf_core(perf_core(e)->parent ? perf_core(e)->parent : e);
+	unsigned long f = spin_lock_irqsave(&oc->child_lock);
+	struct perf_event *out = oc->output;
 
-	ksvc_waitq_wake_all(perf_core(owner)->wq);
-	if (perf_core(owner)->output)
-		ksvc_waitq_wake_all(perf_core(perf_core(owner)->output)->wq);
+	if (out)
+		atomic_fetch_add_explicit(&oc->output_wakers, 1, memory_order_relaxed);
+	spin_unlock(&oc->child_lock);
+	ksvc_waitq_wake_all(oc->wq);
+	if (out) {
+		ksvc_waitq_wake_all(perf_core(out)->wq);
+		/* release: the wakeup is done before perf_set_output may drop out */
+		atomic_fetch_sub_explicit(&oc->output_wakers, 1, memory_order_release);
+	}
+	ksvc_irq_restore(f);
 }
 
 unsigned int perf_output_poll(struct perf_event *e)

@@ -27,3 +27,4 @@ UNIT_SRCS_perf_bp := perf/bp.c perf/pmu.c
 # the perf core end to end: perf_event_open, the file operations, the hooks, the overflow path
 UNIT_TESTS += perf_core
 UNIT_SRCS_perf_core = $(PERF_HOST_SRCS)
+UNIT_LIBS_perf_core := -lpthread

@@ -746,6 +746,9 @@ struct perf_event_core {
 	uint64_t sw_deadline;		/* [p] the timer's next expiry (a fixed schedule) */
 	bool own_ring;			/* [l] e->ring comes from e's own mmap */
 	struct perf_event *output;	/* [l] SET_OUTPUT target (a reference), woken with e */
+	/* [a] perf_event_ring_wake calls between reading output and waking it; SET_OUTPUT
+	 * waits for 0 before it drops its reference on the old target */
+	_Atomic int output_wakers;
 	struct spinlock bpf_lock;	/* attach and detach of prog */
 	struct bpf_prog *prog;		/* [bpf_lock] PERF_EVENT program (a reference) or NULL;
 					 * the overflow reads it locklessly (bpf_attach.c) */

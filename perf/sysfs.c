@@ -24,6 +24,7 @@
  */
 #include <kern/compiler.h>
 #include <kern/errno.h>
+#include <kern/format.h>
 #include <kern/ksvc.h>
 #include <kern/string.h>
 #include <perf/perf.h>
@@ -87,17 +88,6 @@ static const struct perf_sysfs_attr uprobe_format[] = {
 
 #define EV_VALUE_LEN 16
 
-/* "event=0x%04x" (no formatter dependency: this file is portable). */
-static void hex4(char *out, uint16_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	memcpy(out, "event=0x", 8);
-	for (int i = 0; i < 4; i++)
-		out[8 + i] = digits[(v >> (12 - 4 * i)) & 0xf];
-	out[12] = 0;
-}
-
 int perf_sysfs_pmus(void (*emit)(const struct perf_sysfs_pmu *pmu, void *arg), void *arg)
 {
 	static struct perf_sysfs_attr ev[ARRAY_SIZE(armv8_events)];
@@ -130,7 +120,7 @@ int perf_sysfs_pmus(void (*emit)(const struct perf_sysfs_pmu *pmu, void *arg), v
 				if (!armv8_events[i].ev ||
 				    !pmuv3_event_implemented(armv8_events[i].ev))
 					continue;
-				hex4(ev_val[ne], armv8_events[i].ev);
+				ksnprintf(ev_val[ne], EV_VALUE_LEN, "event=0x%04x", armv8_events[i].ev);
 				ev[ne].name = armv8_events[i].name;
 				ev[ne].value = ev_val[ne];
 				ne++;

@@ -4,7 +4,7 @@
  *
  * Interrupts are group 1 on GICv3 and group 0 on GICv2 (QEMU's GICv2 without security
  * extensions answers 1022 to an IAR read for group 1 unless AckCtl is set), priority 0xa0.  SGIs are IPIs
- * (include/kern/irq.h), PPIs are per CPU (timer, PMU), SPIs are routed to the boot CPU.
+ * (kernel/include/kern/irq.h), PPIs are per CPU (timer, PMU), SPIs are routed to the boot CPU.
  * Not supported: LPIs/ITS, affinity levels above 0 on GICv2, interrupt priorities as a policy.
  */
 #include <arch/arch.h>

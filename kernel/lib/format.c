@@ -1,158 +1,188 @@
 /*
- * format.c - a small vsnprintf for the kernel: %d %i %u %x %X %o %p %s %c %%, the l/ll/z/h
- * length modifiers, field width, '0', '-' and '#' flags, and precision for %s.  Portable (built into
- * host tests too).  No floating point.
+ * format.c - the one formatting engine (include/kern/format.h): fmt_int and fmt_str lay out a
+ * single conversion, kvsnprintf walks a C format over a va_list with them.  bpf/bprintf.c uses
+ * the same two for bpf_snprintf's arguments after checking Linux's format rules.
+ *
+ * Portable: built into the kernel and into every host test (tests/unit/test_format.c).  Does
+ * not do: floating point, %n, positional arguments, precision for numbers.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <kern/format.h>
 
-struct out {
-	char *buf;
-	size_t size, len;
-};
-
-static void put(struct out *o, char c)
+void fmt_putc(struct fmt_out *o, char c)
 {
 	if (o->len + 1 < o->size)
 		o->buf[o->len] = c;
 	o->len++;
 }
 
-static void put_padded(struct out *o, const char *s, size_t n, int width, int left, char pad)
+static void fmt_fill(struct fmt_out *o, char c, int n)
 {
-	int fill = width > (int)n ? width - (int)n : 0;
-
-	if (!left)
-		while (fill-- > 0)
-			put(o, pad);
-	for (size_t i = 0; i < n; i++)
-		put(o, s[i]);
-	if (left)
-		while (fill-- > 0)
-			put(o, ' ');
+	while (n-- > 0)
+		fmt_putc(o, c);
 }
 
-static size_t utoa(char *tmp, uint64_t v, unsigned base, int upper)
+void fmt_str(struct fmt_out *o, const char *s, size_t n, const struct fmt_spec *sp)
 {
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	size_t n = 0;
+	int fill = sp->width > (int)n ? sp->width - (int)n : 0;
 
+	if (!(sp->flags & FMT_LEFT))
+		fmt_fill(o, ' ', fill);
+	for (size_t i = 0; i < n; i++)
+		fmt_putc(o, s[i]);
+	if (sp->flags & FMT_LEFT)
+		fmt_fill(o, ' ', fill);
+}
+
+void fmt_int(struct fmt_out *o, uint64_t v, const struct fmt_spec *sp)
+{
+	bool sgn = sp->conv == 'd' || sp->conv == 'i';
+	unsigned int base = sp->conv == 'o' ? 8 : sp->conv == 'x' || sp->conv == 'X' || sp->conv == 'p' ? 16 : 10;
+	const char *dig = sp->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+	const char *prefix = "";
+	char tmp[24], sign = 0;
+	int n = 0, len;
+
+	if (sp->size == 4)
+		v = sgn ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	if (sgn && (int64_t)v < 0) {
+		sign = '-';
+		v = (uint64_t)0 - v;
+	} else if (sgn && (sp->flags & (FMT_PLUS | FMT_SPACE))) {
+		sign = sp->flags & FMT_PLUS ? '+' : ' ';
+	}
+	if (sp->conv == 'p' || (base == 16 && v && (sp->flags & FMT_ALT)))
+		prefix = sp->conv == 'X' ? "0X" : "0x";
 	do {
-		tmp[n++] = digits[v % base];
+		tmp[n++] = dig[v % base];
 		v /= base;
 	} while (v);
-	return n;
+	len = n + (sign ? 1 : 0) + (prefix[0] ? 2 : 0);
+	if (!(sp->flags & (FMT_LEFT | FMT_ZERO)))
+		fmt_fill(o, ' ', sp->width - len);
+	if (sign)
+		fmt_putc(o, sign);
+	for (; *prefix; prefix++)
+		fmt_putc(o, *prefix);
+	if ((sp->flags & (FMT_LEFT | FMT_ZERO)) == FMT_ZERO)
+		fmt_fill(o, '0', sp->width - len);
+	while (n)
+		fmt_putc(o, tmp[--n]);
+	if (sp->flags & FMT_LEFT)
+		fmt_fill(o, ' ', sp->width - len);
+}
+
+size_t fmt_end(struct fmt_out *o)
+{
+	if (o->size)
+		o->buf[o->len < o->size ? o->len : o->size - 1] = 0;
+	return o->len;
+}
+
+/* The flags, width, precision and length of the conversion at *fmt (just past '%'); *fmt is
+ * left on the conversion character. */
+static void parse_spec(const char **fmt, struct fmt_spec *sp, va_list *ap)
+{
+	const char *f = *fmt;
+
+	*sp = (struct fmt_spec){ .prec = -1, .size = 4 };
+	for (;; f++) {
+		if (*f == '-')
+			sp->flags |= FMT_LEFT;
+		else if (*f == '0')
+			sp->flags |= FMT_ZERO;
+		else if (*f == '#')
+			sp->flags |= FMT_ALT;
+		else if (*f == '+')
+			sp->flags |= FMT_PLUS;
+		else if (*f == ' ')
+			sp->flags |= FMT_SPACE;
+		else
+			break;
+	}
+	if (*f == '*') {
+		sp->width = va_arg(*ap, int);
+		f++;
+	}
+	for (; *f >= '0' && *f <= '9'; f++)
+		sp->width = sp->width * 10 + (*f - '0');
+	if (*f == '.') {
+		sp->prec = 0;
+		for (f++; *f >= '0' && *f <= '9'; f++)
+			sp->prec = sp->prec * 10 + (*f - '0');
+	}
+	for (;; f++) {
+		if (*f == 'l' || *f == 'z' || *f == 'j' || *f == 't')
+			sp->size = 8;
+		else if (*f != 'h')
+			break;
+	}
+	sp->conv = *f;
+	*fmt = f;
 }
 
 int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	struct out o = { buf, size, 0 };
+	struct fmt_out o = { buf, size, 0 };
+	va_list args;
 
+	va_copy(args, ap);
 	for (; *fmt; fmt++) {
+		struct fmt_spec sp;
+
 		if (*fmt != '%') {
-			put(&o, *fmt);
+			fmt_putc(&o, *fmt);
 			continue;
 		}
-		int left = 0, width = 0, prec = -1, lng = 0, alt = 0;
-		char pad = ' ';
-
-		for (fmt++; *fmt == '-' || *fmt == '0' || *fmt == '#'; fmt++) {
-			if (*fmt == '-')
-				left = 1;
-			else if (*fmt == '#')
-				alt = 1;
-			else
-				pad = '0';
-		}
-		if (*fmt == '*') {
-			width = va_arg(ap, int);
-			fmt++;
-		}
-		for (; *fmt >= '0' && *fmt <= '9'; fmt++)
-			width = width * 10 + (*fmt - '0');
-		if (*fmt == '.') {
-			prec = 0;
-			for (fmt++; *fmt >= '0' && *fmt <= '9'; fmt++)
-				prec = prec * 10 + (*fmt - '0');
-		}
-		for (;; fmt++) {
-			if (*fmt == 'l' || *fmt == 'z' || *fmt == 'j' || *fmt == 't')
-				lng++;
-			else if (*fmt != 'h')
-				break;
-		}
-		char tmp[24], rev[24];
-		size_t n = 0;
-		uint64_t u;
-		int neg = 0;
-
-		switch (*fmt) {
+		fmt++;
+		parse_spec(&fmt, &sp, &args);
+		switch (sp.conv) {
 		case 'd':
-		case 'i': {
-			int64_t v = lng ? va_arg(ap, int64_t) : va_arg(ap, int);
-
-			neg = v < 0;
-			u = neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-			n = utoa(rev, u, 10, 0);
-			goto emit_num;
-		}
+		case 'i':
+			fmt_int(&o, sp.size == 8 ? (uint64_t)va_arg(args, int64_t) : (uint64_t)va_arg(args, int), &sp);
+			break;
 		case 'u':
 		case 'x':
 		case 'X':
 		case 'o':
-			u = lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned int);
-			n = utoa(rev, u, *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16, *fmt == 'X');
-			if (alt && u && (*fmt == 'x' || *fmt == 'X')) {
-				rev[n++] = *fmt;
-				rev[n++] = '0';
-			}
-			goto emit_num;
+			fmt_int(&o, sp.size == 8 ? va_arg(args, uint64_t) : va_arg(args, unsigned int), &sp);
+			break;
 		case 'p':
-			u = (uint64_t)(uintptr_t)va_arg(ap, void *);
-			n = utoa(rev, u, 16, 0);
-			rev[n++] = 'x';
-			rev[n++] = '0';
-			goto emit_num;
+			sp.size = 8;
+			fmt_int(&o, (uint64_t)(uintptr_t)va_arg(args, void *), &sp);
+			break;
 		case 's': {
-			const char *s = va_arg(ap, const char *);
+			const char *s = va_arg(args, const char *);
 			size_t len = 0;
 
 			if (!s)
 				s = "(null)";
-			while (s[len] && (prec < 0 || (int)len < prec))
+			while (s[len] && (sp.prec < 0 || (int)len < sp.prec))
 				len++;
-			put_padded(&o, s, len, width, left, ' ');
-			continue;
+			fmt_str(&o, s, len, &sp);
+			break;
 		}
-		case 'c':
-			tmp[0] = (char)va_arg(ap, int);
-			put_padded(&o, tmp, 1, width, left, ' ');
-			continue;
+		case 'c': {
+			char c = (char)va_arg(args, int);
+
+			fmt_str(&o, &c, 1, &sp);
+			break;
+		}
 		case '%':
-			put(&o, '%');
-			continue;
-		default:
-			put(&o, '%');
-			if (*fmt)
-				put(&o, *fmt);
-			else
+			fmt_putc(&o, '%');
+			break;
+		default: /* not a conversion: the text as written */
+			fmt_putc(&o, '%');
+			if (!sp.conv)
 				fmt--;
-			continue;
+			else
+				fmt_putc(&o, sp.conv);
+			break;
 		}
-emit_num:
-		if (neg && pad == '0') {
-			put(&o, '-');
-			width--;
-		} else if (neg) {
-			rev[n++] = '-';
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[i] = rev[n - 1 - i];
-		put_padded(&o, tmp, n, width, left, pad);
 	}
-	if (size)
-		buf[o.len < size ? o.len : size - 1] = 0;
-	return (int)o.len;
+	va_end(args);
+	return (int)fmt_end(&o);
 }
 
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)

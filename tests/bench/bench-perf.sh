@@ -5,7 +5,7 @@
 # with one CPU (guest time = guest instructions; QEMU's icount is global, so one vCPU keeps
 # the figures clean).  Prints operation, perfkernel, Linux 6.1, ours/Linux.
 # Target (issue 4): ours/Linux <= 0.50 on every line ('*' marks the ones above).
-# Builds nothing: make bench builds $BUILD/user/bin/perfbench (tests/bench/bench.mk) first.
+# Builds nothing: make bench builds $BUILD/user/bin/perfbench (tests/bench/module.mk) first.
 # Linux runs through refvm.sh (REFVM, default /work/shared/tools/refvm.sh or ../shared/tools/
 # refvm.sh); without it, or when it fails (no cache and no network), the Linux column is n/a.
 # Env: BUILD (build), REFVM, PERFBENCH_SCALE (iteration multiplier, 1), REFVM_LIMIT (s, 100).

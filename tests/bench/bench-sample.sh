@@ -9,7 +9,7 @@
 # both under QEMU -icount shift=0 with one CPU (guest time = guest instructions).
 # Prints case, perfkernel, Linux 6.1, ours/Linux, and the THROTTLE records each kernel logged.
 # Target (issue 5): ours/Linux <= 0.50 on every line ('*' marks the ones above), no throttling.
-# Builds nothing: make bench builds $BUILD/user/bin/samplebench (tests/bench/bench.mk) first.
+# Builds nothing: make bench builds $BUILD/user/bin/samplebench (tests/bench/module.mk) first.
 # Linux runs through refvm.sh (REFVM, default /work/shared/tools/refvm.sh or ../shared/tools/
 # refvm.sh) with its default sysctls; without it, or when it fails, the Linux column is n/a.
 # Env: BUILD (build), REFVM, SAMPLEBENCH_ARGS (extra samplebench options, e.g. "-r 5"),

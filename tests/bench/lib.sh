@@ -15,7 +15,7 @@ bench_init() {
 	IMG="$BUILD/perfkernel.img"
 	INITRD="$BUILD/initramfs.cpio"
 	for f in "$BUILD/user/bin/$2" "$IMG" "$INITRD"; do
-		[ -f "$f" ] || { echo "$1: missing $f (make bench builds it; tests/bench/bench.mk)"; exit 1; }
+		[ -f "$f" ] || { echo "$1: missing $f (make bench builds it; tests/bench/module.mk)"; exit 1; }
 	done
 	w=$(mktemp -d "/tmp/$1.XXXXXX") || exit 1
 	trap 'rm -rf "$w"' EXIT INT TERM

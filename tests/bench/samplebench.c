@@ -53,6 +53,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys_bpf.h"
+#include "sys_perf.h"
+
 #define DATA_PAGES 128
 
 static long iters = 20000000;
@@ -173,7 +176,7 @@ static int ring_open(struct ring *rg, uint32_t type, uint64_t config, uint64_t s
 	a.disabled = 1;
 	a.exclude_hv = 1;
 	a.exclude_kernel = 0;
-	rg->fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	rg->fd = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (rg->fd < 0)
 		return -1;
 	rg->maplen = (size_t)(DATA_PAGES + 1) * (size_t)pagesz;
@@ -362,23 +365,6 @@ static void one_case(const char *name, uint32_t type, uint64_t config, uint64_t 
 
 /* ---- eBPF programs for the bpf_* cases ---- */
 
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-static int map_create(uint32_t type, uint32_t key, uint32_t value, uint32_t entries)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = key;
-	a.value_size = value;
-	a.max_entries = entries;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
-
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 #define CALL(id) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
 
@@ -456,8 +442,8 @@ static void bpf_cases(uint64_t sample_type)
 	for (int k = 0; k < 3; k++) {
 		for (int jit = 0; jit < 2; jit++) {
 			char name[64];
-			int hash = map_create(BPF_MAP_TYPE_HASH, 8, 8, 1024);
-			int stack = k == 1 ? map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 127 * 8, 1024) : -1;
+			int hash = bpf_map_new(BPF_MAP_TYPE_HASH, 8, 8, 1024, 0);
+			int stack = k == 1 ? bpf_map_new(BPF_MAP_TYPE_STACK_TRACE, 4, 127 * 8, 1024, 0) : -1;
 			int prog = -1;
 
 			snprintf(name, sizeof(name), "bpf_%s_%s", kind[k], jit ? "jit" : "interp");

@@ -464,6 +464,8 @@ void ksvc_waitq_free(struct wait_queue *wq)
 
 void ksvc_waitq_wake_all(struct wait_queue *wq)
 {
+	if (ksvc_fake.on_wake)
+		ksvc_fake.on_wake(wq);
 	wq->wakeups++;
 	ksvc_fake.waitq_wakeups++;
 }

@@ -25,6 +25,8 @@ struct ksvc_fake_state {
 	} bad_user[KSVC_FAKE_MAX_BAD]; /* "user" ranges that fault */
 	char log[65536]; /* everything printk'd */
 	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
+	/* called by ksvc_waitq_wake_all before it touches wq: a test's window into a wakeup */
+	void (*on_wake)(struct wait_queue *wq);
 	int current_task; /* index into the fake task table */
 	uint64_t irq_regs[34]; /* the user registers (ksvc_user_regs) and a fired timer's */
 	int trace_uses; /* ksvc_trace_use: active tracepoint events */

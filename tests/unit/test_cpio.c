@@ -1,6 +1,6 @@
 /*
  * test_cpio.c - host tests for fs/cpio.c: archives written by GNU cpio (newc and crc, built by
- * tests/unit/parsers.mk), hand-built hostile archives, every truncation, random corruption,
+ * tests/unit/module.mk), hand-built hostile archives, every truncation, random corruption,
  * and name normalisation.  Each archive under test sits in a heap block of exactly its size
  * so AddressSanitizer reports any read past the end.
  */
@@ -35,7 +35,7 @@ static struct blob load_fixture(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", FIXTURE_DIR, name);
 	f = fopen(path, "rb");
 	if (!f)
-		fail_msg("fixture %s missing (built by tests/unit/parsers.mk)", path);
+		fail_msg("fixture %s missing (built by tests/unit/module.mk)", path);
 	fseek(f, 0, SEEK_END);
 	n = ftell(f);
 	fseek(f, 0, SEEK_SET);

@@ -1,6 +1,6 @@
 /*
  * test_elf.c - host tests for kernel/elf.c: real static aarch64 programs (ET_EXEC and
- * static-pie, built by tests/unit/parsers.mk) checked against what readelf reports about them,
+ * static-pie, built by tests/unit/module.mk) checked against what readelf reports about them,
  * every truncation of their headers, and hand-built hostile images: bad identification,
  * bad program header tables, bad PT_INTERP, bad / overlapping / huge / wrapping PT_LOADs,
  * plus random corruption.  Images sit in exact-size heap blocks so ASan sees overreads.
@@ -52,7 +52,7 @@ static struct blob load_fixture(const char *name)
 	snprintf(path, sizeof(path), "%s/%s", FIXTURE_DIR, name);
 	f = fopen(path, "rb");
 	if (!f)
-		fail_msg("fixture %s missing (built by tests/unit/parsers.mk)", path);
+		fail_msg("fixture %s missing (built by tests/unit/module.mk)", path);
 	fseek(f, 0, SEEK_END);
 	b.len = (size_t)ftell(f);
 	fseek(f, 0, SEEK_SET);

@@ -5,14 +5,18 @@
  * open/close orderings and errno, the unwinding of every allocation failure of an open (no
  * fd, no event, no context entry left; LeakSanitizer checks the memory), the overflow path
  * (PMU interrupt, cpu-clock timer, a software event) through a BPF program into the ring
- * against a simulated reader, and inheritance with the count folded back at exit.
+ * against a simulated reader, inheritance with the count folded back at exit, and
+ * PERF_EVENT_IOC_SET_OUTPUT racing a reader wakeup (another thread plays the other CPU).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <arch/dbg_sysreg.h>
@@ -424,6 +428,88 @@ static void test_inherit_exit(void **state)
 	assert_int_equal(ksvc_fake_close(fd), 0);
 }
 
+/* ---- SET_OUTPUT racing a reader wakeup ---- */
+
+static struct {
+	int e_fd, out_fd;
+	struct wait_queue *out_wq; /* the hook acts at the wakeup of this queue */
+	bool started;
+	pthread_t th;
+	_Atomic bool done;
+	long set_output_ret;
+	int close_ret;
+} race;
+
+/* Another CPU: SET_OUTPUT(e, -1), dropping e's reference on its target, then the target's
+ * last close.  No cmocka asserts here: they may only fail on the test's own thread. */
+static void *redirect_and_close(void *arg)
+{
+	const struct ksvc_file_ops *ops;
+	void *priv = ksvc_fake_fd_priv(race.e_fd, &ops);
+
+	(void)arg;
+	race.set_output_ret = ops->ioctl(priv, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)-1);
+	race.close_ret = ksvc_fake_close(race.out_fd);
+	atomic_store(&race.done, true);
+	return NULL;
+}
+
+/* At the target's wakeup, the other CPU runs; the waker waits up to 200 ms for it to finish,
+ * which it does unless the wakeup holds the target's release off. */
+static void wake_hook(struct wait_queue *wq)
+{
+	if (wq != race.out_wq || race.started)
+		return;
+	race.started = true;
+	if (pthread_create(&race.th, NULL, redirect_and_close, NULL))
+		return;
+	for (int i = 0; i < 200 && !atomic_load(&race.done); i++)
+		usleep(1000);
+}
+
+/*
+ * A sample of e (from the PMU interrupt, which holds no context lock), redirected into out's
+ * ring, wakes e's readers and out's.  If SET_OUTPUT and out's last close complete on another
+ * CPU in between, the wakeup must not touch the freed target (AddressSanitizer: a
+ * heap-use-after-free in the wait queue when it does).
+ */
+static void test_set_output_races_wakeup(void **state)
+{
+	struct perf_event_attr a = attr_of(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	int out_fd = open_ev(&a, 0, -1, -1, 0);
+	void *out_priv;
+	const struct ksvc_file_ops *out_ops;
+	struct rec rec;
+
+	assert_true(out_fd >= 0);
+	struct perf_ring *r = map_ring(out_fd, 1);
+
+	out_ops = ops_of(out_fd, &out_priv);
+	a = attr_of(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	a.sample_period = 1000;
+	a.wakeup_events = 1;
+	a.sample_type = PERF_SAMPLE_IP;
+	a.exclude_kernel = 1;
+	int e_fd = open_ev(&a, 0, -1, -1, 0);
+
+	assert_true(e_fd >= 0);
+	assert_int_equal(ioc(e_fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)out_fd), 0);
+	memset(&race, 0, sizeof(race));
+	race.e_fd = e_fd;
+	race.out_fd = out_fd;
+	race.out_wq = perf_core(event_of(out_fd))->wq;
+	ksvc_fake.on_wake = wake_hook;
+	pmu_overflow(0x400400); /* the PMU interrupt: no context lock held */
+	ksvc_fake.on_wake = NULL;
+	assert_true(race.started);
+	pthread_join(race.th, NULL);
+	assert_int_equal(race.set_output_ret, 0);
+	assert_int_equal(race.close_ret, 0);
+	assert_true(next_sample(r, &rec)); /* written before the wakeup, still in the mapped ring */
+	out_ops->mmap_close(out_priv, r);  /* the last reference: the ring goes */
+	assert_int_equal(ksvc_fake_close(e_fd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +521,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_sw_overflow_addr, teardown),
 	    cmocka_unit_test_teardown(test_cpu_clock_timer, teardown),
 	    cmocka_unit_test_teardown(test_inherit_exit, teardown),
+	    cmocka_unit_test_teardown(test_set_output_races_wakeup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);

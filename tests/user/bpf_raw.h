@@ -1,7 +1,7 @@
-/* bpf_raw.h - bpf(2) without libbpf for the tests that build programs from raw instructions
- * (header only): the syscall, map creation, element commands, program loads with a verifier log,
- * and a page-fault event of this task for running perf_event programs (also used by
- * bpf_faults.h, its libbpf counterpart). */
+/* bpf_raw.h - what the tests that build programs from raw instructions add to tools/lib's
+ * sys_bpf.h and sys_perf.h (header only): map creation with map_extra and inner_map_fd, u32-keyed
+ * element commands, object ids, program loads with a verifier log, and a page-fault event of this
+ * task for running perf_event programs (also used by bpf_faults.h, its libbpf counterpart). */
 #ifndef TESTS_USER_BPF_RAW_H
 #define TESTS_USER_BPF_RAW_H
 
@@ -15,10 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static inline long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
+#include "sys_bpf.h"
+#include "sys_perf.h"
 
 /* BPF_MAP_CREATE with map_extra (a bloom filter's hash count) and inner_map_fd (a map-in-map's
  * template): the fd or -1 and errno. */
@@ -40,20 +38,13 @@ static inline int map_create_attr(uint32_t type, uint32_t ks, uint32_t vs, uint3
 
 static inline int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)
 {
-	return map_create_attr(type, ks, vs, max, flags, 0, 0);
+	return bpf_map_new(type, ks, vs, max, flags);
 }
 
 /* BPF_MAP_{LOOKUP,UPDATE,DELETE}_ELEM, LOOKUP_AND_DELETE_ELEM with a u32 key (NULL: keyless). */
 static inline long map_elem(int cmd, int fd, const uint32_t *key, void *value, uint64_t flags)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = (uint32_t)fd;
-	a.key = (uintptr_t)key;
-	a.value = (uintptr_t)value;
-	a.flags = flags;
-	return sys_bpf(cmd, &a);
+	return bpf_map_elem(cmd, fd, key, value, flags);
 }
 
 /* The id of a program, map or link fd (each info struct starts with type and id), or 0. */
@@ -84,18 +75,7 @@ static inline int obj_fd_by_id(int cmd, uint32_t id)
 static inline int prog_load_log(uint32_t type, const struct bpf_insn *insns, size_t n, char *log,
 				size_t logsize)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = (uint32_t)n;
-	a.license = (uintptr_t) "GPL";
-	a.log_level = 1;
-	a.log_buf = (uintptr_t)log;
-	a.log_size = (uint32_t)logsize;
-	log[0] = 0;
-	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+	return bpf_prog_new(type, 0, insns, (uint32_t)n, log, (uint32_t)logsize);
 }
 
 /* A SOFTWARE event of this task on any CPU; disabled when it samples (period != 0). */
@@ -109,7 +89,7 @@ static inline int faults_perf_open(uint64_t config, uint64_t period)
 	a.config = config;
 	a.sample_period = period;
 	a.disabled = period != 0;
-	return (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Enable the event fd, fault in n fresh pages, disable it. */

@@ -1,7 +1,8 @@
 # Userland test programs (static aarch64 glibc), run inside the kernel and on Linux (refvm.sh).
 # Each program NAME: UPROGS += NAME and NAME_SRCS := tests/user/NAME.c [more]
-# All include tests/user/tap.h (header only). USCRIPTS: shell scripts for busybox sh, to be
-# copied into the initramfs /bin as they are.
+# All include tests/user/tap.h (header only); bpf(2), perf_event_open(2) and the ring reader
+# come from the userland helpers in tools/lib (sys_bpf.h, sys_perf.h; -Itools/lib).
+# USCRIPTS: shell scripts for busybox sh, to be copied into the initramfs /bin as they are.
 UPROGS += t_proc
 t_proc_SRCS := tests/user/t_proc.c
 UPROGS += t_files

@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 #include "bpf_faults.h"
 
 #include <bpf/bpf.h>
@@ -506,7 +507,7 @@ int main(void)
 		a.sample_period = 200000;
 		a.disabled = 1;
 		a.exclude_kernel = 1;
-		hfd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		hfd = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		l = hfd >= 0 ? bpf_program__attach_perf_event(
 				       bpf_object__find_program_by_name(obj, "signals_hw"), hfd) : NULL;
 		CHECK(l, "signals_hw on a cycles event", "errno %d", errno);

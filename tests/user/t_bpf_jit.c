@@ -20,11 +20,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
+#include "sys_bpf.h"
 
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 #define ALU(op, d, i) INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
@@ -69,23 +65,6 @@ static int jit_set(int v)
 	return ok ? 0 : -1;
 }
 
-static int prog_load(const struct bpf_insn *insns, int n)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_SYSCALL;
-	a.prog_flags = BPF_F_SLEEPABLE;
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = n;
-	a.license = (uintptr_t) "GPL";
-	a.log_level = 1;
-	a.log_buf = (uintptr_t)logbuf;
-	a.log_size = sizeof(logbuf);
-	logbuf[0] = 0;
-	return (int)sys_bpf(BPF_PROG_LOAD, &a);
-}
-
 static uint32_t jited_len(int prog)
 {
 	struct bpf_prog_info info;
@@ -99,18 +78,6 @@ static uint32_t jited_len(int prog)
 	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0)
 		return 0;
 	return info.jited_prog_len;
-}
-
-static int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
 }
 
 static int map_lookup(int fd, uint32_t key, void *value)
@@ -139,7 +106,7 @@ typedef int (*builder)(struct bpf_insn *p, int map);
 static int run_one(builder b, const uint64_t *ctx_in, struct result *r, const char *what)
 {
 	struct bpf_insn p[128];
-	int map = map_create(BPF_MAP_TYPE_ARRAY, 4, 16, 1), prog, n;
+	int map = bpf_map_new(BPF_MAP_TYPE_ARRAY, 4, 16, 1, 0), prog, n;
 	union bpf_attr a;
 
 	memset(r, 0, sizeof(*r));
@@ -148,7 +115,7 @@ static int run_one(builder b, const uint64_t *ctx_in, struct result *r, const ch
 		return -1;
 	}
 	n = b(p, map);
-	prog = prog_load(p, n);
+	prog = bpf_prog_new(BPF_PROG_TYPE_SYSCALL, BPF_F_SLEEPABLE, p, (uint32_t)n, logbuf, sizeof(logbuf));
 	if (prog < 0) {
 		size_t l = strlen(logbuf);
 

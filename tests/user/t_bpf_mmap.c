@@ -6,6 +6,7 @@
  * Passes on Linux 6.1 (refvm.sh --smp 4), 2026-11-29. */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_bpf.h"
 
 #include <errno.h>
 #include <linux/bpf.h>
@@ -14,11 +15,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-static long sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
 
 static int create(int type, unsigned vs, unsigned max, unsigned flags)
 {

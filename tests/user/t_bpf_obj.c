@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -134,18 +135,13 @@ static uint32_t id_of(int fd)
 	return info_of(fd, &mi, &len) ? 0 : mi.id;
 }
 
-static long peo(struct perf_event_attr *attr)
-{
-	return syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 static int cpu_clock_event(void)
 {
 	struct perf_event_attr at = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(at),
 				      .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000000,
 				      .disabled = 1 };
 
-	return (int)peo(&at);
+	return (int)sys_perf_event_open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static long tp_id(const char *sysev)
@@ -168,7 +164,7 @@ static int tp_event(long id)
 	struct perf_event_attr at = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(at), .config = id,
 				      .sample_period = 1 };
 
-	return (int)peo(&at);
+	return (int)sys_perf_event_open(&at, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static int link_create(int prog, int event)

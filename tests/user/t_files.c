@@ -51,6 +51,16 @@ static void check_basic_io(void)
 	CHECK(lseek(fd, -6, SEEK_END) == 6, "lseek SEEK_END -6", "errno %d", errno);
 	EXPECT_ERRNO(lseek(fd, -100, SEEK_SET), EINVAL, "lseek negative -> EINVAL");
 	EXPECT_ERRNO(lseek(fd, 0, 42), EINVAL, "lseek bad whence -> EINVAL");
+	/* a position past INT64_MAX wraps negative in Linux's f_pos + offset: EINVAL, not EOVERFLOW */
+	lseek(fd, 5, SEEK_SET);
+	EXPECT_ERRNO(lseek(fd, INT64_MAX, SEEK_CUR), EINVAL, "lseek SEEK_CUR past INT64_MAX -> EINVAL");
+	EXPECT_ERRNO(lseek(fd, INT64_MAX, SEEK_END), EINVAL, "lseek SEEK_END past INT64_MAX -> EINVAL");
+	CHECK(lseek(fd, 0, SEEK_CUR) == 5, "failed lseek leaves the offset", "%ld", (long)lseek(fd, 0, SEEK_CUR));
+	/* no holes in a file written from 0: data at every offset, the hole at the end */
+	CHECK(lseek(fd, 3, SEEK_DATA) == 3, "lseek SEEK_DATA 3 -> 3", "errno %d", errno);
+	CHECK(lseek(fd, 3, SEEK_HOLE) == 12, "lseek SEEK_HOLE 3 -> size", "errno %d", errno);
+	EXPECT_ERRNO(lseek(fd, 12, SEEK_DATA), ENXIO, "lseek SEEK_DATA at size -> ENXIO");
+	EXPECT_ERRNO(lseek(fd, -1, SEEK_HOLE), ENXIO, "lseek SEEK_HOLE negative -> ENXIO");
 
 	struct iovec iov[3] = {{"AB", 2}, {"", 0}, {"CDE", 3}};
 	CHECK(lseek(fd, 0, SEEK_END) == 12 && writev(fd, iov, 3) == 5, "writev 3 iovecs", "errno %d", errno);
@@ -340,6 +350,23 @@ static int cloexec_child(int argc, char **argv)
 	return 0;
 }
 
+/* A /proc file seeks as seq_lseek: SEEK_SET and SEEK_CUR only, never below 0 */
+static void check_seq_lseek(void)
+{
+	int fd = open("/proc/self/stat", O_RDONLY);
+
+	if (!CHECK(fd >= 0, "open /proc/self/stat", "errno %d", errno))
+		return;
+	CHECK(lseek(fd, 7, SEEK_SET) == 7 && lseek(fd, 2, SEEK_CUR) == 9, "/proc lseek SET 7, CUR +2 -> 9",
+	      "errno %d", errno);
+	EXPECT_ERRNO(lseek(fd, 0, SEEK_END), EINVAL, "/proc lseek SEEK_END -> EINVAL");
+	EXPECT_ERRNO(lseek(fd, -10, SEEK_CUR), EINVAL, "/proc lseek below 0 -> EINVAL");
+	EXPECT_ERRNO(lseek(fd, INT64_MAX, SEEK_CUR), EINVAL, "/proc lseek past INT64_MAX -> EINVAL");
+	CHECK(lseek(fd, 0, SEEK_CUR) == 9, "/proc failed lseek leaves the offset", "%ld",
+	      (long)lseek(fd, 0, SEEK_CUR));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "cloexec-child") == 0)
@@ -353,6 +380,7 @@ int main(int argc, char **argv)
 	check_dirs();
 	check_fdops((const char *)getauxval(AT_EXECFN));
 	check_dev();
+	check_seq_lseek();
 	char path[128];
 	p(path, "a.txt");
 	unlink(path);

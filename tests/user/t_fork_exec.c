@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -60,7 +61,7 @@ static int open_task_clock(pid_t pid)
 	a.enable_on_exec = 1;
 	a.inherit = 1;
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* One run of perf stat's sequence; pin: the parent on CPU `pin` only (-1: not pinned). */

@@ -1,6 +1,6 @@
 /* t_mm: memory management: brk, anonymous demand paging (minor faults),
  * MAP_FIXED, munmap/mprotect faults caught with siglongjmp, shared and private
- * mappings across fork (copy-on-write), private file mappings, MADV_DONTNEED.
+ * mappings across fork (copy-on-write), private file mappings, VMA splits, MADV_DONTNEED.
  * Passes on Linux 6.1 (refvm.sh --smp 4), 2026-11-29 (also --smp 1, --icount, REFVM_CPU=cortex-a72).
  */
 #define _GNU_SOURCE
@@ -274,6 +274,73 @@ static void check_file_map(void)
 	unlink(path);
 }
 
+/* The VMAs of [m, m + n pages) in /proc/self/maps: start page, perms and file page of each */
+static int maps_of(char *m, long n, long *start, char perms[][5], long *pgoff, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int k = 0;
+
+	if (!f)
+		return -1;
+	while (k < max && fgets(line, sizeof(line), f)) {
+		unsigned long s, e, off;
+		char pr[5];
+
+		if (sscanf(line, "%lx-%lx %4s %lx", &s, &e, pr, &off) != 4)
+			continue;
+		if (s < (unsigned long)m || s >= (unsigned long)m + n * pg)
+			continue;
+		start[k] = (long)(s - (unsigned long)m) / pg;
+		memcpy(perms[k], pr, 5);
+		pgoff[k] = (long)off / pg;
+		k++;
+	}
+	fclose(f);
+	return k;
+}
+
+/* mprotect of a middle page splits a file VMA in three, munmap of a middle page punches a
+ * hole: each piece keeps the file offset of its own start */
+static void check_vma_splits(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/t_mm_split.%d", getpid());
+	int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+	if (!CHECK(fd >= 0, "create temp file", "errno %d", errno))
+		return;
+	for (int i = 0; i < 5; i++) {
+		char page[4096];
+		memset(page, 'A' + i, sizeof(page));
+		for (long o = 0; o < pg; o += sizeof(page))
+			write(fd, page, sizeof(page));
+	}
+	char *m = mmap(NULL, 5 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (!CHECK(m != MAP_FAILED, "mmap 5 file pages", "errno %d", errno))
+		goto out;
+	CHECK(mprotect(m + pg, pg, PROT_READ) == 0, "mprotect the 2nd of 5 pages", "errno %d", errno);
+	CHECK(munmap(m + 3 * pg, pg) == 0, "munmap the 4th of 5 pages", "errno %d", errno);
+	long start[8], off[8];
+	char perms[8][5];
+	int k = maps_of(m, 5, start, perms, off, 8);
+	CHECK(k == 4 && start[0] == 0 && !strcmp(perms[0], "rw-p") && off[0] == 0 && start[1] == 1 &&
+		      !strcmp(perms[1], "r--p") && off[1] == 1 && start[2] == 2 && !strcmp(perms[2], "rw-p") &&
+		      off[2] == 2 && start[3] == 4 && !strcmp(perms[3], "rw-p") && off[3] == 4,
+	      "maps: 0 rw-p @0, 1 r--p @1, 2 rw-p @2, 4 rw-p @4",
+	      "%d vmas: %ld %s @%ld, %ld %s @%ld, %ld %s @%ld, %ld %s @%ld", k, start[0], perms[0], off[0],
+	      start[1], perms[1], off[1], start[2], perms[2], off[2], start[3], perms[3], off[3]);
+	CHECK(m[0] == 'A' && m[pg] == 'B' && m[2 * pg] == 'C' && m[4 * pg] == 'E', "each piece reads its file page",
+	      "%c %c %c %c", m[0], m[pg], m[2 * pg], m[4 * pg]);
+	CHECK(faults(m + pg, 1) && got_code == SEGV_ACCERR, "write to the read-only piece -> SEGV_ACCERR",
+	      "sig %d code %d", got_sig, got_code);
+	CHECK(!faults(m + 2 * pg, 1) && !faults(m + 4 * pg, 1), "the writable pieces take writes", "sig %d", got_sig);
+	CHECK(faults(m + 3 * pg, 0) && got_code == SEGV_MAPERR, "the hole -> SEGV_MAPERR", "code %d", got_code);
+	munmap(m, 5 * pg);
+out:
+	close(fd);
+	unlink(path);
+}
+
 /* mincore: touched anonymous pages are in memory, untouched ones not; file pages are (page
  * cache); EINVAL unaligned, ENOMEM for a hole. */
 static void check_mincore(void)
@@ -338,6 +405,7 @@ int main(void)
 	check_anon();
 	check_fork_sharing();
 	check_file_map();
+	check_vma_splits();
 	check_mincore();
 	check_mempolicy();
 	return tap_done();

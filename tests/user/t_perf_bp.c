@@ -8,6 +8,7 @@
  * perfkernel counts it and goes on.)  Passes on Linux 6.1 (refvm.sh --smp 2). */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <errno.h>
 #include <linux/hw_breakpoint.h>
@@ -50,7 +51,7 @@ static int bp_open(uint32_t type, uint64_t addr, uint64_t len, int inherit, uint
 	a.sample_period = period;
 	if (period)
 		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
-	return (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static long long count_of(int fd)

@@ -11,6 +11,8 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_bpf.h"
+#include "sys_perf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +30,6 @@
 
 #define PG 4096
 #define DATA_PAGES 8
-
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
 
 #define INSN(c, d, s, o, i) ((struct bpf_insn){.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i)})
 #define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
@@ -112,29 +109,6 @@ static int link_create(int prog, int target, int attach_type, uint32_t flags, ui
 }
 
 static int map_fd;
-
-static int map_create(int type, unsigned int ks, unsigned int vs, unsigned int max)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
-
-static long map_op(int cmd, int fd, const void *key, void *value)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
-	a.key = (uintptr_t)key;
-	a.value = (uintptr_t)value;
-	return sys_bpf(cmd, &a);
-}
 
 static int load_type = BPF_PROG_TYPE_PERF_EVENT; /* what load_insns loads */
 
@@ -234,7 +208,7 @@ static void map_zero(void)
 	struct val v = { 0 };
 	uint32_t key = 0;
 
-	map_op(BPF_MAP_UPDATE_ELEM, map_fd, &key, &v);
+	bpf_map_elem(BPF_MAP_UPDATE_ELEM, map_fd, &key, &v, 0);
 }
 
 static struct val map_get(void)
@@ -242,7 +216,7 @@ static struct val map_get(void)
 	struct val v = { 0 };
 	uint32_t key = 0;
 
-	map_op(BPF_MAP_LOOKUP_ELEM, map_fd, &key, &v);
+	bpf_map_elem(BPF_MAP_LOOKUP_ELEM, map_fd, &key, &v, 0);
 	return v;
 }
 
@@ -264,7 +238,7 @@ static int ev_open(struct ev *e)
 	a.sample_period = 4;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
 	a.disabled = 1;
-	e->fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	e->fd = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (e->fd < 0)
 		return -1;
 	e->m = mmap(NULL, (1 + DATA_PAGES) * PG, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
@@ -429,7 +403,7 @@ int main(void)
 	ha.exclude_hv = 1;
 	ha.disabled = 1;
 	for (int ret = 1; ret >= 0; ret--) {
-		int hfd = (int)syscall(__NR_perf_event_open, &ha, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		int hfd = (int)sys_perf_event_open(&ha, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		struct perf_event_mmap_page *hm =
 			hfd >= 0 ? mmap(NULL, (1 + DATA_PAGES) * PG, PROT_READ | PROT_WRITE, MAP_SHARED,
 					hfd, 0)
@@ -478,7 +452,7 @@ int main(void)
 	}
 
 	/* bpf_get_stackid with BPF_F_USER_STACK: the stack's first entry is the sample's ip */
-	int stacks = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
+	int stacks = bpf_map_new(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64, 0);
 	int sprog = stacks >= 0 ? load_stack_prog(stacks, BPF_F_USER_STACK) : -1;
 
 	if (CHECK(sprog >= 0 && ev_open(&e) == 0, "STACK_TRACE map, get_stackid program, event",
@@ -492,7 +466,7 @@ int main(void)
 		id = (uint32_t)v.cookie;
 		CHECK(n >= 15 && v.cookie >> 32 == 1, "get_stackid returns a stack id", "%#llx",
 		      (unsigned long long)v.cookie);
-		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips), "look the stack up by id");
+		EXPECT_OK(bpf_map_elem(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips, 0), "look the stack up by id");
 		CHECK(ips[0] == last_ip && ips[1] != 0,
 		      "the user stack starts at the sample's ip, then its callers", "%#llx %#llx vs %#llx",
 		      (unsigned long long)ips[0], (unsigned long long)ips[1],
@@ -502,7 +476,7 @@ int main(void)
 
 	/* bpftrace's stack map for ustack/kstack: 131072 ids of 127 frames, 133 MB that Linux
 	 * allocates at create time; ids from a sampling program look up as above */
-	int big = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 127, 131072);
+	int big = bpf_map_new(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 127, 131072, 0);
 	int bprog = big >= 0 ? load_stack_prog(big, BPF_F_USER_STACK) : -1;
 
 	if (CHECK(bprog >= 0 && ev_open(&e) == 0, "STACK_TRACE map of 131072 x 127 frames",
@@ -518,7 +492,7 @@ int main(void)
 		CHECK(n >= 15 && v.cookie >> 32 == 1 && id < 131072,
 		      "get_stackid into the big map returns an id", "%#llx",
 		      (unsigned long long)v.cookie);
-		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, big, &id, ips), "look it up in the big map");
+		EXPECT_OK(bpf_map_elem(BPF_MAP_LOOKUP_ELEM, big, &id, ips, 0), "look it up in the big map");
 		CHECK(ips[0] == last_ip, "the big map's stack starts at the sample's ip",
 		      "%#llx vs %#llx", (unsigned long long)ips[0], (unsigned long long)last_ip);
 		ev_close(&e);
@@ -554,7 +528,7 @@ int main(void)
 	ka.config = PERF_COUNT_SW_CPU_CLOCK;
 	ka.sample_period = 100000;
 	ka.disabled = 1;
-	int kfd = (int)syscall(__NR_perf_event_open, &ka, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int kfd = (int)sys_perf_event_open(&ka, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	int devnull = open("/dev/null", O_WRONLY);
 
 	if (CHECK(kprog >= 0 && kfd >= 0 && devnull >= 0, "kernel get_stackid program, cpu-clock",
@@ -579,7 +553,7 @@ int main(void)
 		id = (uint32_t)v.cookie;
 		CHECK(v.cookie >> 32 == 1, "get_stackid (kernel) gives a stack id for an in-kernel sample",
 		      "none in 10 s");
-		EXPECT_OK(map_op(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips), "look the kernel stack up");
+		EXPECT_OK(bpf_map_elem(BPF_MAP_LOOKUP_ELEM, stacks, &id, ips, 0), "look the kernel stack up");
 		CHECK(ips[0] >= 0xffff000000000000ull, "its first frame is a kernel address", "%#llx",
 		      (unsigned long long)ips[0]);
 		close(kfd);
@@ -594,18 +568,18 @@ int main(void)
 	oa.config = PERF_COUNT_SW_BPF_OUTPUT;
 	oa.sample_type = PERF_SAMPLE_RAW;
 	oa.wakeup_events = 1;
-	int ofd = (int)syscall(__NR_perf_event_open, &oa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int ofd = (int)sys_perf_event_open(&oa, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	struct perf_event_mmap_page *om =
 		ofd >= 0 ? mmap(NULL, (1 + DATA_PAGES) * PG, PROT_READ | PROT_WRITE, MAP_SHARED, ofd, 0)
 			 : MAP_FAILED;
-	int arr = map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 1);
+	int arr = bpf_map_new(BPF_MAP_TYPE_PERF_EVENT_ARRAY, 4, 4, 1, 0);
 	uint32_t k0 = 0;
 	int oprog = arr >= 0 ? load_output_prog(arr) : -1;
 
 	if (CHECK(om != MAP_FAILED && oprog >= 0, "bpf-output event, PERF_EVENT_ARRAY, output program",
 		  "ofd %d arr %d prog %d errno %d", ofd, arr, oprog, errno) &&
 	    CHECK(ev_open(&e) == 0, "open a page-faults event", "errno %d", errno)) {
-		EXPECT_OK(map_op(BPF_MAP_UPDATE_ELEM, arr, &k0, &ofd), "store the bpf-output fd in slot 0");
+		EXPECT_OK(bpf_map_elem(BPF_MAP_UPDATE_ELEM, arr, &k0, &ofd, 0), "store the bpf-output fd in slot 0");
 		EXPECT_OK(ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, oprog), "SET_BPF the output program");
 		n = run(&e, &count, &lo, &hi);
 		CHECK(n == 0, "the program returns 0: the sampling event's ring stays empty", "%llu",
@@ -640,7 +614,7 @@ int main(void)
 	 * tracepoint: probe): Linux's kprobe_prog_func_proto and tp_prog_func_proto have
 	 * perf_event_output, get_stackid and get_stack, not perf_prog_read_value (perf_event
 	 * programs only) */
-	int stk = map_create(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64);
+	int stk = bpf_map_new(BPF_MAP_TYPE_STACK_TRACE, 4, 8 * 16, 64, 0);
 	static const struct {
 		int type;
 		const char *name;

@@ -42,6 +42,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -100,11 +101,6 @@ __asm__(".text\n"
 /* ---- helpers ---- */
 enum { F_DIS = 1, F_USER = 2 /* exclude_kernel + exclude_hv */, F_INH = 4, F_EOE = 8 };
 
-static long peo(struct perf_event_attr *a, int pid, int cpu, int group_fd, unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
-}
-
 static int ev_open(uint32_t type, uint64_t config, unsigned f, uint64_t rf, int pid, int cpu, int group)
 {
 	struct perf_event_attr a;
@@ -117,7 +113,7 @@ static int ev_open(uint32_t type, uint64_t config, unsigned f, uint64_t rf, int 
 	a.exclude_kernel = a.exclude_hv = !!(f & F_USER);
 	a.inherit = !!(f & F_INH);
 	a.enable_on_exec = !!(f & F_EOE);
-	return (int)peo(&a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
 }
 
 #define SW(c) PERF_TYPE_SOFTWARE, PERF_COUNT_SW_##c

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>
@@ -25,11 +26,6 @@ static union {
 	struct perf_event_attr a;
 	unsigned char raw[8192];
 } ub;
-
-static long peo(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 /* ---- attr tweaks (applied to a zeroed SOFTWARE/CPU_CLOCK, disabled, exclude_kernel... base) ---- */
 typedef void (*tweak_fn)(struct perf_event_attr *);
@@ -141,7 +137,7 @@ TW(t_mmap_comm_task, a->mmap = 1; a->comm = 1; a->task = 1; a->mmap2 = 1; a->com
 TW(t_watermark, a->watermark = 1; a->wakeup_watermark = 4096)
 TW(t_bp_zero_len, a->type = PERF_TYPE_BREAKPOINT; a->config = 0; a->bp_type = 0)
 TW(t_bp_exec, a->type = PERF_TYPE_BREAKPOINT; a->config = 0; a->bp_type = HW_BREAKPOINT_X;
-   a->bp_addr = (uintptr_t)&peo; a->bp_len = 4)
+   a->bp_addr = (uintptr_t)&sys_perf_event_open; a->bp_len = 4)
 TW(t_bp_bad_len, a->type = PERF_TYPE_BREAKPOINT; a->config = 0; a->bp_type = HW_BREAKPOINT_W;
    a->bp_addr = (uintptr_t)&ub; a->bp_len = 3)
 TW(t_hw_cycles_sampling, a->type = PERF_TYPE_HARDWARE; a->config = 0; a->sample_period = 100000;
@@ -354,7 +350,7 @@ static int open_simple(int type, unsigned long long config, int pid, int cpu, in
 	a.size = sizeof(a);
 	a.config = config;
 	a.disabled = 1;
-	return peo(&a, pid, cpu, group, 0);
+	return sys_perf_event_open(&a, pid, cpu, group, 0);
 }
 
 static void run_table(int record)
@@ -379,7 +375,7 @@ static void run_table(int record)
 		}
 		uint32_t size_in = ub.a.size;
 		errno = 0;
-		long fd = peo(&ub.a, pid, cpu, group, c->flags);
+		long fd = sys_perf_event_open(&ub.a, pid, cpu, group, c->flags);
 		int e = errno;
 		int got = fd >= 0 ? OK : e;
 		if (record) {
@@ -412,7 +408,7 @@ static void check_fd_ops(void)
 	a.size = sizeof(a);
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
-	int fd = peo(&a, 0, -1, -1, 0);
+	int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 	if (!CHECK(fd >= 0, "open TASK_CLOCK for fd ops", "errno %d", errno))
 		return;
 	uint64_t buf[8];
@@ -464,9 +460,9 @@ static void check_fd_ops(void)
 	a.size = sizeof(a);
 	a.config = PERF_COUNT_SW_TASK_CLOCK;
 	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
-	int l = peo(&a, 0, -1, -1, 0);
+	int l = sys_perf_event_open(&a, 0, -1, -1, 0);
 	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	int s1 = peo(&a, 0, -1, l, 0);
+	int s1 = sys_perf_event_open(&a, 0, -1, l, 0);
 	CHECK(l >= 0 && s1 >= 0, "open group of 2", "errno %d", errno);
 	EXPECT_ERRNO(read(l, buf, 8 + 16), ENOSPC, "group read short buffer -> ENOSPC");
 	n = read(l, buf, sizeof(buf));

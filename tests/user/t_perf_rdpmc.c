@@ -7,6 +7,7 @@
  * Passes on Linux 6.1 (refvm.sh --smp 4), 2026-11-29. */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,7 @@ static int open_cycles(uint64_t config1)
 	a.config = PERF_COUNT_HW_CPU_CYCLES;
 	a.config1 = config1;
 	a.exclude_kernel = 1;
-	return (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, 0);
+	return (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 }
 
 static uint64_t read_pmc(uint32_t idx)

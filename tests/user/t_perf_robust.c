@@ -33,11 +33,7 @@
 #include <fcntl.h>
 #include <time.h>
 #include "tap.h"
-
-static int peo(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
-{
-	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
-}
+#include "sys_perf.h"
 
 static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config)
 {
@@ -94,11 +90,11 @@ static void t_group(void)
 	/* QEMU's PMU implements cycles (and few else): two of them, the second on an event
 	 * counter (raw 0x11, CPU_CYCLES) */
 	attr_init(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
-	lead = peo(&a, 0, -1, -1, 0);
+	lead = sys_perf_event_open(&a, 0, -1, -1, 0);
 	if (!CHECK(lead >= 0, "group: open a cycles leader", "errno %d", errno))
 		return;
 	attr_init(&a, PERF_TYPE_RAW, 0x11);
-	sib = peo(&a, 0, -1, lead, 0);
+	sib = sys_perf_event_open(&a, 0, -1, lead, 0);
 	if (!CHECK(sib >= 0, "group: open a cycles sibling", "errno %d", errno)) {
 		close(lead);
 		return;
@@ -144,12 +140,12 @@ static void t_stale(void)
 
 		if (c == 0) {
 			attr_init(&a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
-			int lead = peo(&a, 0, -1, -1, 0);
+			int lead = sys_perf_event_open(&a, 0, -1, -1, 0);
 
 			attr_init(&a, PERF_TYPE_RAW, 0x11);
 			a.sample_period = 20000; /* overflows often, and keeps doing so if left on */
 			a.sample_type = PERF_SAMPLE_IP;
-			int sib = lead >= 0 ? peo(&a, 0, -1, lead, 0) : -1;
+			int sib = lead >= 0 ? sys_perf_event_open(&a, 0, -1, lead, 0) : -1;
 
 			if (lead < 0 || sib < 0)
 				_exit(2);
@@ -165,7 +161,7 @@ static void t_stale(void)
 		/* this CPU runs on; a counter left on would overflow into a freed event */
 		attr_init(&a, PERF_TYPE_RAW, 0x11);
 		a.sample_period = 20000;
-		int fd = peo(&a, 0, -1, -1, 0);
+		int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 
 		spin_ms(3);
 		if (fd >= 0)
@@ -213,7 +209,7 @@ static void t_race(void)
 	uint64_t end = now_ns() + 1500000000ull;
 
 	while (now_ns() < end) {
-		int fd = peo(&a, 0, -1, -1, 0);
+		int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 
 		if (fd >= 0) {
 			opened++;
@@ -228,7 +224,7 @@ static void t_race(void)
 		pthread_join(th[i], NULL);
 	CHECK(opened > 100 && failed == 0, "race: open against close of the next fd, 1.5 s",
 	      "%d opened, %d failed (errno %d)", opened, failed, errno);
-	int fd = peo(&a, 0, -1, -1, 0);
+	int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 
 	CHECK(fd >= 0, "race: perf_event_open works after it", "errno %d", errno);
 	if (fd >= 0)
@@ -274,7 +270,7 @@ static void t_regs(void)
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER;
 	a.sample_regs_user = 1ull << PERF_REG_ARM64_PC;
 	a.disabled = 1;
-	int fd = peo(&a, 0, -1, -1, 0);
+	int fd = sys_perf_event_open(&a, 0, -1, -1, 0);
 
 	if (!CHECK(fd >= 0, "regs: open cpu-clock sampling REGS_USER pc", "errno %d", errno))
 		return;
@@ -358,17 +354,17 @@ static void t_no_group(void)
 
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
-	int lead = peo(&a, 0, -1, -1, 0);
+	int lead = sys_perf_event_open(&a, 0, -1, -1, 0);
 
 	if (!CHECK(lead >= 0, "no_group: open a task-clock leader", "errno %d", errno))
 		return;
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	int ng = peo(&a, 0, -1, lead, PERF_FLAG_FD_NO_GROUP);
+	int ng = sys_perf_event_open(&a, 0, -1, lead, PERF_FLAG_FD_NO_GROUP);
 
 	CHECK(ng >= 0, "no_group: open cpu-clock with group_fd = leader, FD_NO_GROUP", "errno %d", errno);
 	CHECK(group_members(lead) == 1, "no_group: the leader's GROUP read shows one member",
 	      "%d", group_members(lead));
-	int sib = peo(&a, 0, -1, lead, 0);
+	int sib = sys_perf_event_open(&a, 0, -1, lead, 0);
 
 	CHECK(sib >= 0 && group_members(lead) == 2,
 	      "no_group: a sibling opened without the flag does join (two members)", "%d",
@@ -397,7 +393,7 @@ static void t_no_group(void)
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	a.sample_period = 1000000;
 	a.read_format = PERF_FORMAT_GROUP;
-	lead = peo(&a, -1, 0, -1, 0);
+	lead = sys_perf_event_open(&a, -1, 0, -1, 0);
 	void *ring = lead >= 0 ? mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, lead, 0)
 			       : MAP_FAILED;
 
@@ -406,16 +402,16 @@ static void t_no_group(void)
 			close(lead);
 		return;
 	}
-	int out = peo(&a, -1, 0, lead, PERF_FLAG_FD_OUTPUT);
+	int out = sys_perf_event_open(&a, -1, 0, lead, PERF_FLAG_FD_OUTPUT);
 
 	CHECK(out >= 0 && group_members(lead) == 2, "no_group: FD_OUTPUT alone joins the group too",
 	      "fd %d, %d members", out, group_members(lead));
-	int out_ng = peo(&a, -1, 0, lead, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
+	int out_ng = sys_perf_event_open(&a, -1, 0, lead, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
 
 	CHECK(out_ng >= 0 && group_members(lead) == 2,
 	      "no_group: FD_OUTPUT|FD_NO_GROUP redirects without joining", "fd %d, %d members", out_ng,
 	      group_members(lead));
-	EXPECT_ERRNO(peo(&a, -1, 1, lead, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP), EINVAL,
+	EXPECT_ERRNO(sys_perf_event_open(&a, -1, 1, lead, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP), EINVAL,
 		     "no_group: FD_OUTPUT to another CPU's event -> EINVAL");
 	if (out_ng >= 0)
 		close(out_ng);
@@ -461,7 +457,7 @@ static void t_install(void)
 		a.size = sizeof(a);
 		a.type = PERF_TYPE_SOFTWARE;
 		a.config = PERF_COUNT_SW_TASK_CLOCK;
-		fd = (int)syscall(SYS_perf_event_open, &a, ch, -1, -1, 0);
+		fd = (int)sys_perf_event_open(&a, ch, -1, -1, 0);
 		for (int k = 0; fd >= 0 && k < 50 && v == 0; k++) {
 			usleep(2000);
 			if (read(fd, &v, sizeof(v)) != sizeof(v))

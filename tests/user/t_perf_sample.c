@@ -49,6 +49,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -134,11 +135,6 @@ __asm__(".text\n"
 #define IN(p, lo, hi) ((uint64_t)(p) >= (uint64_t)(uintptr_t)(lo) && (uint64_t)(p) < (uint64_t)(uintptr_t)(hi))
 
 /* ---- helpers ---- */
-static long peo(struct perf_event_attr *a, int pid, int cpu, int group_fd, unsigned long flags)
-{
-	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
-}
-
 static const char *en(int e)
 {
 	const char *s = strerrorname_np(e);
@@ -216,96 +212,34 @@ static void cycles_attr(struct perf_event_attr *a, uint64_t period, uint64_t st)
 	attr_init(a, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, period, st);
 }
 
-/* ---- the ring ---- */
-struct ring {
-	void *base;
-	size_t len;
-	struct perf_event_mmap_page *pg;
-	unsigned char *data;
-	uint64_t size;
-};
-
-static int ring_map(struct ring *r, int fd, unsigned npages)
-{
-	long ps = sysconf(_SC_PAGESIZE);
-	memset(r, 0, sizeof(*r));
-	r->len = (size_t)(npages + 1) * ps;
-	r->base = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r->base == MAP_FAILED) {
-		r->base = NULL;
-		return -1;
-	}
-	r->pg = r->base;
-	uint64_t off = r->pg->data_offset ? r->pg->data_offset : (uint64_t)ps;
-	r->size = r->pg->data_size ? r->pg->data_size : (uint64_t)npages * ps;
-	r->data = (unsigned char *)r->base + off;
-	return 0;
-}
-
-static void ring_unmap(struct ring *r)
-{
-	if (r->base)
-		munmap(r->base, r->len);
-	r->base = NULL;
-}
-
-static void ring_copy(struct ring *r, uint64_t pos, void *dst, size_t n)
-{
-	uint64_t o = pos % r->size;
-	size_t first = n;
-	if (o + n > r->size)
-		first = r->size - o;
-	memcpy(dst, r->data + o, first);
-	if (first < n)
-		memcpy((unsigned char *)dst + first, r->data, n - first);
-}
-
+/* ---- the ring (tools/lib/sys_perf.h) ---- */
 typedef void (*rec_fn)(const struct perf_event_header *h, void *ctx);
 
 static uint64_t rec_buf[65536 / 8];
 static int ring_bad; /* malformed records seen */
 
-/* Hand every complete record to fn; return how many. */
-static int ring_drain(struct ring *r, rec_fn fn, void *ctx)
+/* Hand every complete record to fn and consume it; return how many. */
+static int ring_drain(struct perf_ring *r, rec_fn fn, void *ctx)
 {
-	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->pg->data_tail;
-	int n = 0;
-	while (tail < head) {
-		struct perf_event_header h;
-		if (head - tail < sizeof(h)) {
-			ring_bad++;
-			tail = head;
-			break;
-		}
-		ring_copy(r, tail, &h, sizeof(h));
-		if (h.size < sizeof(h) || h.size > head - tail || (h.size & 7)) {
-			ring_bad++;
-			tail = head;
-			break;
-		}
-		ring_copy(r, tail, rec_buf, h.size);
-		if (fn)
-			fn((const struct perf_event_header *)rec_buf, ctx);
-		tail += h.size;
-		n++;
-	}
-	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+	unsigned int bad = r->bad;
+	int n = perf_ring_read(r, fn, ctx, rec_buf, sizeof(rec_buf), 1);
+
+	ring_bad += (int)(r->bad - bad);
 	return n;
 }
 
 /* open (type/config from a) on pid/cpu and map npages; fd or -1 with errno, FAIL printed */
-static int open_map(struct perf_event_attr *a, int pid, int cpu, struct ring *r, unsigned npages,
+static int open_map(struct perf_event_attr *a, int pid, int cpu, struct perf_ring *r, unsigned npages,
 		    const char *what)
 {
-	int fd = (int)peo(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)sys_perf_event_open(a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 		tap_fail(what, "perf_event_open: errno %d (%s)", e, en(e));
 		errno = e;
 		return -1;
 	}
-	if (ring_map(r, fd, npages) != 0) {
+	if (perf_ring_map(r, fd, npages) != 0) {
 		int e = errno;
 		tap_fail(what, "mmap %u+1 pages: errno %d (%s)", npages, e, en(e));
 		close(fd);
@@ -322,7 +256,7 @@ static int ncpu;
 #define MAXCPU 16
 struct pcpu {
 	int n, fd[MAXCPU];
-	struct ring r[MAXCPU];
+	struct perf_ring r[MAXCPU];
 };
 
 static int pcpu_open(struct pcpu *pc, struct perf_event_attr *a, int pid, unsigned npages, const char *what)
@@ -335,7 +269,7 @@ static int pcpu_open(struct pcpu *pc, struct perf_event_attr *a, int pid, unsign
 		int fd = open_map(a, pid, i, &pc->r[i], npages, w);
 		if (fd < 0) {
 			for (int j = 0; j < pc->n; j++) {
-				ring_unmap(&pc->r[j]);
+				perf_ring_unmap(&pc->r[j]);
 				close(pc->fd[j]);
 			}
 			pc->n = 0;
@@ -362,7 +296,7 @@ static void pcpu_drain(struct pcpu *pc, rec_fn fn, void *ctx)
 static void pcpu_close(struct pcpu *pc)
 {
 	for (int i = 0; i < pc->n; i++) {
-		ring_unmap(&pc->r[i]);
+		perf_ring_unmap(&pc->r[i]);
 		close(pc->fd[i]);
 	}
 	pc->n = 0;
@@ -425,7 +359,7 @@ static void t_layout(void)
 {
 	const char *w = "layout: IP|TID|TIME|ID|STREAM_ID|CPU|PERIOD sample records";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 100000, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 		    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
 	a.read_format = PERF_FORMAT_ID;
@@ -456,7 +390,7 @@ static void t_layout(void)
 	      s.n, s.user, s.other, s.bad_size, s.bad_misc, s.bad_pid, s.bad_id, s.bad_stream, s.bad_period,
 	      s.bad_cpu, s.bad_time, s.first_err);
 out:
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -483,7 +417,7 @@ static void t_ip(void)
 {
 	const char *w = "ip: >= 90% of exclude_kernel samples inside the busy loop";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 100000, PERF_SAMPLE_IP);
 	int fd = open_map(&a, 0, -1, &r, 64, w);
 	if (fd < 0)
@@ -498,7 +432,7 @@ static void t_ip(void)
 	ring_drain(&r, s2_rec, &s);
 	CHECK(s.n >= 10 && s.in * 10 >= s.n * 9, w, "%d of %d samples in [%p,%p); first outside %#llx", s.in,
 	      s.n, (void *)sl_loop, (void *)sl_loop_end, (unsigned long long)s.first_out);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -765,22 +699,22 @@ static void t_lost(void)
 {
 	const char *w = "lost: PERF_RECORD_LOST on a 1+1 page ring";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	int have_lost_fmt = 1;
 	cycles_attr(&a, 10000, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 		    PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
 	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	int fd = (int)peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && errno == EINVAL) {
 		have_lost_fmt = 0;
 		a.read_format = PERF_FORMAT_ID;
-		fd = (int)peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if (fd < 0) {
 		tap_fail(w, "perf_event_open: errno %d (%s)", errno, en(errno));
 		return;
 	}
-	if (ring_map(&r, fd, 1) != 0) {
+	if (perf_ring_map(&r, fd, 1) != 0) {
 		tap_fail(w, "mmap 1+1 pages: errno %d (%s)", errno, en(errno));
 		close(fd);
 		return;
@@ -807,7 +741,7 @@ static void t_lost(void)
 	} else {
 		tap_skip("lost: read_format ID|LOST reports lost > 0", "PERF_FORMAT_LOST rejected (EINVAL)");
 	}
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -836,12 +770,12 @@ static void t_output(void)
 {
 	const char *w = "output: SET_OUTPUT merges a second event's samples into the first ring";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 100000, PERF_SAMPLE_IP | PERF_SAMPLE_ID);
 	int fd1 = open_map(&a, 0, -1, &r, 64, w);
 	if (fd1 < 0)
 		return;
-	int fd2 = (int)peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd2 = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd2 < 0) {
 		tap_fail(w, "second perf_event_open: errno %d (%s)", errno, en(errno));
 		goto out1;
@@ -869,7 +803,7 @@ static void t_output(void)
 out2:
 	close(fd2);
 out1:
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd1);
 }
 
@@ -897,7 +831,7 @@ static void t_poll(void)
 	}
 	close(go[0]);
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 100000, PERF_SAMPLE_IP | PERF_SAMPLE_TID);
 	a.wakeup_events = 1;
 	int fd = open_map(&a, c, -1, &r, 64, "poll: open+mmap on a child");
@@ -929,7 +863,7 @@ static void t_poll(void)
 	pr = poll(&pf, 1, 3000);
 	CHECK(pr == 1 && (pf.revents & POLLHUP), "poll: POLLHUP after the monitored child exits",
 	      "poll %d revents %#x", pr, pf.revents);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -971,7 +905,7 @@ static void t_chain(void)
 {
 	const char *w = "chain: USER context, loop ip, then return addresses in c, b, a (>= 80%)";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 100000, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN);
 	int fd = open_map(&a, 0, -1, &r, 64, w);
 	if (fd < 0)
@@ -990,7 +924,7 @@ static void t_chain(void)
 	      s.ok, s.n, s.short_chain, s.no_ctx, (void *)cs_a, (void *)cs_b, (void *)cs_c, (void *)cs_loop,
 	      s.ex_nr, (unsigned long long)s.ex[0], (unsigned long long)s.ex[1], (unsigned long long)s.ex[2],
 	      (unsigned long long)s.ex[3], (unsigned long long)s.ex[4], (unsigned long long)s.ex[5]);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -1021,7 +955,7 @@ static void t_freq(void)
 {
 	const char *w = "freq: sample_freq=1000 over 0.5 s gives 250..750 samples";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 0, PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD);
 	a.freq = 1;
 	a.sample_freq = 1000;
@@ -1044,7 +978,7 @@ static void t_freq(void)
 	      (unsigned long long)dt, (unsigned long long)s.minp, (unsigned long long)s.maxp);
 	CHECK(s.distinct > 1, "freq: sample periods vary", "%d distinct run(s), period %llu..%llu", s.distinct,
 	      (unsigned long long)s.minp, (unsigned long long)s.maxp);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -1085,7 +1019,7 @@ static void t_cpuclock(void)
 {
 	const char *w = "cpuclock: SW CPU_CLOCK period 1 ms: samples within 50% of cpu time / 1 ms (host stalls excluded)";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000000,
 		  PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD);
 	a.exclude_kernel = 0;
@@ -1123,7 +1057,7 @@ static void t_cpuclock(void)
 	      (unsigned long long)(stalled / 1000000));
 	CHECK(s.n > 0 && s.bad_period == 0, "cpuclock: sample period == 1000000", "%d of %d samples had period %llu",
 	      s.bad_period, s.n, (unsigned long long)s.period);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -1179,7 +1113,7 @@ static void t_simd(void)
 	const char *w = "simd: v0-v31 of a task keep their values while it is sampled (cpu-clock, "
 			"CALLCHAIN|REGS_USER)";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	unsigned char v[32][16];
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 100000,
 		  PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER);
@@ -1206,7 +1140,7 @@ static void t_simd(void)
 	CHECK(s.n > 0 && s.regs_ok == s.n, "simd: samples carry the callchain and 33 user registers",
 	      "%d samples, %d with the expected layout", s.n, s.regs_ok);
 	CHECK(s.n > 0 && !bad, w, "%d samples; %d bytes differ (first in v%d)", s.n, bad, first);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 
@@ -1249,7 +1183,7 @@ static void t_throttle(void)
 {
 	const char *w = "throttle: period 1000 on cycles completes with well-formed records";
 	struct perf_event_attr a;
-	struct ring r;
+	struct perf_ring r;
 	cycles_attr(&a, 1000, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ID);
 	int fd = open_map(&a, 0, -1, &r, 64, w);
 	if (fd < 0)
@@ -1271,7 +1205,7 @@ static void t_throttle(void)
 	      s.samples, s.thr, s.unthr, s.lost, s.other, s.bad, ring_bad - bad0, (unsigned long long)dt);
 	printf("# throttle: %d samples, %d THROTTLE, %d UNTHROTTLE, %d LOST in %llu ms\n", s.samples, s.thr,
 	       s.unthr, s.lost, (unsigned long long)dt);
-	ring_unmap(&r);
+	perf_ring_unmap(&r);
 	close(fd);
 }
 

@@ -43,15 +43,11 @@
 #include <fcntl.h>
 #include <time.h>
 #include "tap.h"
+#include "sys_perf.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6
 #endif
-
-static int peo(struct perf_event_attr *a, int pid, int cpu, int group, unsigned long flags)
-{
-	return (int)syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
-}
 
 static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config)
 {
@@ -116,7 +112,7 @@ static int open_faults(int disabled, int inherit)
 	a.sample_period = 1;
 	a.disabled = disabled;
 	a.inherit = inherit;
-	return peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* ---- fcntl ---- */
@@ -378,7 +374,7 @@ static void test_refresh(void)
 
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
 	a.disabled = 1;
-	fd = peo(&a, 0, -1, -1, 0);
+	fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 	errno = 0;
 	tap_check(ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) == -1 && errno == EINVAL,
 		  "refresh: counting event is EINVAL", "errno %d", errno);
@@ -414,11 +410,11 @@ static void test_sigtrap(void)
 	a.sigtrap = 1;
 	a.sig_data = 0xfeedcafe12345678ull;
 	errno = 0;
-	tap_check(peo(&a, 0, -1, -1, 0) == -1 && errno == EINVAL, "sigtrap: needs remove_on_exec",
+	tap_check((int)sys_perf_event_open(&a, 0, -1, -1, 0) == -1 && errno == EINVAL, "sigtrap: needs remove_on_exec",
 		  "errno %d", errno);
 	a.remove_on_exec = 1;
 	errno = 0;
-	tap_check(peo(&a, -1, 0, -1, 0) == -1 && errno == EINVAL, "sigtrap: needs a task",
+	tap_check((int)sys_perf_event_open(&a, -1, 0, -1, 0) == -1 && errno == EINVAL, "sigtrap: needs a task",
 		  "errno %d", errno);
 	/* the handler runs on a stack touched beforehand: its frames fault no page in */
 	static char altstack[64 * 1024];
@@ -431,7 +427,7 @@ static void test_sigtrap(void)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigaction(SIGTRAP, &sa, NULL);
 	a.disabled = 1;
-	int fd = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0 || !p) {
 		tap_fail("sigtrap: open", "%s", strerror(errno));
@@ -471,7 +467,7 @@ static void test_prctl(void)
 	struct perf_event_attr a;
 
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
-	int fd = peo(&a, 0, -1, -1, 0);
+	int fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 	int pfd[2];
 
 	if (fd < 0 || pipe(pfd)) {
@@ -491,7 +487,7 @@ static void test_prctl(void)
 		_exit(0);
 	}
 	close(pfd[0]);
-	int cfd = peo(&a, ch, -1, -1, 0);
+	int cfd = (int)sys_perf_event_open(&a, ch, -1, -1, 0);
 
 	/* both have run (a slow or single-CPU machine may take a while to run the child) */
 	spin_ms(20);
@@ -534,7 +530,7 @@ static void test_prctl(void)
 		return;
 	ch = fork();
 	if (ch == 0) {
-		int efd = peo(&a, getppid(), -1, -1, 0);
+		int efd = (int)sys_perf_event_open(&a, getppid(), -1, -1, 0);
 		uint64_t v0, v1;
 		char c;
 
@@ -582,14 +578,14 @@ static void test_group(void)
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	a.read_format = fmt;
 	a.disabled = 1;
-	fds[n++] = peo(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fds[n++] = (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fds[0] < 0) {
 		tap_fail("group: leader", "%s", strerror(errno));
 		return;
 	}
 	a.disabled = 0;
 	while (n < 1000) {
-		int fd = peo(&a, 0, -1, fds[0], PERF_FLAG_FD_CLOEXEC);
+		int fd = (int)sys_perf_event_open(&a, 0, -1, fds[0], PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0) {
 			err = errno;
@@ -625,38 +621,44 @@ static void test_group(void)
 
 struct ring {
 	int fd;
-	void *base;
-	size_t size;
+	struct perf_ring pr; /* 8 data pages */
 };
 
 static int ring_open(struct ring *r, struct perf_event_attr *a)
 {
-	r->size = 9 * 4096;
-	r->fd = peo(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	r->fd = (int)sys_perf_event_open(a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (r->fd < 0)
 		return -1;
-	r->base = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
-	return r->base == MAP_FAILED ? -1 : 0;
+	return perf_ring_map(&r->pr, r->fd, 8);
 }
 
-/* Call fn(hdr) for each record; returns how many fn accepted. */
+static void ring_close(struct ring *r)
+{
+	perf_ring_unmap(&r->pr);
+	close(r->fd);
+}
+
+struct scan {
+	int (*fn)(struct perf_event_header *, void *);
+	void *arg;
+	int hits;
+};
+
+static void scan_one(const struct perf_event_header *h, void *p)
+{
+	struct scan *s = p;
+
+	s->hits += s->fn((struct perf_event_header *)h, s->arg);
+}
+
+/* Call fn(hdr) for each record, leaving them in the ring; returns how many fn accepted. */
 static int ring_scan(struct ring *r, int (*fn)(struct perf_event_header *, void *), void *arg)
 {
-	struct perf_event_mmap_page *pg = r->base;
-	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-	char *data = (char *)r->base + 4096;
-	uint64_t size = 8 * 4096;
-	int hits = 0;
+	static uint64_t buf[65536 / 8];
+	struct scan s = { fn, arg, 0 };
 
-	for (uint64_t off = pg->data_tail; off < head;) {
-		struct perf_event_header *h = (void *)(data + (off % size));
-
-		if (!h->size)
-			break;
-		hits += fn(h, arg);
-		off += h->size;
-	}
-	return hits;
+	perf_ring_read(&r->pr, scan_one, &s, buf, sizeof(buf), 0);
+	return s.hits;
 }
 
 struct mmap_want {
@@ -718,8 +720,7 @@ static void test_sideband(void)
 		  "got one");
 	munmap(d, 3 * 4096);
 	munmap(x, 4096);
-	munmap(r.base, r.size);
-	close(r.fd);
+	ring_close(&r);
 
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
 	a.comm = 1;
@@ -735,8 +736,7 @@ static void test_sideband(void)
 	tap_check(ring_scan(&r, match_comm, &misc) == 1 && misc == 0,
 		  "comm: PR_SET_NAME emits PERF_RECORD_COMM, misc without COMM_EXEC", "misc %#x", misc);
 	prctl(PR_SET_NAME, old, 0, 0, 0);
-	munmap(r.base, r.size);
-	close(r.fd);
+	ring_close(&r);
 }
 
 /* ---- MODIFY_ATTRIBUTES ---- */
@@ -752,7 +752,7 @@ static void test_modify(void)
 	a.bp_addr = (uint64_t)(uintptr_t)&wvar[0];
 	a.bp_len = HW_BREAKPOINT_LEN_8;
 	a.sample_period = 1;
-	int fd = peo(&a, 0, -1, -1, 0);
+	int fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 
 	if (fd < 0) {
 		tap_fail("modify: open", "%s", strerror(errno));
@@ -793,7 +793,7 @@ static void test_modify(void)
 		  "modify: bad pointer EFAULT", "errno %d", errno);
 	close(fd);
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
-	fd = peo(&a, 0, -1, -1, 0);
+	fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 	errno = 0;
 	tap_check(ioctl(fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == -1 && errno == EOPNOTSUPP,
 		  "modify: a software event is EOPNOTSUPP", "errno %d", errno);
@@ -873,8 +873,7 @@ static void test_ustack(void)
 		  "ustack: the dump starts at the sampled sp (the pattern is where it was)",
 		  "pattern at %d, sp %#llx, pattern address %#lx", s.pattern_at,
 		  (unsigned long long)s.sp, (unsigned long)pat);
-	munmap(r.base, r.size);
-	close(r.fd);
+	ring_close(&r);
 	munmap(p, 4096);
 }
 
@@ -949,14 +948,12 @@ static void test_execmaps(void)
 	a.comm = 1;
 	a.disabled = 1;
 	a.enable_on_exec = 1;
-	int fd = peo(&a, ch, -1, -1, 0);
-	struct ring r = { fd, NULL, 9 * 4096 };
+	int fd = (int)sys_perf_event_open(&a, ch, -1, -1, 0);
+	struct ring r = { .fd = fd };
 	struct exec_seen s;
 
 	memset(&s, 0, sizeof(s));
-	if (fd >= 0)
-		r.base = mmap(NULL, r.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (fd < 0 || r.base == MAP_FAILED) {
+	if (fd < 0 || perf_ring_map(&r.pr, fd, 8)) {
 		tap_fail("execmaps: open", "%s", strerror(errno));
 		return;
 	}
@@ -981,8 +978,7 @@ static void test_execmaps(void)
 	tap_check(s.comm_misc == PERF_RECORD_MISC_COMM_EXEC,
 		  "execmaps: the exec's COMM has COMM_EXEC without attr.comm_exec", "misc %#x",
 		  s.comm_misc);
-	munmap(r.base, r.size);
-	close(fd);
+	ring_close(&r);
 	close(go[1]);
 }
 
@@ -1013,10 +1009,10 @@ static void test_rmexec(void)
 	close(done[1]);
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	a.remove_on_exec = 1;
-	int rm = peo(&a, ch, -1, -1, 0);
+	int rm = (int)sys_perf_event_open(&a, ch, -1, -1, 0);
 
 	a.remove_on_exec = 0;
-	int keep = peo(&a, ch, -1, -1, 0);
+	int keep = (int)sys_perf_event_open(&a, ch, -1, -1, 0);
 
 	if (rm < 0 || keep < 0) {
 		tap_fail("rmexec: open", "%s", strerror(errno));
@@ -1067,7 +1063,7 @@ static void test_kbp(void)
 	a.bp_len = 4;
 	a.sample_period = 1;
 	errno = 0;
-	int fd = peo(&a, 0, -1, -1, 0);
+	int fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 
 	tap_check(fd == -1 && errno == EINVAL, "kbp: kernel address with exclude_kernel is EINVAL",
 		  "fd %d errno %d", fd, errno);
@@ -1075,7 +1071,7 @@ static void test_kbp(void)
 		close(fd);
 	/* perf_poll: an event without a ring reports POLLHUP */
 	attr_init(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
-	fd = peo(&a, 0, -1, -1, 0);
+	fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 	struct pollfd p = { fd, POLLIN, 0 };
 
 	tap_check(poll(&p, 1, 0) == 1 && p.revents == POLLHUP, "poll: no ring polls POLLHUP",

@@ -4,6 +4,7 @@
  * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29. */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "sys_perf.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -66,7 +67,7 @@ int main(void)
 	a.sample_period = 4;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_READ;
 	a.disabled = 1;
-	int fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, 0);
+	int fd = (int)sys_perf_event_open(&a, 0, -1, -1, 0);
 
 	if (!CHECK(fd >= 0, "open page-faults with sample_period 4", "errno %d", errno))
 		return tap_done();

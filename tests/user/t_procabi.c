@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "tap.h"
+#include "sys_perf.h"
 
 static char buf[16384];
 
@@ -121,7 +122,7 @@ static void check_fd_links(void)
 		.config = PERF_COUNT_SW_DUMMY,
 		.disabled = 1,
 	};
-	fd = (int)syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	fd = (int)sys_perf_event_open(&attr, 0, -1, -1, 0);
 	if (fd < 0)
 		tap_fail("fd link: perf event", "perf_event_open: %s", strerror(errno));
 	else

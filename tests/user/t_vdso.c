@@ -42,6 +42,7 @@
 #include <unwind.h>
 #include <unistd.h>
 #include "tap.h"
+#include "sys_perf.h"
 
 typedef int (*gettime_fn)(clockid_t, struct timespec *);
 typedef int (*gettimeofday_fn)(struct timeval *, struct timezone *);
@@ -458,7 +459,7 @@ static int bp_open(uintptr_t addr)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.disabled = 1;
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static uint64_t bp_count(int fd)
@@ -702,7 +703,7 @@ static void check_exec_records(const char *self)
 	a.comm = 1;
 	a.comm_exec = 1;
 	a.exclude_kernel = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	size_t len = 9 * 4096;
 	void *ring = fd >= 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
 	int st = 0;

@@ -1,5 +1,5 @@
 /* tracing.h - what the tracing tests (t_tracepoint, t_uprobe) share (header only):
- * perf_event_open, reading a small tracefs/sysfs file, and a counting eBPF program that adds
+ * perf_event_open (tools/lib/sys_perf.h), reading a small tracefs/sysfs file, and a counting eBPF program that adds
  * 1 to word 0 of an array map's element 0, stores one word of its ctx in word 1, and returns
  * a chosen value (the tests check both words to see that it ran and what its ctx held).
  */
@@ -17,10 +17,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sys_bpf.h"
+#include "sys_perf.h"
+
+/* perf_event_open(2) by the name the tracing tests call it */
 static inline long peo(struct perf_event_attr *a, int pid, int cpu, int group_fd,
 		       unsigned long flags)
 {
-	return syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
+	return sys_perf_event_open(a, pid, cpu, group_fd, flags);
 }
 
 /* An event's count (read without read_format), all ones when the read fails. */
@@ -93,11 +97,6 @@ static inline int tp_open(long id, int inherit, uint64_t period)
 #define MOV64_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
 #define MOV64_REG(d, s_) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s_, 0, 0)
 #define EXIT() INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
-
-static inline long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
 
 /* The array map (one element of two u64 words) the counting program writes: fd or -1. */
 static inline int bpf_count_map(void)

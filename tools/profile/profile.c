@@ -29,41 +29,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sys_bpf.h"
+#include "sys_perf.h"
+
 #define MAX_DEPTH 64 /* frames in a key */
 #define KEY_BYTES (8 * MAX_DEPTH)
 #define MAX_STACKS 4096
 #define MAX_CPUS 64
-
-static long sys_bpf(int cmd, union bpf_attr *a)
-{
-	return syscall(SYS_bpf, cmd, a, sizeof(*a));
-}
-
-static int map_create(int type, unsigned int ks, unsigned int vs, unsigned int max)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
-}
-
-static long map_op(int cmd, int fd, const void *key, void *value_or_next)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_fd = fd;
-	a.key = (uintptr_t)key;
-	if (cmd == BPF_MAP_GET_NEXT_KEY)
-		a.next_key = (uintptr_t)value_or_next;
-	else
-		a.value = (uintptr_t)value_or_next;
-	return sys_bpf(cmd, &a);
-}
 
 #define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 #define MOV_IMM(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
@@ -299,9 +271,9 @@ usage:
 		_exit(127);
 	}
 	close(go[0]);
-	int scratch = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, 4, KEY_BYTES, 1);
-	int counts = map_create(BPF_MAP_TYPE_HASH, KEY_BYTES, 8, MAX_STACKS);
-	int lost = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+	int scratch = bpf_map_new(BPF_MAP_TYPE_PERCPU_ARRAY, 4, KEY_BYTES, 1, 0);
+	int counts = bpf_map_new(BPF_MAP_TYPE_HASH, KEY_BYTES, 8, MAX_STACKS, 0);
+	int lost = bpf_map_new(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0);
 	int prog = scratch >= 0 && counts >= 0 && lost >= 0 ?
 			   load_prog(scratch, counts, lost, pid, BPF_F_USER_STACK) : -1;
 
@@ -321,7 +293,7 @@ usage:
 		a.freq = 1;
 		a.sample_freq = freq;
 		a.sample_type = PERF_SAMPLE_IP;
-		ev[cpu] = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		ev[cpu] = (int)sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (ev[cpu] < 0)
 			break; /* past the last CPU */
 		memset(&la, 0, sizeof(la));
@@ -359,7 +331,7 @@ usage:
 	int first = 1;
 
 	while (lines && nl < MAX_STACKS &&
-	       map_op(BPF_MAP_GET_NEXT_KEY, counts, first ? NULL : key, next) == 0) {
+	       bpf_map_elem(BPF_MAP_GET_NEXT_KEY, counts, first ? NULL : key, next, 0) == 0) {
 		uint64_t n;
 		const uint64_t *ips = next;
 		char *t = malloc(16 * 1024);
@@ -368,7 +340,7 @@ usage:
 
 		first = 0;
 		memcpy(key, next, sizeof(key));
-		if (!t || map_op(BPF_MAP_LOOKUP_ELEM, counts, key, &n)) {
+		if (!t || bpf_map_elem(BPF_MAP_LOOKUP_ELEM, counts, key, &n, 0)) {
 			free(t);
 			continue;
 		}
@@ -398,7 +370,7 @@ usage:
 	qsort(lines, nl, sizeof(*lines), line_cmp);
 	for (size_t i = 0; i < nl; i++)
 		printf("%s %llu\n", lines[i].text, (unsigned long long)lines[i].count);
-	if (map_op(BPF_MAP_LOOKUP_ELEM, lost, &zero, &nlost))
+	if (bpf_map_elem(BPF_MAP_LOOKUP_ELEM, lost, &zero, &nlost, 0))
 		nlost = 0;
 	fprintf(stderr, "profile: %llu samples (%llu lost), %zu stacks, %d CPUs at %lu Hz; %s exited %d\n",
 		(unsigned long long)total, (unsigned long long)nlost, nl, ncpu, freq, comm,

@@ -1,5 +1,5 @@
 /*
- * image.S - the vDSO image (vdso.so, built and checked by vdso.mk) inside the kernel, between
+ * image.S - the vDSO image (vdso.so, built and checked by vdso/module.mk) inside the kernel, between
  * vdso_image_start and vdso_image_end; kernel/vdso.c copies it into its own pages at boot.
  */
 	.section .rodata.vdso, "a"

@@ -39,12 +39,6 @@ enum task_state {
 
 struct task;
 
-/* Hooks at context switch (perf saves and restores per-task counters there). */
-struct sched_hooks {
-	void (*switch_out)(struct task *prev, struct task *next);
-	void (*switch_in)(struct task *prev, struct task *next);
-};
-
 struct task {
 	struct cpu_context ctx; /* saved by cpu_switch; lock: none (owner CPU) */
 	struct spinlock lock;
@@ -142,7 +136,6 @@ void sched_untrack_task(struct task *t);
 bool sched_tid_is_kthread(int tid);
 /* Print every task's scheduling state and kernel backtrace (hang diagnosis). */
 void sched_dump_tasks(void);
-void sched_register_hooks(const struct sched_hooks *h);
 /* Make a kernel thread runnable; NULL when out of memory. */
 struct task *kthread_create(const char *name, void (*fn)(void *), void *arg, int cpu);
 struct task *task_alloc(const char *name);

@@ -35,7 +35,7 @@ $(VDSO_SO): $(VDSO_OUT)/vdso.so.dbg arch/arm64/vdso/check-vdso.sh
 	$(Q)mv $@.tmp $@
 
 # the kernel's view of the image: each exported symbol's offset (VDSO_SYM_<name>)
-$(VDSO_SYMS_H): $(VDSO_SO) arch/arm64/vdso/vdso.mk
+$(VDSO_SYMS_H): $(VDSO_SO) arch/arm64/vdso/module.mk
 	$(Q)$(CROSS)nm -D --defined-only $< | \
 		awk '$$2 ~ /^[Tt]$$/ { sub(/@.*/, "", $$3); printf "#define VDSO_SYM_%s 0x%sull\n", $$3, $$1 }' > $@.tmp
 	$(Q)mv $@.tmp $@

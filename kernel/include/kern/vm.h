@@ -1,6 +1,6 @@
 /*
- * vm.h - user address spaces (kernel/vm.c): VMAs, demand paging, copy-on-write, and the
- * mmap/munmap/mprotect/brk/madvise system calls.
+ * vm.h - user address spaces (kernel/vm.c): VMAs, demand paging, copy-on-write; their
+ * mmap/munmap/mprotect/brk/madvise system calls are kernel/sys_mm.c.
  *
  * An mm has a 4-level page table (TTBR0, tagged with its ASID) and a sorted list of VMAs.
  * Pages are filled on first touch: anonymous ones zeroed, private file ones read from the
@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <kern/list.h>
+#include <kern/mutex.h>
 #include <kern/sched.h>
 #include <arch/pgtable.h>
 
@@ -53,17 +54,6 @@ struct vm_area {
 	void *priv;
 };
 
-struct kmutex {
-	struct spinlock lock;
-	struct task *owner;
-	struct wait_queue wq;
-};
-
-void kmutex_init(struct kmutex *m);
-void kmutex_lock(struct kmutex *m);
-void kmutex_unlock(struct kmutex *m);
-/* In a function that needs m: the caller holds it (checked in the debug build). */
-#define kmutex_assert_held(m) kdebug_assert((m)->owner == current_task())
 /* An mm's *_locked helpers: its lock is held, or nobody else can reach it (mm_put's teardown
  * of the last reference). */
 #define mm_assert_locked(mm) \
@@ -111,5 +101,5 @@ void vm_init(void);
 uint64_t vm_find_gap_locked(struct mm *mm, uint64_t len);
 /* Instructions were written at kernel address k (n bytes): make instruction fetch see them. */
 void vm_icache_sync(void *k, uint64_t n);
-/* ptrace's PEEK/POKE into another mm (kernel/vm.c): the bytes copied, 0 if addr is unmapped. */
+/* ptrace's PEEK/POKE into another mm: the bytes copied, 0 if addr is unmapped. */
 uint64_t vm_access_remote(struct mm *mm, uint64_t addr, void *buf, uint64_t len, bool write);

@@ -1,5 +1,5 @@
 # Guest fuzzers (static aarch64 glibc), in the initramfs at /bin/NAME like UPROGS; run by
-# tests/fuzz/fuzz-syscalls.sh (make fuzz).  Include from the top-level Makefile.
+# tests/fuzz/fuzz-syscalls.sh (make fuzz).
 UPROGS += sysfuzz perffuzz perftorture filefuzz
 sysfuzz_SRCS := tests/fuzz/sysfuzz.c
 filefuzz_SRCS := tests/fuzz/filefuzz.c

@@ -48,7 +48,7 @@ int file_page_pfn(struct file *f, uint64_t pgoff, uint64_t *pfn);
 
 struct vm_area;
 /*
- * mmap of a file, after the VMA exists (include/kern/vm.h): a special file (a device, a perf
+ * mmap of a file, after the VMA exists (kernel/include/kern/vm.h): a special file (a device, a perf
  * event) sets vma->ops / priv / flags (VMA_SPECIAL, clearing VMA_BUS_PAST_EOF) and returns 1;
  * a regular file returns 0 (pages come from the file); anything else returns -ENODEV (or
  * -EACCES when the open mode forbids the protection asked for).
@@ -71,7 +71,7 @@ struct file *fd_get_file(int fd);
 
 /* ---- the file object (fs/file.c) ---- */
 
-struct vm_area; /* include/kern/vm.h (the lead's); mmap of files is by file_page_pfn */
+struct vm_area; /* <kern/vm.h>; mmap of files is by file_page_pfn */
 struct ksvc_poll; /* a poll table: see ksvc_poll_wait in kern/ksvc.h */
 
 /*
@@ -94,6 +94,9 @@ struct file_ops {
 	 * close); Linux's f_op->fasync.  0 or -errno (the flag then stays as it was). */
 	int (*fasync)(struct file *f, int fd, bool on);
 };
+
+/* lseek's arithmetic for byte-offset files; size < 0: SEEK_SET and SEEK_CUR only (file.c) */
+int64_t file_llseek_pos(struct file *f, int64_t off, int whence, int64_t size);
 
 /* The F_SETOWN / F_SETOWN_EX / F_SETSIG state of a file (Linux's fown_struct), under fown_lock. */
 struct fown {

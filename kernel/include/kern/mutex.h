@@ -1,0 +1,22 @@
+/*
+ * mutex.h - the kernel's sleeping mutex (kernel/mutex.c): held by one task, which may sleep
+ * while holding it; never taken in interrupt context.
+ */
+#pragma once
+
+#include <kern/assert.h>
+#include <kern/sched.h>
+#include <kern/spinlock.h>
+
+struct kmutex {
+	struct spinlock lock; /* guards owner */
+	struct task *owner; /* NULL when free */
+	struct wait_queue wq; /* tasks waiting for owner to become NULL */
+};
+
+void kmutex_init(struct kmutex *m);
+/* [sleep] */
+void kmutex_lock(struct kmutex *m);
+void kmutex_unlock(struct kmutex *m);
+/* In a function that needs m: the caller holds it (checked in the debug build). */
+#define kmutex_assert_held(m) kdebug_assert((m)->owner == current_task())
