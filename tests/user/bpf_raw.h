@@ -23,17 +23,7 @@
 static inline int map_create_attr(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max,
 				  uint32_t flags, uint64_t extra, int inner)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.map_type = type;
-	a.key_size = ks;
-	a.value_size = vs;
-	a.max_entries = max;
-	a.map_flags = flags;
-	a.map_extra = extra;
-	a.inner_map_fd = (uint32_t)inner;
-	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+	return bpf_map_new_ext(type, ks, vs, max, flags, extra, inner);
 }
 
 static inline int map_create(uint32_t type, uint32_t ks, uint32_t vs, uint32_t max, uint32_t flags)

@@ -21,9 +21,11 @@ static inline long sys_bpf(int cmd, union bpf_attr *a)
 	return syscall(SYS_bpf, cmd, a, sizeof(*a));
 }
 
-/* BPF_MAP_CREATE: the map's fd */
-static inline int bpf_map_new(uint32_t type, uint32_t key_size, uint32_t value_size,
-			      uint32_t max_entries, uint32_t map_flags)
+/* BPF_MAP_CREATE with map_extra (a bloom filter's hash count) and inner_map_fd (a map-in-map's
+ * template; 0 for the other types): the map's fd */
+static inline int bpf_map_new_ext(uint32_t type, uint32_t key_size, uint32_t value_size,
+				  uint32_t max_entries, uint32_t map_flags, uint64_t map_extra,
+				  int inner_map_fd)
 {
 	union bpf_attr a;
 
@@ -33,7 +35,16 @@ static inline int bpf_map_new(uint32_t type, uint32_t key_size, uint32_t value_s
 	a.value_size = value_size;
 	a.max_entries = max_entries;
 	a.map_flags = map_flags;
+	a.map_extra = map_extra;
+	a.inner_map_fd = (uint32_t)inner_map_fd;
 	return (int)sys_bpf(BPF_MAP_CREATE, &a);
+}
+
+/* BPF_MAP_CREATE: the map's fd */
+static inline int bpf_map_new(uint32_t type, uint32_t key_size, uint32_t value_size,
+			      uint32_t max_entries, uint32_t map_flags)
+{
+	return bpf_map_new_ext(type, key_size, value_size, max_entries, map_flags, 0, 0);
 }
 
 /* BPF_MAP_LOOKUP_ELEM / UPDATE_ELEM / DELETE_ELEM / GET_NEXT_KEY (value_or_next: the next
