@@ -63,16 +63,15 @@ static bool pipe_nonblock(struct file *f)
 	return atomic_load(&f->flags) & O_NONBLOCK;
 }
 
-/* Sleep on wq until cond(p) or a signal: 0, or -ERESTARTSYS. */
-static int pipe_wait(struct pipe *p, struct wait_queue *wq, bool (*cond)(struct pipe *, size_t),
-		     size_t arg)
+int fs_wait_event(struct wait_queue *wq, bool (*cond)(void *ctx, size_t arg), void *ctx,
+		  size_t arg)
 {
 	struct waiter w = { 0 };
 	int err = 0;
 
 	for (;;) {
 		waitq_prepare(wq, &w);
-		if (cond(p, arg))
+		if (cond(ctx, arg))
 			break;
 		if (signal_pending(current_task())) {
 			err = -ERESTARTSYS;
@@ -84,13 +83,17 @@ static int pipe_wait(struct pipe *p, struct wait_queue *wq, bool (*cond)(struct 
 	return err;
 }
 
-static bool can_read(struct pipe *p, size_t unused)
+static bool can_read(void *ctx, size_t unused)
 {
+	struct pipe *p = ctx;
+
 	return pipe_used(p) || !atomic_load(&p->writers);
 }
 
-static bool can_write(struct pipe *p, size_t want)
+static bool can_write(void *ctx, size_t want)
 {
+	struct pipe *p = ctx;
+
 	return PIPE_SIZE - pipe_used(p) >= want || !atomic_load(&p->readers);
 }
 
@@ -131,7 +134,7 @@ long pipe_read_core(struct pipe *p, void *ubuf, size_t n, bool nonblock, bool pe
 			break;
 		}
 		fs_mutex_unlock(&p->mutex);
-		ret = pipe_wait(p, &p->rwait, can_read, 0);
+		ret = fs_wait_event(&p->rwait, can_read, p, 0);
 		if (ret)
 			return ret;
 		fs_mutex_lock(&p->mutex);
@@ -203,7 +206,7 @@ long pipe_write_core(struct pipe *p, const void *ubuf, size_t n, bool nonblock, 
 			break;
 		}
 		fs_mutex_unlock(&p->mutex);
-		err = pipe_wait(p, &p->wwait, can_write, n > PIPE_BUF_ATOMIC ? 1 : left);
+		err = fs_wait_event(&p->wwait, can_write, p, n > PIPE_BUF_ATOMIC ? 1 : left);
 		fs_mutex_lock(&p->mutex);
 		if (err)
 			break;
