@@ -151,6 +151,13 @@ int fd_set_cloexec(int fd, bool on);
 /* The soft RLIMIT_NOFILE of the current process, at most FILES_MAX. */
 int fd_limit(void);
 
+/* ---- posix_lock.c ---- */
+/* fcntl F_GETLK / F_SETLK / F_SETLKW on f for the lock owner (a descriptor table), with the
+ * user's struct flock at uarg: 0 or -errno.  [sleep] */
+long posix_lock_fcntl(struct file *f, const void *owner, unsigned int cmd, uint64_t uarg);
+/* Drop owner's record locks on ino (a descriptor of it closed); ino may be NULL. [sleep] */
+void posix_locks_remove(const void *owner, struct inode *ino);
+
 /* ---- dev.c ---- */
 void dev_init(struct inode *devdir);
 extern const struct file_ops console_fops;
