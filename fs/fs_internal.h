@@ -178,10 +178,6 @@ long iov_transfer(const struct iovec *iov, uint64_t cnt,
 		  long (*one)(void *ctx, void *base, size_t len, long total), void *ctx);
 
 /* ---- pipe.c ---- */
-/* [sleep] Sleep on wq until cond(ctx, arg) holds (tested after each waitq_prepare, so no
- * wakeup is lost; no locks held) or a signal is pending: 0, or -ERESTARTSYS. */
-int fs_wait_event(struct wait_queue *wq, bool (*cond)(void *ctx, size_t arg), void *ctx,
-		  size_t arg);
 unsigned int pipe_poll(struct file *f, struct ksvc_poll *pt);
 /* The byte ring itself, for socket.c: one reader, one writer, refs references. */
 struct pipe;
