@@ -22,6 +22,7 @@
 #include <kern/sched.h>
 #include <kern/spinlock.h>
 #include <fs/vfs.h>
+#include <linux/inotify.h>
 
 #define VFS_PATH_MAX 4096
 #define VFS_NAME_MAX 255
@@ -150,6 +151,19 @@ int fd_install_pair(struct file *a, struct file *b, bool cloexec, uint64_t ufds)
 int fd_set_cloexec(int fd, bool on);
 /* The soft RLIMIT_NOFILE of the current process, at most FILES_MAX. */
 int fd_limit(void);
+
+/* ---- inotify.c: the event hooks (each returns at once while nothing is watched) ---- */
+/* An event (IN_OPEN, IN_ACCESS, IN_MODIFY, IN_CLOSE_*) on f's inode, for its own watches and
+ * its directory's.  [sleep] Takes vfs_lock unless the caller holds it. */
+void fsnotify_file(struct file *f, uint32_t mask);
+/* An event (IN_CREATE, IN_DELETE, IN_MOVED_*) on directory dir about its entry name (len
+ * bytes) naming child.  vfs_lock held. */
+void fsnotify_dir_locked(struct inode *dir, uint32_t mask, const char *name, size_t len,
+			 struct inode *child, uint32_t cookie);
+/* ino's last name is about to go: IN_DELETE_SELF, then its watches end (IN_IGNORED).
+ * vfs_lock held; ino stays valid only while the caller still links it. */
+void fsnotify_gone_locked(struct inode *ino);
+uint32_t fsnotify_cookie(void); /* a new IN_MOVED_FROM / IN_MOVED_TO pair's cookie */
 
 /* ---- posix_lock.c ---- */
 /* fcntl F_GETLK / F_SETLK / F_SETLKW on f for the lock owner (a descriptor table), with the

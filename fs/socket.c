@@ -595,8 +595,10 @@ static long bind_path_locked(struct sock *s, struct unix_name *n)
 		err = -ENOMEM;
 	else if ((err = ramfs_link_locked(dir, last, len, ino)))
 		inode_put_locked(ino);
-	else
+	else {
 		s->bound = ino; /* the creation reference */
+		fsnotify_dir_locked(dir, IN_CREATE, last, len, ino, 0);
+	}
 	fs_mutex_unlock(&vfs_lock);
 	inode_put(base);
 	return err;

@@ -305,6 +305,8 @@ static long sys_mknodat(uint64_t dirfd, uint64_t upath, uint64_t mode, uint64_t 
 		ino->rdev = rdev;
 		ino->fops = fops;
 		err = ramfs_link_locked(pp.dir, pp.last, pp.len, ino);
+		if (!err)
+			fsnotify_dir_locked(pp.dir, IN_CREATE, pp.last, pp.len, ino, 0);
 		inode_put_locked(ino);
 	}
 	vfs_parent_end(&pp);
