@@ -945,7 +945,7 @@ size_t file_describe(struct file *f, char *buf, size_t size)
 		return (size_t)ksnprintf(buf, size, "anon_inode:%s", name ? name : "[unknown]");
 	}
 	fs_mutex_lock(&vfs_lock);
-	if (S_ISFIFO(ino->mode) && !ino->parent) /* pipe(2)'s, not a named FIFO */
+	if (S_ISFIFO(ino->mode) && f->ops != &fifo_fops) /* pipe(2)'s, not a named FIFO */
 		len = (size_t)ksnprintf(buf, size, "pipe:[%lu]", (unsigned long)ino->ino);
 	else if (S_ISSOCK(ino->mode))
 		len = (size_t)ksnprintf(buf, size, "socket:[%lu]", (unsigned long)ino->ino);

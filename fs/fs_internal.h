@@ -212,7 +212,11 @@ void pipe_end_close(struct pipe *p, bool reader);
 bool pipe_ends(struct pipe *p, bool reader); /* any reader (reader) / writer left */
 /* The read side's (reader) or write side's readiness, as pipe_poll gives it. */
 unsigned int pipe_poll_side(struct pipe *p, struct ksvc_poll *pt, bool reader);
-bool file_is_pipe(struct file *f);
+bool file_is_pipe(struct file *f); /* pipe(2)'s or a named FIFO's */
+/* Named FIFOs: the inode's file operations, and what vfs_openat runs for a new file of one
+ * (no locks held): 0, -ENXIO, -ENOMEM or -ERESTARTSYS; on failure f->priv is NULL. [sleep] */
+extern const struct file_ops fifo_fops;
+int fifo_open(struct file *f);
 long pipe_write_kernel(struct file *f, const void *kbuf, size_t n); /* [sleep] */
 #define SIGPIPE_NR 13
 

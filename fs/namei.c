@@ -424,6 +424,10 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 		return -ENOMEM;
 	}
 	f->path = abs_path;
+	if (f->ops == &fifo_fops && (err = fifo_open(f))) {
+		file_put(f);
+		return err;
+	}
 	fsnotify_file(f, IN_OPEN);
 	*out = f;
 	return 0;

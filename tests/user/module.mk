@@ -49,6 +49,8 @@ UPROGS += t_unix
 UPROGS += t_lock
 UPROGS += t_signalfd
 UPROGS += t_inotify
+UPROGS += t_fifo
+t_fifo_SRCS := tests/user/t_fifo.c
 t_inotify_SRCS := tests/user/t_inotify.c
 t_signalfd_SRCS := tests/user/t_signalfd.c
 t_lock_SRCS := tests/user/t_lock.c
@@ -73,7 +75,7 @@ USCRIPTS += tests/user/t_busybox.sh tests/user/t_profile.sh
 # Every C test includes tap.h: rebuild them when it changes.
 UPROGS += t_tracepoint
 t_tracepoint_SRCS := tests/user/t_tracepoint.c
-TESTS_USER_C := t_tracepoint t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe
+TESTS_USER_C := t_tracepoint t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fifo t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe
 # (keep whatever the default goal was: this rule must not become it)
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
