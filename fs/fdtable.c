@@ -12,7 +12,10 @@
  * Also what /proc/PID/fd (fs/procfs_fd.c) reads of another process's table: its open fds,
  * a file with a reference, and the name readlink shows for a file (file_describe).
  *
- * What it does not do: file locks (F_SETLK and friends are EINVAL), O_ASYNC on pipes,
+ * POSIX record locks (F_GETLK, F_SETLK, F_SETLKW) are posix_lock.c's; every close of a
+ * descriptor here drops its table's locks on the file's inode (fd_close_put).
+ *
+ * What it does not do: open file description locks (F_OFD_*: EINVAL), O_ASYNC on pipes,
  * sockets and ttys (the flag is kept, nothing is signalled).
  *
  * A table is a fixed array of FILES_MAX (1024, RLIMIT_NOFILE's hard ceiling) file pointers
@@ -144,13 +147,21 @@ void files_get(struct files *fs)
 	atomic_fetch_add(&fs->refs, 1);
 }
 
+/* The end of one descriptor of fs: its owner's record locks on the inode go (POSIX), then
+ * the file reference. */
+static void fd_close_put(struct files *fs, struct file *f)
+{
+	posix_locks_remove(fs, f->inode);
+	file_put(f);
+}
+
 void files_put(struct files *fs)
 {
 	if (!fs || atomic_fetch_sub(&fs->refs, 1) != 1)
 		return;
 	for (int i = 0; i < FILES_MAX; i++)
 		if (slot_file(fs->fd[i]))
-			file_put(fs->fd[i]);
+			fd_close_put(fs, fs->fd[i]);
 	kfree(fs);
 }
 
@@ -183,7 +194,7 @@ void files_close_on_exec(struct files *fs)
 		}
 		spin_unlock_irqrestore(&fs->lock, fl);
 		while (n)
-			file_put(closing[--n]); /* release may sleep: outside the lock */
+			fd_close_put(fs, closing[--n]); /* release may sleep: outside the lock */
 	}
 }
 
@@ -248,7 +259,7 @@ static long sys_close(uint64_t fd_)
 	spin_unlock_irqrestore(&fs->lock, fl);
 	if (!f)
 		return -EBADF;
-	file_put(f);
+	fd_close_put(fs, f);
 	return 0;
 }
 SYSCALL(__NR_close, sys_close);
@@ -288,7 +299,7 @@ static long sys_close_range(uint64_t first, uint64_t last, uint64_t flags)
 		}
 		spin_unlock_irqrestore(&fs->lock, fl);
 		if (f)
-			file_put(f);
+			fd_close_put(fs, f);
 	}
 	return 0;
 }
@@ -337,7 +348,7 @@ static long sys_dup3(uint64_t oldfd_, uint64_t newfd_, uint64_t flags)
 	cloexec_set_locked(fs, newfd, flags & O_CLOEXEC);
 	spin_unlock_irqrestore(&fs->lock, fl);
 	if (old)
-		file_put(old);
+		fd_close_put(fs, old);
 	return newfd;
 }
 SYSCALL(__NR_dup3, sys_dup3);
@@ -507,6 +518,11 @@ static long sys_fcntl(uint64_t fd_, uint64_t cmd, uint64_t arg)
 	case F_SETSIG:
 	case F_GETSIG:
 		ret = fcntl_owner(f, (unsigned int)cmd, arg);
+		break;
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+		ret = posix_lock_fcntl(f, fs, (unsigned int)cmd, arg);
 		break;
 	case F_GETPIPE_SZ:
 		ret = file_is_pipe(f) ? PIPE_SIZE : -EBADF;
@@ -929,7 +945,7 @@ size_t file_describe(struct file *f, char *buf, size_t size)
 		return (size_t)ksnprintf(buf, size, "anon_inode:%s", name ? name : "[unknown]");
 	}
 	fs_mutex_lock(&vfs_lock);
-	if (S_ISFIFO(ino->mode) && !ino->parent) /* pipe(2)'s, not a named FIFO */
+	if (S_ISFIFO(ino->mode) && f->ops != &fifo_fops) /* pipe(2)'s, not a named FIFO */
 		len = (size_t)ksnprintf(buf, size, "pipe:[%lu]", (unsigned long)ino->ino);
 	else if (S_ISSOCK(ino->mode))
 		len = (size_t)ksnprintf(buf, size, "socket:[%lu]", (unsigned long)ino->ino);

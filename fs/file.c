@@ -66,7 +66,9 @@ void file_put(struct file *f)
 {
 	if (!f || atomic_fetch_sub(&f->refcount, 1) != 1)
 		return;
-	/* __fput: the O_ASYNC registration goes before the file */
+	/* __fput: fsnotify_close, then the O_ASYNC registration goes before the file */
+	if (f->inode)
+		fsnotify_file(f, file_writable(f) ? IN_CLOSE_WRITE : IN_CLOSE_NOWRITE);
 	if ((atomic_load(&f->flags) & FASYNC) && f->ops && f->ops->fasync)
 		f->ops->fasync(f, -1, false);
 	if (f->ops && f->ops->release)

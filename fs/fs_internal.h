@@ -22,6 +22,7 @@
 #include <kern/sched.h>
 #include <kern/spinlock.h>
 #include <fs/vfs.h>
+#include <linux/inotify.h>
 
 #define VFS_PATH_MAX 4096
 #define VFS_NAME_MAX 255
@@ -151,6 +152,26 @@ int fd_set_cloexec(int fd, bool on);
 /* The soft RLIMIT_NOFILE of the current process, at most FILES_MAX. */
 int fd_limit(void);
 
+/* ---- inotify.c: the event hooks (each returns at once while nothing is watched) ---- */
+/* An event (IN_OPEN, IN_ACCESS, IN_MODIFY, IN_CLOSE_*) on f's inode, for its own watches and
+ * its directory's.  [sleep] Takes vfs_lock unless the caller holds it. */
+void fsnotify_file(struct file *f, uint32_t mask);
+/* An event (IN_CREATE, IN_DELETE, IN_MOVED_*) on directory dir about its entry name (len
+ * bytes) naming child.  vfs_lock held. */
+void fsnotify_dir_locked(struct inode *dir, uint32_t mask, const char *name, size_t len,
+			 struct inode *child, uint32_t cookie);
+/* ino's last name is about to go: IN_DELETE_SELF, then its watches end (IN_IGNORED).
+ * vfs_lock held; ino stays valid only while the caller still links it. */
+void fsnotify_gone_locked(struct inode *ino);
+uint32_t fsnotify_cookie(void); /* a new IN_MOVED_FROM / IN_MOVED_TO pair's cookie */
+
+/* ---- posix_lock.c ---- */
+/* fcntl F_GETLK / F_SETLK / F_SETLKW on f for the lock owner (a descriptor table), with the
+ * user's struct flock at uarg: 0 or -errno.  [sleep] */
+long posix_lock_fcntl(struct file *f, const void *owner, unsigned int cmd, uint64_t uarg);
+/* Drop owner's record locks on ino (a descriptor of it closed); ino may be NULL. [sleep] */
+void posix_locks_remove(const void *owner, struct inode *ino);
+
 /* ---- dev.c ---- */
 void dev_init(struct inode *devdir);
 extern const struct file_ops console_fops;
@@ -191,7 +212,11 @@ void pipe_end_close(struct pipe *p, bool reader);
 bool pipe_ends(struct pipe *p, bool reader); /* any reader (reader) / writer left */
 /* The read side's (reader) or write side's readiness, as pipe_poll gives it. */
 unsigned int pipe_poll_side(struct pipe *p, struct ksvc_poll *pt, bool reader);
-bool file_is_pipe(struct file *f);
+bool file_is_pipe(struct file *f); /* pipe(2)'s or a named FIFO's */
+/* Named FIFOs: the inode's file operations, and what vfs_openat runs for a new file of one
+ * (no locks held): 0, -ENXIO, -ENOMEM or -ERESTARTSYS; on failure f->priv is NULL. [sleep] */
+extern const struct file_ops fifo_fops;
+int fifo_open(struct file *f);
 long pipe_write_kernel(struct file *f, const void *kbuf, size_t n); /* [sleep] */
 #define SIGPIPE_NR 13
 

@@ -290,6 +290,7 @@ static int open_create_locked(struct inode *base, const char *path, int flags, u
 		inode_put_locked(ino);
 		return err;
 	}
+	fsnotify_dir_locked(dir, IN_CREATE, last, len, ino, 0);
 	*out = ino;
 	return 0;
 }
@@ -423,6 +424,11 @@ int vfs_openat(struct inode *base, const char *path, int flags, uint32_t mode,
 		return -ENOMEM;
 	}
 	f->path = abs_path;
+	if (f->ops == &fifo_fops && (err = fifo_open(f))) {
+		file_put(f);
+		return err;
+	}
+	fsnotify_file(f, IN_OPEN);
 	*out = f;
 	return 0;
 

@@ -16,7 +16,15 @@
  * counters are read without it by poll and by sleepers re-testing their condition after
  * waitq_prepare, so no wakeup is lost.  Readers wait on rwait, writers on wwait.
  *
- * What it does not do: named FIFOs, F_SETPIPE_SZ resizing, splice, O_DIRECT packet mode.
+ * Named FIFOs (mknod S_IFIFO): the first open makes the inode's ring and the last close drops
+ * it with its bytes (fifo_mutex guards inode->pipe and the FIFO's refs).  Open follows
+ * fifo_open: O_RDONLY waits for a writer to open (unless O_NONBLOCK), O_WRONLY for a reader
+ * (O_NONBLOCK without a reader: ENXIO), O_RDWR never waits; a waiting open ends with
+ * -ERESTARTSYS on a signal.  A FIFO reader polls POLLHUP without writers only once a writer
+ * opened after it (Linux keeps w_counter in f_version; here the file's unused pos holds it).
+ *
+ * What it does not do: F_SETPIPE_SZ resizing, splice, O_DIRECT packet mode, reopening a
+ * pipe(2) through /proc/PID/fd.
  *
  * ABI: pipe2(int fds[2], flags) with O_CLOEXEC | O_NONBLOCK (| O_DIRECT accepted), EINVAL
  * for other flags; the ends are O_RDONLY / O_WRONLY for F_GETFL; lseek and pread: ESPIPE.
@@ -44,7 +52,8 @@ struct pipe {
 	char *buf; /* PIPE_SIZE bytes */
 	_Atomic uint64_t head, tail; /* bytes ever written / read; used = head - tail (mutex) */
 	_Atomic int readers, writers; /* open read / write ends (files, not fds) */
-	_Atomic int refs; /* the two end files */
+	_Atomic int refs; /* the two end files (a FIFO: its open files, under fifo_mutex) */
+	_Atomic unsigned int r_opens, w_opens; /* FIFO opens for reading / writing, ever */
 	struct wait_queue rwait, wwait;
 };
 
@@ -63,16 +72,15 @@ static bool pipe_nonblock(struct file *f)
 	return atomic_load(&f->flags) & O_NONBLOCK;
 }
 
-/* Sleep on wq until cond(p) or a signal: 0, or -ERESTARTSYS. */
-static int pipe_wait(struct pipe *p, struct wait_queue *wq, bool (*cond)(struct pipe *, size_t),
-		     size_t arg)
+int fs_wait_event(struct wait_queue *wq, bool (*cond)(void *ctx, size_t arg), void *ctx,
+		  size_t arg)
 {
 	struct waiter w = { 0 };
 	int err = 0;
 
 	for (;;) {
 		waitq_prepare(wq, &w);
-		if (cond(p, arg))
+		if (cond(ctx, arg))
 			break;
 		if (signal_pending(current_task())) {
 			err = -ERESTARTSYS;
@@ -84,17 +92,25 @@ static int pipe_wait(struct pipe *p, struct wait_queue *wq, bool (*cond)(struct 
 	return err;
 }
 
-static bool can_read(struct pipe *p, size_t unused)
+static bool can_read(void *ctx, size_t unused)
 {
+	struct pipe *p = ctx;
+
 	return pipe_used(p) || !atomic_load(&p->writers);
 }
 
-static bool can_write(struct pipe *p, size_t want)
+static bool can_write(void *ctx, size_t want)
 {
+	struct pipe *p = ctx;
+
 	return PIPE_SIZE - pipe_used(p) >= want || !atomic_load(&p->readers);
 }
 
 static const struct file_ops pipe_fops;
+static struct fs_mutex fifo_mutex = {
+	.lock = SPINLOCK_INIT,
+	.wq = { SPINLOCK_INIT, LIST_INIT(fifo_mutex.wq.waiters) },
+};
 
 long pipe_read_core(struct pipe *p, void *ubuf, size_t n, bool nonblock, bool peek, bool eof)
 {
@@ -131,7 +147,7 @@ long pipe_read_core(struct pipe *p, void *ubuf, size_t n, bool nonblock, bool pe
 			break;
 		}
 		fs_mutex_unlock(&p->mutex);
-		ret = pipe_wait(p, &p->rwait, can_read, 0);
+		ret = fs_wait_event(&p->rwait, can_read, p, 0);
 		if (ret)
 			return ret;
 		fs_mutex_lock(&p->mutex);
@@ -203,7 +219,7 @@ long pipe_write_core(struct pipe *p, const void *ubuf, size_t n, bool nonblock, 
 			break;
 		}
 		fs_mutex_unlock(&p->mutex);
-		err = pipe_wait(p, &p->wwait, can_write, n > PIPE_BUF_ATOMIC ? 1 : left);
+		err = fs_wait_event(&p->wwait, can_write, p, n > PIPE_BUF_ATOMIC ? 1 : left);
 		fs_mutex_lock(&p->mutex);
 		if (err)
 			break;
@@ -224,7 +240,7 @@ long pipe_write_kernel(struct file *f, const void *kbuf, size_t n)
 
 bool file_is_pipe(struct file *f)
 {
-	return f->ops == &pipe_fops;
+	return f->ops == &pipe_fops || f->ops == &fifo_fops;
 }
 
 unsigned int pipe_poll_side(struct pipe *p, struct ksvc_poll *pt, bool reader)
@@ -312,6 +328,133 @@ struct pipe *pipe_alloc(int refs)
 	atomic_store(&p->refs, refs);
 	return p;
 }
+
+/* ---- named FIFOs ---- */
+
+static bool fifo_reads(struct file *f)
+{
+	return (atomic_load(&f->flags) & O_ACCMODE) != O_WRONLY;
+}
+
+static bool fifo_writes(struct file *f)
+{
+	return (atomic_load(&f->flags) & O_ACCMODE) != O_RDONLY;
+}
+
+/* One opener fewer: its ends close, and the last takes the ring with it (fifo_mutex held). */
+static void fifo_put_locked(struct inode *ino, struct pipe *p, bool rd, bool wr)
+{
+	if (rd)
+		pipe_end_close(p, true);
+	if (wr)
+		pipe_end_close(p, false);
+	if (atomic_fetch_sub(&p->refs, 1) == 1) {
+		ino->pipe = NULL;
+		kfree(p->buf);
+		kfree(p);
+	}
+}
+
+static bool opens_changed(void *ctx, size_t seen)
+{
+	return atomic_load((_Atomic unsigned int *)ctx) != (unsigned int)seen;
+}
+
+int fifo_open(struct file *f)
+{
+	struct inode *ino = f->inode;
+	bool rd = fifo_reads(f), wr = fifo_writes(f);
+	bool nonblock = atomic_load(&f->flags) & O_NONBLOCK;
+	struct pipe *p;
+	int err = 0;
+
+	fs_mutex_lock(&fifo_mutex);
+	p = ino->pipe;
+	if (!p) {
+		p = pipe_alloc(0);
+		if (!p) {
+			fs_mutex_unlock(&fifo_mutex);
+			return -ENOMEM;
+		}
+		atomic_store(&p->readers, 0);
+		atomic_store(&p->writers, 0);
+		ino->pipe = p;
+	}
+	atomic_fetch_add(&p->refs, 1);
+	if (!rd && nonblock && !atomic_load(&p->readers)) {
+		fifo_put_locked(ino, p, false, false);
+		fs_mutex_unlock(&fifo_mutex);
+		return -ENXIO;
+	}
+	if (rd) {
+		atomic_fetch_add(&p->readers, 1);
+		atomic_fetch_add(&p->r_opens, 1);
+	}
+	if (wr) {
+		atomic_fetch_add(&p->writers, 1);
+		atomic_fetch_add(&p->w_opens, 1);
+	}
+	unsigned int r_seen = atomic_load(&p->r_opens), w_seen = atomic_load(&p->w_opens);
+
+	f->priv = p;
+	f->pos = w_seen;
+	fs_mutex_unlock(&fifo_mutex);
+	/* the partner waiting in its open counts this one */
+	waitq_wake_all(&p->rwait);
+	waitq_wake_all(&p->wwait);
+	if (rd && !wr && !nonblock && !atomic_load(&p->writers))
+		err = fs_wait_event(&p->rwait, opens_changed, &p->w_opens, w_seen);
+	else if (wr && !rd && !atomic_load(&p->readers))
+		err = fs_wait_event(&p->wwait, opens_changed, &p->r_opens, r_seen);
+	if (err) {
+		fs_mutex_lock(&fifo_mutex);
+		fifo_put_locked(ino, p, rd, wr);
+		fs_mutex_unlock(&fifo_mutex);
+		f->priv = NULL;
+	}
+	return err;
+}
+
+static long fifo_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+{
+	return pipe_read_core(f->priv, ubuf, n, pipe_nonblock(f), false, false);
+}
+
+static long fifo_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos)
+{
+	return pipe_write_core(f->priv, ubuf, n, pipe_nonblock(f), true, true);
+}
+
+static unsigned int fifo_poll(struct file *f, struct ksvc_poll *pt)
+{
+	struct pipe *p = f->priv;
+	unsigned int mask = 0;
+
+	if (fifo_reads(f)) {
+		mask |= pipe_poll_side(p, pt, true) & (POLLIN | POLLRDNORM);
+		if (!atomic_load(&p->writers) && atomic_load(&p->w_opens) != (unsigned int)f->pos)
+			mask |= POLLHUP;
+	}
+	if (fifo_writes(f))
+		mask |= pipe_poll_side(p, pt, false);
+	return mask;
+}
+
+static void fifo_release(struct file *f)
+{
+	if (!f->priv)
+		return; /* its open failed */
+	fs_mutex_lock(&fifo_mutex);
+	fifo_put_locked(f->inode, f->priv, fifo_reads(f), fifo_writes(f));
+	fs_mutex_unlock(&fifo_mutex);
+}
+
+const struct file_ops fifo_fops = {
+	.read = fifo_read,
+	.write = fifo_write,
+	.poll = fifo_poll,
+	.release = fifo_release,
+};
 
 /* Both ends of a new pipe: 0 or -ENOMEM. */
 static int pipe_create(unsigned int flags, struct file **rd, struct file **wr)

@@ -5,11 +5,12 @@
  * What it does: timestamps (UTIME_NOW / UTIME_OMIT; NULL times: now), owners (stored and
  * reported by stat; -1 keeps a field), statfs of the one ramfs (f_type RAMFS_MAGIC, 4 KiB
  * blocks, free blocks from the page allocator), fallocate mode 0 and FALLOC_FL_KEEP_SIZE
- * (the size grows; pages are allocated on write anyway), mknodat of regular files and of
- * the character devices dev.c drives.  sync, syncfs, fadvise64 and flock succeed on valid
- * descriptors: there is no backing store and one machine.
+ * (the size grows; pages are allocated on write anyway), mknodat of regular files, named
+ * FIFOs (pipe.c) and the character devices dev.c drives.  sync, syncfs, fadvise64 and flock
+ * succeed on valid descriptors: there is no backing store and one machine.
  *
- * What it does not do: named FIFOs and sockets (mknodat: EPERM), file locks that exclude.
+ * What it does not do: sockets and block devices (mknodat: EPERM; bind makes sockets),
+ * flock(2) locks that exclude (fcntl record locks do: posix_lock.c).
  *
  * ABI: struct statfs (<asm/statfs.h>), struct __kernel_timespec times[2], UTIME_NOW
  * ((1 << 30) - 1) and UTIME_OMIT ((1 << 30) - 2) as <linux/stat.h> in the kernel defines them.
@@ -283,8 +284,10 @@ static long sys_mknodat(uint64_t dirfd, uint64_t upath, uint64_t mode, uint64_t 
 		type = S_IFREG;
 	if (type == S_IFDIR)
 		return -EPERM;
-	if (type != S_IFREG && type != S_IFCHR)
-		return type == S_IFIFO || type == S_IFSOCK || type == S_IFBLK ? -EPERM : -EINVAL;
+	if (type != S_IFREG && type != S_IFCHR && type != S_IFIFO)
+		return type == S_IFSOCK || type == S_IFBLK ? -EPERM : -EINVAL;
+	if (type == S_IFIFO)
+		fops = &fifo_fops;
 	if (type == S_IFCHR) {
 		/* huge_encode_dev layout from the syscall: major bits 8-19, minor 0-7 and 20-31 */
 		uint32_t major = ((uint32_t)dev >> 8) & 0xfff, minor = ((uint32_t)dev & 0xff);
@@ -305,6 +308,8 @@ static long sys_mknodat(uint64_t dirfd, uint64_t upath, uint64_t mode, uint64_t 
 		ino->rdev = rdev;
 		ino->fops = fops;
 		err = ramfs_link_locked(pp.dir, pp.last, pp.len, ino);
+		if (!err)
+			fsnotify_dir_locked(pp.dir, IN_CREATE, pp.last, pp.len, ino, 0);
 		inode_put_locked(ino);
 	}
 	vfs_parent_end(&pp);

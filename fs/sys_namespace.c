@@ -52,6 +52,7 @@ static int create_locked(struct vfs_parent *pp, uint32_t mode, struct inode **ou
 		inode_put_locked(ino);
 		return err;
 	}
+	fsnotify_dir_locked(pp->dir, IN_CREATE, pp->last, pp->len, ino, 0);
 	*out = ino;
 	return 0;
 }
@@ -115,8 +116,13 @@ static long sys_unlinkat(uint64_t dirfd, uint64_t upath, uint64_t flags)
 	} else if (pp.trailing) {
 		err = -ENOTDIR;
 	}
-	if (!err)
+	if (!err) {
+		/* Linux's order: the inode's end (at its iput) before the directory's event */
+		if (S_ISDIR(ino->mode) || ino->nlink == 1)
+			fsnotify_gone_locked(ino);
+		fsnotify_dir_locked(pp.dir, IN_DELETE, pp.last, pp.len, ino, 0);
 		ramfs_unlink_locked(pp.dir, de);
+	}
 out:
 	vfs_parent_end(&pp);
 	return err;
@@ -237,8 +243,8 @@ static long sys_linkat(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, uint
 		err = -ENOENT;
 	else if (pp.dir->nlink == 0 || ino->nlink == 0)
 		err = -ENOENT;
-	else
-		err = ramfs_link_locked(pp.dir, pp.last, pp.len, ino);
+	else if (!(err = ramfs_link_locked(pp.dir, pp.last, pp.len, ino)))
+		fsnotify_dir_locked(pp.dir, IN_CREATE, pp.last, pp.len, ino, 0);
 	inode_put_locked(ino);
 	vfs_parent_end(&pp);
 	return err;
@@ -292,6 +298,16 @@ static int rename_check_locked(struct inode *src, struct inode *dst, struct inod
 	if (S_ISDIR(dst->mode) && !ramfs_dir_empty_locked(dst))
 		return -ENOTEMPTY;
 	return 0;
+}
+
+/* inotify: ino moved from from's name to to's, one cookie for the pair */
+static void rename_notify_locked(struct vfs_parent *from, struct vfs_parent *to,
+				 struct inode *ino)
+{
+	uint32_t cookie = fsnotify_cookie();
+
+	fsnotify_dir_locked(from->dir, IN_MOVED_FROM, from->last, from->len, ino, cookie);
+	fsnotify_dir_locked(to->dir, IN_MOVED_TO, to->last, to->len, ino, cookie);
 }
 
 static long sys_renameat2(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, uint64_t unew,
@@ -350,6 +366,8 @@ static long sys_renameat2(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, u
 		reparent_locked(src, op.dir, np.dir);
 		reparent_locked(dst, np.dir, op.dir);
 		src->ctime_ns = dst->ctime_ns = vfs_now_ns();
+		rename_notify_locked(&op, &np, src);
+		rename_notify_locked(&np, &op, dst);
 		goto out_both;
 	}
 	nde = kmalloc(sizeof(*nde) + np.len + 1);
@@ -360,8 +378,12 @@ static long sys_renameat2(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, u
 	nde->inode = src;
 	nde->len = (uint16_t)np.len;
 	memcpy(nde->name, np.last, np.len);
-	if (dde)
+	rename_notify_locked(&op, &np, src);
+	if (dde) {
+		if (S_ISDIR(dst->mode) || dst->nlink == 1)
+			fsnotify_gone_locked(dst);
 		ramfs_unlink_locked(np.dir, dde);
+	}
 	list_del(&sde->node);
 	kfree(sde);
 	list_add_tail(&np.dir->dirents, &nde->node);

@@ -34,20 +34,30 @@ _Static_assert(sizeof(struct iovec) == 16, "iovec");
 
 static long do_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
 {
+	long r;
+
 	if (!file_readable(f))
 		return -EBADF;
 	if (!f->ops || !f->ops->read)
 		return -EINVAL;
-	return f->ops->read(f, ubuf, MIN(n, (size_t)MAX_RW_COUNT), pos);
+	r = f->ops->read(f, ubuf, MIN(n, (size_t)MAX_RW_COUNT), pos);
+	if (r > 0)
+		fsnotify_file(f, IN_ACCESS);
+	return r;
 }
 
 static long do_write(struct file *f, const void *ubuf, size_t n, uint64_t *pos)
 {
+	long r;
+
 	if (!file_writable(f))
 		return -EBADF;
 	if (!f->ops || !f->ops->write)
 		return -EINVAL;
-	return f->ops->write(f, ubuf, MIN(n, (size_t)MAX_RW_COUNT), pos);
+	r = f->ops->write(f, ubuf, MIN(n, (size_t)MAX_RW_COUNT), pos);
+	if (r > 0)
+		fsnotify_file(f, IN_MODIFY);
+	return r;
 }
 
 static bool file_seekable(struct file *f)

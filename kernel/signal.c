@@ -619,6 +619,8 @@ static int sig_send(struct proc *p, struct uthread *target, int sig, const struc
 			      tpid, !target, queued ? 0 : ignored ? 1 : 2);
 	if (!queued)
 		kfree(q);
+	else
+		signalfd_notify();
 	if (cont_notify)
 		sig_notify_parent_cldstop(p, CLD_CONTINUED, SIGCONT);
 	return 0;

@@ -68,10 +68,7 @@ static uint64_t uptr(const void *p)
 
 /* ---- siginfo ---- */
 
-/* Which union member a (signal, si_code) fills: Linux's siginfo_layout(). */
-enum sig_layout { SL_KILL, SL_TIMER, SL_POLL, SL_FAULT, SL_FAULT_PERF, SL_CHLD, SL_RT, SL_SYS };
-
-static enum sig_layout sig_layout(int sig, int code)
+enum sig_layout sig_layout(int sig, int code)
 {
 	static const struct {
 		int sig, limit;

@@ -66,6 +66,12 @@ void sig_info_user(struct ksiginfo *info, int sig, int code);
 /* sigaltstack state and user pointer helpers (kernel/signal_frame.c). */
 bool sig_on_altstack(const struct uthread *ut, uint64_t sp);
 int sig_copy_siginfo_to_user(uint64_t uaddr, const struct ksiginfo *info);
+/* Which union member of siginfo a (signal, si_code) fills: Linux's siginfo_layout(). */
+enum sig_layout { SL_KILL, SL_TIMER, SL_POLL, SL_FAULT, SL_FAULT_PERF, SL_CHLD, SL_RT, SL_SYS };
+enum sig_layout sig_layout(int sig, int code);
+/* signalfd.c: a signal was queued somewhere; signalfd readers and pollers re-check.  No
+ * signal locks may be held. */
+void signalfd_notify(void);
 
 /* Timers (kernel/sys_timer.c): delete p's timers, all (exit) or POSIX only (exec). */
 void sig_timers_release(struct proc *p, bool posix_only);

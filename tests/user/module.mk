@@ -48,6 +48,17 @@ UPROGS += t_eventfd
 t_eventfd_SRCS := tests/user/t_eventfd.c
 t_eventfd_LIBS := -lpthread
 UPROGS += t_socketpair
+UPROGS += t_unix
+UPROGS += t_lock
+UPROGS += t_signalfd
+UPROGS += t_inotify
+UPROGS += t_fifo
+t_fifo_SRCS := tests/user/t_fifo.c
+t_inotify_SRCS := tests/user/t_inotify.c
+t_signalfd_SRCS := tests/user/t_signalfd.c
+t_lock_SRCS := tests/user/t_lock.c
+t_unix_SRCS := tests/user/t_unix.c
+t_unix_LIBS := -lpthread
 t_socketpair_SRCS := tests/user/t_socketpair.c
 UPROGS += t_fork_exec
 UPROGS += t_perf_signal
@@ -71,7 +82,7 @@ UPROGS += t_tp_filter
 t_tp_filter_SRCS := tests/user/t_tp_filter.c
 UPROGS += t_tp_kmem
 t_tp_kmem_SRCS := tests/user/t_tp_kmem.c
-TESTS_USER_C := t_tracepoint t_tp_filter t_tp_kmem t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe t_probe_input
+TESTS_USER_C := t_tracepoint t_tp_filter t_tp_kmem t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fifo t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe t_probe_input
 # (keep whatever the default goal was: this rule must not become it)
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h

@@ -73,6 +73,11 @@ struct file *fd_get_file(int fd);
 
 struct vm_area; /* <kern/vm.h>; mmap of files is by file_page_pfn */
 struct ksvc_poll; /* a poll table: see ksvc_poll_wait in kern/ksvc.h */
+struct wait_queue;
+/* [sleep] Sleep on wq until cond(ctx, arg) holds (tested after each waitq_prepare, so no
+ * wakeup is lost; no locks held) or a signal is pending: 0, or -ERESTARTSYS (fs/pipe.c). */
+int fs_wait_event(struct wait_queue *wq, bool (*cond)(void *ctx, size_t arg), void *ctx,
+		  size_t arg);
 
 /*
  * What an open file does.  Every operation is optional (NULL): read/write give EINVAL,
