@@ -32,6 +32,8 @@ else
 	echo "FAIL torture (exit $st, $runs of $n runs ended)"
 	grep -a -e 'HUNG' -e 'FAILED' -e '^perfkernel:' -e 'run.sh' "$log" | head -10
 	grep -a -A30 '^\*\*\*\|^kernel panic' "$log" | head -40
+	echo "--- the run's last 60 lines (hungdump's task dump, when APPEND=hungdump=N fired):"
+	tail -n 60 "$log"
 	exit 1
 fi
 before_slab=$(grep '^MEM Slab' "$log" | head -n 1 | awk '{print $3}')

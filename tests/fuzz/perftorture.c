@@ -447,7 +447,10 @@ int main(int argc, char **argv)
 	}
 	struct timespec d = { secs, 0 };
 
-	nanosleep(&d, NULL);
+	/* the whole time: a SIGIO cuts nanosleep short with EINTR (SA_RESTART does not apply to
+	 * it, on Linux either), which made a "20 s" run last about one second */
+	while (nanosleep(&d, &d) && errno == EINTR)
+		;
 	stop = 1;
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i].t, NULL);
