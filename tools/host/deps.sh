@@ -64,13 +64,19 @@ if [ ! -f "$stamp" ]; then
 fi
 
 # What perf's own shell tests run besides perf (tools/perf/perf-test-compare.sh adds them to the
-# overlay, as a Debian root has them): bash, coreutils, grep, sed, gawk, binutils' addr2line.
+# overlay, as a Debian root has them): bash, coreutils, grep, sed, gawk, binutils' addr2line, and
+# python3 (test 19 imports linux-perf's python module with it).
 TESTENV_PKGS="bash libtinfo6 coreutils libacl1 libattr1 libselinux1 libpcre2-8-0 libgmp10 grep
   sed gawk libmpfr6 libsigsegv2 libreadline8 binutils binutils-aarch64-linux-gnu libbinutils
-  libctf0 libctf-nobfd0 libgprofng0 libjansson4 zlib1g libzstd1"
+  libctf0 libctf-nobfd0 libgprofng0 libjansson4 zlib1g libzstd1
+  python3 python3.11 python3-minimal python3.11-minimal libpython3.11-minimal libpython3.11-stdlib
+  libexpat1 libffi8 libssl3 libbz2-1.0 liblzma5 libsqlite3-0 libuuid1 libncursesw6 media-types
+  libdb5.3 libnsl2 libtirpc3 libcrypt1 libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0
+  libcom-err2 libkeyutils1"
 # fetch_root NAME "PKGS": download PKGS into $A/debs-NAME and unpack them all into $A/NAME-root
 fetch_root() {
-	stamp="$A/$1-root/.stamp-$(echo $2 | tr ' ' '_')"
+	# the stamp names the list by its hash (the names themselves overflow a file name)
+	stamp="$A/$1-root/.stamp-$(echo $2 | md5sum | cut -c1-16)"
 	[ -f "$stamp" ] && return 0
 	rm -rf "$A/$1-root" "$A/debs-$1"
 	mkdir -p "$A/apt/lists/partial" "$A/apt/cache/archives/partial" "$A/debs-$1" "$A/$1-root"

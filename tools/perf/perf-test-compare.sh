@@ -1,15 +1,17 @@
 #!/bin/sh
 # perf-test-compare.sh - Debian's own perf 6.1 `perf test` on perfkernel and on Linux 6.1
 # (refvm.sh), with the same overlay on both: make debian-perf's, plus the bash, coreutils, grep,
-# sed, gawk and binutils that perf's shell tests run (BUILD/deps/testenv-root, from make deps;
-# Debian's root has them), at -smp 2, side by side.
+# sed, gawk, binutils and python3 that perf's tests run (BUILD/deps/testenv-root, from make deps;
+# Debian's root has them) and linux-perf's python module (test 19 imports it; Debian's root has
+# it in dist-packages), at -smp 2, side by side.
 #
 #   tools/perf/perf-test-compare.sh [KEEP_DIR]
 #
 # Prints every test whose result differs, the counts of Ok on each kernel, and the tests that
 # are Ok on Linux but not here (the list issue 13 asks to empty).  Exit 0 when there are none.
 # Takes about 10 minutes (perf test runs twice under QEMU).  Env: BUILD (default build),
-# REFVM (default ../shared/tools/refvm.sh), TESTS (perf test arguments, e.g. "8 12").
+# REFVM (default ../shared/tools/refvm.sh), TESTS (perf test arguments, e.g. "8 12"),
+# EXTRA_ROOT (a directory copied over the overlay last, e.g. Debian's arm64 python3 unpacked).
 set -u
 BUILD=${BUILD:-build}
 REFVM=${REFVM:-../shared/tools/refvm.sh}
@@ -20,6 +22,9 @@ OV="$W/overlay"
 rm -rf "$OV"
 cp -a "$BUILD/debian-perf" "$OV"
 [ -d "$BUILD/deps/testenv-root" ] && cp -a "$BUILD/deps/testenv-root/." "$OV/"
+py="$BUILD/deps/perf-root/usr/lib/python3"
+[ -d "$py" ] && mkdir -p "$OV/usr/lib" && cp -a "$py" "$OV/usr/lib/"
+[ -n "${EXTRA_ROOT:-}" ] && cp -a "$EXTRA_ROOT/." "$OV/"
 CMD="cd /tmp && /usr/bin/perf test ${TESTS:-} 2>&1; echo PERF-TEST-END"
 SMP=2 TIMEOUT=1800 OVERLAY="$OV" sh tools/host/run.sh "$BUILD/perfkernel.img" "$BUILD/initramfs.cpio" \
 	"$CMD" > "$W/ours.log" 2>&1
