@@ -205,15 +205,35 @@ static struct {
 	uint64_t head, tail; /* (lock) bytes written / read, positions modulo the size */
 } trace = { .lock = SPINLOCK_INIT };
 
+static struct wait_queue *_Atomic trace_wq; /* trace_pipe's readers, woken after each line */
+
+void bpf_trace_set_waitq(struct wait_queue *wq)
+{
+	atomic_store(&trace_wq, wq);
+}
+
 static void trace_put(const char *s, size_t n)
 {
 	unsigned long flags = spin_lock_irqsave(&trace.lock);
+	struct wait_queue *wq;
 
 	for (size_t i = 0; i < n; i++)
 		trace.buf[trace.head++ % TRACE_BUF_SIZE] = s[i];
 	if (trace.head - trace.tail > TRACE_BUF_SIZE)
 		trace.tail = trace.head - TRACE_BUF_SIZE; /* overwrite the oldest text */
 	spin_unlock_irqrestore(&trace.lock, flags);
+	wq = atomic_load(&trace_wq);
+	if (wq)
+		ksvc_waitq_wake_all(wq);
+}
+
+bool bpf_trace_pending(void)
+{
+	unsigned long flags = spin_lock_irqsave(&trace.lock);
+	bool pending = trace.tail < trace.head;
+
+	spin_unlock_irqrestore(&trace.lock, flags);
+	return pending;
 }
 
 size_t bpf_trace_read(char *buf, size_t len)

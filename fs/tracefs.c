@@ -10,7 +10,9 @@
  *     or listing of its system's directory;
  *   available_events ("system:event" lines), available_tracers / current_tracer ("nop", the
  *     only tracer), tracing_on, trace (the nop tracer's empty buffer header), trace_pipe (what
- *     bpf_trace_printk wrote, consumed as it is read), saved_cmdlines, uprobe_events and
+ *     bpf_trace_printk wrote, consumed as it is read, waiting for it when empty), the
+ *     function tracer's control files (set_ftrace_pid, tracing_cpumask, ...: see below),
+ *     saved_cmdlines, uprobe_events and
  *     uprobe_profile (trace_uprobe.c's text interface over kernel/uprobe_events.c:
  *     "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC clears), kprobe_events and
  *     kprobe_profile (trace_kprobe.c's: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:...] SYM",
@@ -31,7 +33,7 @@
  * (EINVAL), event enabling into an ftrace ring buffer (enable files accept writes and change
  * nothing; filter files check and keep what is written, show it or its parse error as Linux
  * does, and filter nothing: perf's tracepoint events take PERF_EVENT_IOC_SET_FILTER's), a
- * blocking trace_pipe.
+ * function tracer.
  *
  * ABI: Linux 6.1 fs/namespace.c (copy_mount_string EFAULT, user_path_at ENOENT/ENOTDIR,
  * get_fs_type ENODEV, umount of a non-mount point EINVAL, unknown umount flags EINVAL),
@@ -52,6 +54,7 @@
 #include <kern/trace.h>
 #include <kern/uprobes.h>
 #include <bpf/bpf.h>
+#include <asm-generic/poll.h>
 #include <linux/fcntl.h>
 #include <linux/magic.h>
 #include <linux/mount.h>
@@ -120,7 +123,6 @@ enum tf_kind {
 	TF_FORMAT,	/* parg: index into trace_events */
 	TF_AVAILABLE_EVENTS,
 	TF_TRACE,
-	TF_TRACE_PIPE,
 	TF_HEADER_PAGE,
 	TF_HEADER_EVENT,
 	TF_PROBE_FORMAT, /* parg >> 8: a uprobe event's id */
@@ -297,14 +299,6 @@ static int tf_show(struct inode *ino, struct pbuf *b)
 			  "#              | |         |   |||||     |         |\n",
 			  ksvc_nr_cpus());
 		break;
-	case TF_TRACE_PIPE: {
-		char buf[512];
-		size_t n;
-
-		while ((n = bpf_trace_read(buf, sizeof(buf))) > 0)
-			pb_putn(b, buf, n);
-		break;
-	}
 	case TF_HEADER_PAGE:
 		pb_printf(b, "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
 			  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
@@ -366,6 +360,211 @@ static struct inode *ctl_file_locked(struct inode *dir, const char *name, uint32
 		memcpy(ino->pdata, text, len);
 	return ino;
 }
+
+/*
+ * ---- the function tracer's control files (kernel/trace/ftrace.c, trace.c) ----
+ *
+ * There is no function tracer here: the kernel is not built with function entry hooks, so
+ * available_tracers lists only nop and current_tracer refuses function and function_graph
+ * (EINVAL), as a Linux without those tracers does.  Their control files exist and keep what is
+ * written to them, checked as Linux checks it, so that perf ftrace resets them and then reports
+ * the missing tracer as it does on such a Linux:
+ *   set_ftrace_pid: pids separated by blanks (a word that is not a number: EINVAL), "no pid"
+ *     when empty; O_TRUNC clears it;
+ *   tracing_cpumask: a hex CPU mask (EINVAL otherwise), shown in hex;
+ *   max_graph_depth, tracing_thresh: an unsigned decimal (EINVAL otherwise);
+ *   set_ftrace_filter, set_ftrace_notrace, set_graph_function, set_graph_notrace: function
+ *     names, of which this kernel has none to trace (available_filter_functions is empty), so
+ *     blanks are taken and any name is EINVAL (ftrace_process_regex finds no match).
+ * Not built: the options/ files of the function tracers (a Linux without them has none; perf
+ * ignores their absence), buffer_size_kb.
+ */
+enum { FT_PID, FT_CPUMASK, FT_UINT, FT_FUNCS };
+#define FT_TEXT 128
+static struct spinlock ft_lock = SPINLOCK_INIT; /* the files' texts (pdata, FT_TEXT bytes) */
+
+static int ft_show(struct inode *ino, struct pbuf *b)
+{
+	char text[FT_TEXT];
+	unsigned long f = spin_lock_irqsave(&ft_lock);
+
+	memcpy(text, ino->pdata, FT_TEXT);
+	spin_unlock_irqrestore(&ft_lock, f);
+	pb_putn(b, text, strlen(text));
+	return 0;
+}
+
+static bool ft_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* The next word of buf[*at..n): its start and length (0 at the end). */
+static size_t ft_word(const char *buf, size_t n, size_t *at, const char **w)
+{
+	size_t len = 0;
+
+	while (*at < n && ft_blank(buf[*at]))
+		(*at)++;
+	*w = buf + *at;
+	while (*at < n && !ft_blank(buf[*at]) && buf[*at])
+		(*at)++, len++;
+	return len;
+}
+
+/* A number of base 10 or 16 in w[0..len): 0 or -EINVAL. */
+static int ft_number(const char *w, size_t len, unsigned int base, uint64_t *v)
+{
+	*v = 0;
+	if (!len)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		char c = w[i];
+		unsigned int d = c >= '0' && c <= '9' ? (unsigned int)(c - '0') :
+				 c >= 'a' && c <= 'f' ? (unsigned int)(c - 'a' + 10) :
+				 c >= 'A' && c <= 'F' ? (unsigned int)(c - 'A' + 10) : 16;
+
+		if (d >= base || *v > (UINT64_MAX - d) / base)
+			return -EINVAL;
+		*v = *v * base + d;
+	}
+	return 0;
+}
+
+static long ft_store(struct inode *ino, const char *buf, size_t n)
+{
+	char text[FT_TEXT] = "";
+	size_t at = 0, len, used = 0;
+	const char *w;
+	uint64_t v;
+	unsigned long f;
+	int kind = (int)ino->parg;
+
+	switch (kind) {
+	case FT_PID: /* trace_pid_write: each word a pid; the file lists them after a write */
+		while ((len = ft_word(buf, n, &at, &w)) != 0) {
+			if (ft_number(w, len, 10, &v) || v >= (1u << 22))
+				return -EINVAL;
+			if (used + 12 < FT_TEXT)
+				used += (size_t)ksnprintf(text + used, FT_TEXT - used, "%llu\n",
+							  (unsigned long long)v);
+		}
+		if (!used) {
+			/* blanks alone leave the list as it was (O_TRUNC is what clears it) */
+			return (long)n;
+		}
+		break;
+	case FT_CPUMASK: /* tracing_cpumask_write: cpumask_parse_user */
+		len = ft_word(buf, n, &at, &w);
+		if (ft_number(w, len, 16, &v) || ft_word(buf, n, &at, &w))
+			return -EINVAL;
+		v &= ksvc_nr_cpus() >= 64 ? ~0ull : (1ull << ksvc_nr_cpus()) - 1;
+		ksnprintf(text, FT_TEXT, "%llx\n", (unsigned long long)v);
+		break;
+	case FT_UINT: /* kstrtoul_from_user */
+		len = ft_word(buf, n, &at, &w);
+		if (ft_number(w, len, 10, &v) || v > UINT32_MAX || ft_word(buf, n, &at, &w))
+			return -EINVAL;
+		ksnprintf(text, FT_TEXT, "%llu\n", (unsigned long long)v);
+		break;
+	default: /* FT_FUNCS: no function matches any name */
+		if (ft_word(buf, n, &at, &w))
+			return -EINVAL;
+		return (long)n;
+	}
+	f = spin_lock_irqsave(&ft_lock);
+	memcpy(ino->pdata, text, FT_TEXT);
+	spin_unlock_irqrestore(&ft_lock, f);
+	return (long)n;
+}
+
+/* O_TRUNC on set_ftrace_pid (ftrace_pid_open: the list is cleared); the others keep theirs. */
+static int ft_truncate(struct inode *ino)
+{
+	unsigned long f;
+
+	if ((int)ino->parg != FT_PID)
+		return 0;
+	f = spin_lock_irqsave(&ft_lock);
+	ksnprintf(ino->pdata, FT_TEXT, "no pid\n");
+	spin_unlock_irqrestore(&ft_lock, f);
+	return 0;
+}
+
+static const struct pseudo_ops ft_ops = { .show = ft_show, .store = ft_store, .truncate = ft_truncate };
+
+static void ft_file_locked(struct inode *dir, const char *name, int kind, const char *text)
+{
+	struct inode *ino = pseudo_file_locked(dir, name, 0640, &ft_ops, kind);
+
+	if (ino && (ino->pdata = kmalloc(FT_TEXT)) != NULL)
+		ksnprintf(ino->pdata, FT_TEXT, "%s", text);
+}
+
+static void ftrace_files_locked(struct inode *r)
+{
+	char mask[24];
+
+	fs_mutex_assert_held(&vfs_lock);
+	ksnprintf(mask, sizeof(mask), "%llx\n",
+		  (unsigned long long)(ksvc_nr_cpus() >= 64 ? ~0ull : (1ull << ksvc_nr_cpus()) - 1));
+	ft_file_locked(r, "set_ftrace_pid", FT_PID, "no pid\n");
+	ft_file_locked(r, "tracing_cpumask", FT_CPUMASK, mask);
+	ft_file_locked(r, "max_graph_depth", FT_UINT, "0\n");
+	ft_file_locked(r, "tracing_thresh", FT_UINT, "0\n");
+	ft_file_locked(r, "set_ftrace_filter", FT_FUNCS, "#### all functions enabled ####\n");
+	ft_file_locked(r, "set_ftrace_notrace", FT_FUNCS, "");
+	ft_file_locked(r, "set_graph_function", FT_FUNCS, "#### all functions enabled ####\n");
+	ft_file_locked(r, "set_graph_notrace", FT_FUNCS, "");
+	ctl_file_locked(r, "available_filter_functions", 0440, &ctl_ops, "");
+}
+
+/*
+ * trace_pipe (tracing_read_pipe, tracing_poll_pipe): what bpf_trace_printk wrote, consumed as
+ * it is read.  A read of an empty pipe waits for a line (EAGAIN with O_NONBLOCK; a signal
+ * ends the wait with ERESTARTSYS), then returns what there is, up to the size asked; poll
+ * reports POLLIN while bytes are waiting.  Like Linux's, it has no file position.
+ */
+static struct wait_queue trace_pipe_wq;
+
+static bool trace_pipe_ready(void *ctx, size_t arg)
+{
+	(void)ctx, (void)arg;
+	return bpf_trace_pending();
+}
+
+static long trace_pipe_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+{
+	char buf[256];
+	size_t got;
+	int err;
+
+	(void)pos;
+	if (!n)
+		return 0;
+	while (!bpf_trace_pending()) {
+		if (atomic_load(&f->flags) & O_NONBLOCK)
+			return -EAGAIN;
+		err = fs_wait_event(&trace_pipe_wq, trace_pipe_ready, NULL, 0);
+		if (err)
+			return err;
+	}
+	got = bpf_trace_read(buf, MIN(n, sizeof(buf)));
+	return ksvc_copy_to_user(ubuf, buf, got) ? -EFAULT : (long)got;
+}
+
+static unsigned int trace_pipe_poll(struct file *f, struct ksvc_poll *pt)
+{
+	(void)f;
+	ksvc_poll_wait(pt, &trace_pipe_wq);
+	return bpf_trace_pending() ? POLLIN | POLLRDNORM : 0;
+}
+
+static const struct file_ops trace_pipe_fops = { .read = trace_pipe_read, .poll = trace_pipe_poll };
+
+/* trace: a write is taken and dropped (tracing_write_stub); O_TRUNC would empty the ring
+ * buffer the nop tracer never fills. */
+static const struct pseudo_ops trace_ops = { .show = tf_show, .store = accept_store };
 
 /* ---- filter files (trace_events_filter.c apply_event_filter, apply_subsystem_event_filter) ---- */
 
@@ -901,14 +1100,18 @@ static void build_tracefs_locked(struct inode *r)
 	ctl_file_locked(r, "available_tracers", 0440, &ctl_ops, "nop\n");
 	ctl_file_locked(r, "current_tracer", 0640, &tracer_ops, "nop\n");
 	ctl_file_locked(r, "tracing_on", 0640, &ctl_ops, "1\n");
-	pseudo_file_locked(r, "trace", 0640, &tf_ops, TF_TRACE);
-	pseudo_file_locked(r, "trace_pipe", 0440, &tf_ops, TF_TRACE_PIPE);
+	pseudo_file_locked(r, "trace", 0640, &trace_ops, TF_TRACE);
+	struct inode *tp = pseudo_file_locked(r, "trace_pipe", 0440, &tf_ops, TF_TRACE);
+
+	if (tp)
+		tp->fops = &trace_pipe_fops;
 	ctl_file_locked(r, "saved_cmdlines", 0440, &ctl_ops, "");
 	pseudo_file_locked(r, "kprobe_events", 0640, &uprobe_events_ops, TF_KPROBE_EVENTS);
 	pseudo_file_locked(r, "kprobe_profile", 0440, &tf_ops, TF_KPROBE_PROFILE);
 	pseudo_file_locked(r, "uprobe_events", 0640, &uprobe_events_ops, TF_UPROBE_EVENTS);
 	pseudo_file_locked(r, "uprobe_profile", 0440, &tf_ops, TF_UPROBE_PROFILE);
 	ctl_file_locked(r, "set_event", 0640, &ctl_ops, "");
+	ftrace_files_locked(r);
 }
 
 static struct inode *sys_kernel_dir_locked(struct inode *sysdir, const char *name)
@@ -927,6 +1130,8 @@ void tracefs_init(struct inode *sysdir)
 {
 	struct inode *t, *d, *dt;
 
+	waitq_init(&trace_pipe_wq);
+	bpf_trace_set_waitq(&trace_pipe_wq);
 	fs_mutex_lock(&vfs_lock);
 	tracefs_root = fs_root_new(TRACEFS_MAGIC);
 	debugfs_root = fs_root_new(DEBUGFS_MAGIC);

@@ -21,6 +21,7 @@
 #include <linux/bpf_perf_event.h>
 
 struct bpf_prog;
+struct wait_queue;
 struct bpf_map;
 
 /* [sleep] bpf(2): cmd, user pointer to union bpf_attr, its size.  0/fd/id or -errno. */
@@ -122,3 +123,7 @@ int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable);
 
 /* [proc] The trace_printk buffer: copies up to len bytes not yet read; returns the count. */
 size_t bpf_trace_read(char *buf, size_t len);
+/* [any] Whether the trace_printk buffer holds bytes not yet read. */
+bool bpf_trace_pending(void);
+/* [init] The wait queue bpf_trace_printk wakes after each line (tracefs's trace_pipe readers). */
+void bpf_trace_set_waitq(struct wait_queue *wq);

@@ -50,6 +50,8 @@ $P kmem record -o /out/kmem.data -- hot 1 2> /out/kmem-rec.err
 $P kmem -i /out/kmem.data stat > /out/kmem-stat.txt 2>&1
 $P lock record -o /out/lock.data -- hot 1 2> /out/lock-rec.err
 $P lock report -i /out/lock.data > /out/lock-rep.txt 2>&1
+$P ftrace -- true > /out/ftrace.txt 2>&1; echo "rc=\$?" >> /out/ftrace.txt
+$P ftrace -t nop -- true > /out/ftrace-nop.txt 2>&1; echo "rc=\$?" >> /out/ftrace-nop.txt
 $P probe -x /bin/hot burn > /out/probe.txt 2>&1
 $P record -e probe_hot:burn -o /out/up.data -- hot 1 2> /out/up.err
 $P script -i /out/up.data > /out/up.txt 2> /dev/null
@@ -105,6 +107,13 @@ grep -q '^SUMMARY (SLAB allocator)' "$w/out/kmem-stat.txt" 2> /dev/null && [ "${
 grep -Eq '^ +Name +acquired +contended' "$w/out/lock-rep.txt" 2> /dev/null &&
 	ok "perf lock record, perf lock report: the report" ||
 	{ bad "perf lock report"; cat "$w/out/lock-rec.err" "$w/out/lock-rep.txt" 2> /dev/null | tail -8; }
+# perf ftrace: it resets the function tracer's files, then finds no function_graph tracer (as a
+# Linux built without it answers); with the nop tracer it runs and shows the empty trace
+grep -q '^failed to set current_tracer to function_graph$' "$w/out/ftrace.txt" 2> /dev/null &&
+	! grep -q 'failed to reset ftrace' "$w/out/ftrace.txt" &&
+	grep -q '^# tracer: nop$' "$w/out/ftrace-nop.txt" && grep -q '^rc=0$' "$w/out/ftrace-nop.txt" &&
+	ok "perf ftrace: no function_graph tracer (as Linux without it); perf ftrace -t nop runs" ||
+	{ bad "perf ftrace"; cat "$w/out/ftrace.txt" "$w/out/ftrace-nop.txt" 2> /dev/null | tail -8; }
 # a uprobe: perf probe -x writes uprobe_events, perf record -e probe_hot:burn samples each call
 n=$(grep -c "probe_hot:burn: ($(printf %x $((burn))))" "$w/out/up.txt" 2> /dev/null)
 [ "$n" = 8 ] && grep -q 'Added new event' "$w/out/probe.txt" && ! [ -s "$w/out/up-left.txt" ] &&
