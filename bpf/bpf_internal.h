@@ -230,6 +230,7 @@ uint64_t bpf_h_ringbuf_discard_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3,
 /* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
  * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */
 int bpf_bprintf_check(const char *fmt, uint64_t fmt_size, uint32_t num_args);
+uint64_t bpf_trace_fmt(const char *fmt, uint64_t fmt_size, const uint64_t *args, uint32_t num_args);
 uint64_t bpf_h_snprintf(uint64_t str, uint64_t size, uint64_t fmt, uint64_t data, uint64_t len);
 uint64_t bpf_h_trace_vprintk(uint64_t fmt, uint64_t fmt_size, uint64_t data, uint64_t len,
 			     uint64_t a5);

@@ -254,16 +254,23 @@ uint64_t bpf_h_trace_vprintk(uint64_t fmt, uint64_t fmt_size, uint64_t data, uin
 			     uint64_t a5)
 {
 	const char *f = (const char *)(uintptr_t)fmt;
-	char msg[512];
-	uint64_t n;
-	int err;
 
 	if (data_bad(data, len))
 		return (uint64_t)-EINVAL;
-	err = bpf_bprintf_check(f, fmt_size, (uint32_t)(len / 8));
+	return bpf_trace_fmt(f, fmt_size, (const uint64_t *)(uintptr_t)data, (uint32_t)(len / 8));
+}
+
+/* trace_printk and trace_vprintk: fmt checked for num_args arguments, formatted, one trace
+ * line; the text's length (bstr_printf's), or the check's -errno. */
+uint64_t bpf_trace_fmt(const char *fmt, uint64_t fmt_size, const uint64_t *args, uint32_t num_args)
+{
+	char msg[512];
+	uint64_t n;
+	int err = bpf_bprintf_check(fmt, fmt_size, num_args);
+
 	if (err)
 		return (uint64_t)(int64_t)err;
-	n = bprintf(msg, sizeof(msg), f, (const uint64_t *)(uintptr_t)data);
+	n = bprintf(msg, sizeof(msg), fmt, args);
 	bpf_trace_line(msg);
-	return MIN(n, sizeof(msg) - 1);
+	return n;
 }

@@ -259,75 +259,14 @@ void bpf_trace_reset(void)
  * Format trace_printk's fmt with up to three u64 arguments: %d %i %u %x %X %c %s %p %%, with
  * l/ll/z and width; Linux rejects anything else (and more than 3 conversions) with EINVAL.
  */
-static long trace_format(char *out, size_t size, const char *fmt, const uint64_t *args)
-{
-	size_t len = 0;
-	int used = 0;
-
-	for (const char *p = fmt; *p; p++) {
-		char spec[16];
-		size_t sl = 0;
-		int lng = 0;
-
-		if (*p != '%') {
-			if (len + 1 < size)
-				out[len++] = *p;
-			continue;
-		}
-		spec[sl++] = *p++;
-		if (*p == '%') {
-			if (len + 1 < size)
-				out[len++] = '%';
-			continue;
-		}
-		while ((*p == '0' || *p == '-' || (*p >= '1' && *p <= '9')) && sl < 8)
-			spec[sl++] = *p++;
-		while ((*p == 'l' || *p == 'z') && sl < 12) {
-			lng++;
-			spec[sl++] = *p++;
-		}
-		if (!*p || !__builtin_strchr("diuxXcsp", *p) || used == 3 || lng > 2)
-			return -EINVAL;
-		spec[sl++] = *p;
-		spec[sl] = 0;
-		if (*p == 's') {
-			char str[64];
-
-			if (probe_read_str(str, sizeof(str), P(args[used]), false) < 0)
-				__builtin_memcpy(str, "(fault)", 8);
-			len += (size_t)ksnprintf(out + len, size - len, spec, str);
-		} else if (*p == 'p') {
-			len += (size_t)ksnprintf(out + len, size - len, "%p", P(args[used]));
-		} else if (*p == 'c') {
-			len += (size_t)ksnprintf(out + len, size - len, "%c", (int)args[used]);
-		} else if (lng) {
-			len += (size_t)ksnprintf(out + len, size - len, spec, (unsigned long long)args[used]);
-		} else {
-			len += (size_t)ksnprintf(out + len, size - len, spec, (unsigned int)args[used]);
-		}
-		used++;
-		if (len >= size)
-			len = size - 1;
-	}
-	out[len] = 0;
-	return (long)len;
-}
-
+/* bpf_trace_printk(fmt, fmt_size, a1, a2, a3): Linux's bpf_bprintf_prepare rules with at most
+ * three arguments, formatted as bpf_snprintf formats (bprintf.c). */
 static uint64_t h_trace_printk(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uint64_t a2,
 			       uint64_t a3)
 {
-	const char *f = P(fmt);
 	uint64_t args[3] = { a1, a2, a3 };
-	char msg[256];
-	long n;
 
-	if (!fmt_size || f[fmt_size - 1])
-		return (uint64_t)-EINVAL;
-	n = trace_format(msg, sizeof(msg), f, args);
-	if (n < 0)
-		return (uint64_t)n;
-	bpf_trace_line(msg);
-	return (uint64_t)n;
+	return bpf_trace_fmt(P(fmt), fmt_size, args, 3);
 }
 
 void bpf_trace_line(const char *msg)
