@@ -412,23 +412,20 @@ static size_t ft_word(const char *buf, size_t n, size_t *at, const char **w)
 	return len;
 }
 
-/* A number of base 10 or 16 in w[0..len): 0 or -EINVAL. */
+/* A number of base 10 or 16 in w[0..len), digits only (no sign, no "0x"): 0 or -EINVAL. The
+ * length caps keep it within 64 bits. */
 static int ft_number(const char *w, size_t len, unsigned int base, uint64_t *v)
 {
-	*v = 0;
-	if (!len)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		char c = w[i];
-		unsigned int d = c >= '0' && c <= '9' ? (unsigned int)(c - '0') :
-				 c >= 'a' && c <= 'f' ? (unsigned int)(c - 'a' + 10) :
-				 c >= 'A' && c <= 'F' ? (unsigned int)(c - 'A' + 10) : 16;
+	char digits[20];
+	char *end;
 
-		if (d >= base || *v > (UINT64_MAX - d) / base)
-			return -EINVAL;
-		*v = *v * base + d;
-	}
-	return 0;
+	if (!len || len > (base == 16 ? 16u : 19u) || w[0] == '+' || w[0] == '-' ||
+	    (len > 1 && (w[1] == 'x' || w[1] == 'X')))
+		return -EINVAL;
+	memcpy(digits, w, len);
+	digits[len] = 0;
+	*v = strtoul(digits, &end, (int)base);
+	return *end ? -EINVAL : 0;
 }
 
 static long ft_store(struct inode *ino, const char *buf, size_t n)

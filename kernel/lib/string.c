@@ -138,7 +138,7 @@ char *strrchr(const char *s, int c)
 	}
 }
 
-/* strtoul: libfdt's overlay code references it; base 0/8/10/16, no locale. */
+/* strtoul: libfdt's overlay code and tracefs's control files use it; base 0/8/10/16, no locale. */
 unsigned long strtoul(const char *s, char **end, int base)
 {
 	unsigned long v = 0;
