@@ -124,9 +124,11 @@ void perf_event_put(struct perf_event *e)
 
 /* ---- totals with inherited children ---- */
 
+/* arg: the event whose group is read.  Its leader is read here, under the context lock: a
+ * leader read before the call may be closed and freed meanwhile, its siblings promoted. */
 static void read_fn(struct perf_context *ctx, void *arg)
 {
-	struct perf_event *leader = arg, *s;
+	struct perf_event *leader = ((struct perf_event *)arg)->group_leader, *s;
 	struct list_node *n;
 
 	perf_ctx_update_time_locked(ctx, ksvc_clock_ns());
@@ -145,7 +147,7 @@ static void event_sync(struct perf_event *e)
 	struct perf_event_core *c = perf_core(e);
 
 	if (c->ctx && !c->exited)
-		perf_ctx_call(c->ctx, read_fn, e->group_leader);
+		perf_ctx_call(c->ctx, read_fn, e);
 }
 
 /*
