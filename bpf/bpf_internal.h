@@ -470,6 +470,12 @@ struct bpf_verifier_log {
 };
 
 void bpf_log(struct bpf_verifier_log *log, const char *fmt, ...);
+/* Linux's bpf_vlog_reset: the user's log ends at pos again (a NUL written there) */
+void bpf_log_rewind(struct bpf_verifier_log *log, uint32_t pos);
+/* disasm.c: in as Linux's verifier log writes it, without index or newline (left: the
+ * instructions from in to the program's end); helper names by id (NULL if none) */
+int bpf_disasm(char *buf, size_t size, const struct bpf_insn *in, uint32_t left);
+const char *bpf_helper_id_name(int32_t id);
 /* Copy what is left and terminate; -ENOSPC when the buffer was too small, -EFAULT. */
 int bpf_log_finish(struct bpf_verifier_log *log);
 

@@ -46,6 +46,18 @@ void bpf_log(struct bpf_verifier_log *log, const char *fmt, ...)
 		log->truncated = true;
 }
 
+void bpf_log_rewind(struct bpf_verifier_log *log, uint32_t pos)
+{
+	char zero = 0;
+
+	if (!log || !log->level || !log->ubuf || pos > log->len)
+		return;
+	log->len = pos;
+	log->truncated = log->len >= log->size - 1; /* what was cut off is gone with the rest */
+	if (ksvc_copy_to_user(log->ubuf + pos, &zero, 1))
+		log->ubuf = NULL;
+}
+
 int bpf_log_finish(struct bpf_verifier_log *log)
 {
 	if (!log->level)

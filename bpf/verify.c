@@ -500,6 +500,7 @@ int push_branch(struct venv *env, uint32_t insn, struct vstate **out)
 		s->parent->branches++;
 	env->stack[env->stack_len].st = s;
 	env->stack[env->stack_len].from = env->idx;
+	env->stack[env->stack_len].log_pos = env->log ? env->log->len : 0;
 	env->stack[env->stack_len++].insn = insn;
 	*out = s;
 	return 0;
@@ -613,9 +614,12 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 	int err = 0;
 
 	env->idx = idx;
-	if (env->log && (env->log->level & 2))
-		bpf_log(env->log, "%u: (%02x) dst=r%u src=r%u off=%d imm=%d\n", idx, in->code,
-			in->dst_reg, in->src_reg, in->off, in->imm);
+	if (env->log && (env->log->level & 3)) { /* do_check's line per instruction walked */
+		char text[96];
+
+		bpf_disasm(text, sizeof(text), in, env->len - idx);
+		bpf_log(env->log, "%u: %s\n", idx, text);
+	}
 	err = bpf_check_insn(in, env->log);
 	if (err)
 		return err;
@@ -724,12 +728,21 @@ static void init_state(struct venv *env, struct vstate *st)
 	(void)env;
 }
 
+/* log_level 1 without 2: the log shows the path that failed, not those that passed (Linux's
+ * pop_log) */
+static bool log_paths_only(const struct venv *env)
+{
+	return env->log && (env->log->level & 3) == 1;
+}
+
 static int do_check(struct venv *env)
 {
 	int64_t next;
 	uint32_t idx = 0, prev = UINT32_MAX;
 	int err;
 
+	if (env->log && (env->log->level & 3)) /* the state at the start, as Linux prints it */
+		bpf_log(env->log, "0: R1=ctx(off=0,imm=0) R10=fp0\n");
 	for (;;) {
 		if (++env->processed > BPF_MAX_INSNS_PRIV)
 			return verr(env, -E2BIG, "BPF program is too large. Processed %u insn\n",
@@ -741,6 +754,8 @@ static int do_check(struct venv *env)
 		err = state_visited(env, idx, prev);
 		if (err < 0)
 			return err;
+		if (err && env->log && (env->log->level & 3))
+			bpf_log(env->log, "%u: safe\n", idx); /* an equal state was seen: pruned */
 		next = err ? (int64_t)1 << 32 : do_insn(env, idx);
 		if (next < 0 && next != -EAGAIN)
 			return (int)next;
@@ -753,9 +768,15 @@ static int do_check(struct venv *env)
 		branch_done(env->cur->parent);
 		state_free(env->cur);
 		env->cur = NULL;
-		if (!env->stack_len)
+		if (!env->stack_len) {
+			/* as Linux at log_level 1: a program that passes leaves no path behind */
+			if (log_paths_only(env))
+				bpf_log_rewind(env->log, 0);
 			return 0;
+		}
 		env->stack_len--;
+		if (log_paths_only(env)) /* the log keeps only the path being walked */
+			bpf_log_rewind(env->log, env->stack[env->stack_len].log_pos);
 		env->cur = env->stack[env->stack_len].st;
 		idx = env->stack[env->stack_len].insn;
 		prev = env->stack[env->stack_len].from;

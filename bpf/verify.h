@@ -140,6 +140,7 @@ struct venv {
 	struct pending {
 		struct vstate *st;
 		uint32_t insn, from; /* resume at insn, reached by a jump from from */
+		uint32_t log_pos; /* log_level 1: the log goes back here when it is taken */
 	} *stack;
 	uint32_t stack_len, stack_cap;
 	bool pruned_or_done;

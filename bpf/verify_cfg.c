@@ -181,7 +181,11 @@ int bpf_check_insn(const struct bpf_insn *in, struct bpf_verifier_log *log)
 		return -EINVAL;
 	}
 	if (cfg_op(in) == BPF_OP_CALL && !bpf_helper_get(in->imm)) {
-		bpf_log(log, "invalid func unknown#%d\n", in->imm);
+		/* as check_helper_call: an id in Linux's list is a helper this kernel lacks */
+		if (bpf_helper_id_name(in->imm))
+			bpf_log(log, "unknown func %s#%d\n", bpf_helper_id_name(in->imm), in->imm);
+		else
+			bpf_log(log, "invalid func unknown#%d\n", in->imm);
 		return -EINVAL;
 	}
 	if (bpf_interp_op(in) != BPF_OP_BAD)

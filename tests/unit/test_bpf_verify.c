@@ -75,6 +75,10 @@ struct row {
 	int err;
 	const char *log;
 	const char *license;
+	/* log_level (0: 1).  A row that walks a million instructions takes 4 (statistics
+	 * only): at 1 its line per instruction fills the log, and a full log makes the load
+	 * ENOSPC whatever else failed, as on Linux (t_bpf_vlog) */
+	uint32_t level;
 };
 
 static const struct row rows[] = {
@@ -92,7 +96,9 @@ static const struct row rows[] = {
 	{ "last not exit", { MOV(0, 0) }, 0, -EINVAL, "last insn is not an exit or jmp" },
 	{ "infinite loop", { MOV(0, 0), JA(-1) }, 0, -EINVAL, "infinite loop detected" },
 	{ "unbounded loop", { MOV(0, 0), ALU(BPF_ADD, 0, 1), JA(-2) }, 0, -E2BIG,
-	  "BPF program is too large" },
+	  "BPF program is too large", .level = 4 },
+	{ "unbounded loop, its log full", { MOV(0, 0), ALU(BPF_ADD, 0, 1), JA(-2) }, 0, -ENOSPC,
+	  "2: (05) goto pc-2\n1: (07) r0 += 1\n" },
 	{ "bounded loop",
 	  { MOV(0, 0), MOV(1, 0), ALUR(BPF_ADD, 0, 1), ALU(BPF_ADD, 1, 1), JI(BPF_JLT, 1, 10, -3),
 	    EXIT },
@@ -676,7 +682,7 @@ static void test_row(void **state)
 			insns[k].imm = fds[M_HASH - insns[k].imm];
 	memset(log, 0, sizeof(log));
 	ret = load(insns, n, r->type ? r->type : BPF_PROG_TYPE_PERF_EVENT,
-		   r->license ? r->license : "GPL", log, sizeof(log), 1);
+		   r->license ? r->license : "GPL", log, sizeof(log), r->level ? r->level : 1);
 	err = ret < 0 ? (int)ret : 0;
 	if (ret >= 0)
 		ksvc_fake_close((int)ret);

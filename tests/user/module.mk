@@ -180,3 +180,7 @@ $(BUILD)/user/bin/t_bpf_user_ringbuf: tests/user/tap.h tests/user/bpf_raw.h test
 UPROGS += t_bpf_sleepable
 t_bpf_sleepable_SRCS := tests/user/t_bpf_sleepable.c
 $(BUILD)/user/bin/t_bpf_sleepable: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+# t_bpf_vlog: the verifier log's line per instruction, in Linux's notation
+UPROGS += t_bpf_vlog
+t_bpf_vlog_SRCS := tests/user/t_bpf_vlog.c
+$(BUILD)/user/bin/t_bpf_vlog: tests/user/tap.h tests/user/bpf_insn.h tools/lib/sys_bpf.h
