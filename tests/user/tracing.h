@@ -76,6 +76,27 @@ static inline long event_id(const char *sysev)
 	return strtol(buf, NULL, 10);
 }
 
+/* Every format file's common fields and the empty line after them. */
+#define TRACE_COMMON_FIELDS                                                                        \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                       \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                       \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"               \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* Is tracefs's events/<sysev>/format (read into buf) want: the whole file when exact, else
+ * its start?  The length read, or -1 when it differs (-errno when it cannot be read). */
+static inline int format_is(const char *sysev, const char *want, int exact, char *buf, size_t size)
+{
+	char path[256];
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/format", sysev);
+	n = read_file(path, buf, size);
+	if (n <= 0)
+		return n < 0 ? n : -1;
+	return (exact ? strcmp(buf, want) : strncmp(buf, want, strlen(want))) ? -1 : n;
+}
+
 /* A disabled tracepoint event on this task: counting (period 0) or sampling PERF_SAMPLE_RAW. */
 static inline int tp_open(long id, int inherit, uint64_t period)
 {
