@@ -222,6 +222,8 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 	case TF_UPROBE_EVENTS:
 		pb_printf(s->b, "%c:%s/%s %s:0x%016llx", i->ret ? 'r' : 'p', i->group, i->name,
 			  i->path, (unsigned long long)i->offset);
+		if (i->ref_ctr_offset) /* trace_uprobe_show */
+			pb_printf(s->b, "(0x%llx)", (unsigned long long)i->ref_ctr_offset);
 		args_list(s->b, i);
 		break;
 	case TF_UPROBE_PROFILE:
@@ -869,10 +871,24 @@ static int probe_define(char **argv, int argc)
 	if (err)
 		return err;
 	*colon = 0;
+	/* "OFF(REF)": the reference counter's offset last, in parentheses (trace_uprobe_create) */
+	char *rctr = strchr(colon + 1, '(');
+	uint64_t ref_ctr = 0;
+
+	if (rctr) {
+		char *rend = strchr(rctr, ')');
+
+		if (!rend || rend[1])
+			return -EINVAL;
+		*rctr = *rend = 0;
+		ref_ctr = strtoul(rctr + 1, &end, 0);
+		if (end == rctr + 1 || *end)
+			return -EINVAL;
+	}
 	uint64_t off = strtoul(colon + 1, &end, 0);
 
 	if (end == colon + 1 || *end)
-		return -EINVAL; /* also "(ref_ctr)" and "%return": not built */
+		return -EINVAL; /* also "%return": not built */
 	if (argv[0][1] == ':') {
 		err = split_name(argv[0] + 2, group, name, sizeof(name), "uprobes");
 		if (err)
@@ -901,7 +917,8 @@ static int probe_define(char **argv, int argc)
 	err = S_ISREG(ino->mode) ? 0 : -EINVAL;
 	inode_put(ino);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, false, 0, args, nargs, &id);
+		err = uprobe_event_add(group, name, argv[1], off, ref_ctr, ret, false, 0, args, nargs,
+				       &id);
 	if (!err)
 		probe_dirs_add(group, name, id);
 	return err;
@@ -957,7 +974,7 @@ static int kprobe_define(char **argv, int argc)
 		maxactive = ksvc_nr_cpus() * 2 > 10 ? ksvc_nr_cpus() * 2 : 10;
 	err = kprobe_check(argv[1], off, ret);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, true, maxactive, args, nargs,
+		err = uprobe_event_add(group, name, argv[1], off, 0, ret, true, maxactive, args, nargs,
 				       &id);
 	if (!err)
 		probe_dirs_add(group, name, id);

@@ -19,8 +19,10 @@
  * probes), TYPE u/s/x 8..64 (none: a hex u64), packed after the record's head in order.
  * :string (+OFF(%reg) only) copies up to 256 bytes after the fixed part behind a __data_loc
  * word (length 0 when the memory cannot be read, as strncpy_from_user_nofault's EFAULT).
- * Not built: the other types, $stack/$comm/@sym and nested fetches, %return and
- * ref_ctr suffixes (tracefs rejects them with EINVAL), BPF programs on these events, the
+ * A uprobe's "(REF)" suffix gives its reference counter (kernel/uprobes.c raises it while
+ * the event is open).
+ * Not built: the other types, $stack/$comm/@sym and nested fetches, the %return suffix
+ * (tracefs rejects it with EINVAL), BPF programs on these events, the
  * ftrace ring buffer ("enable" changes nothing), filters on the arguments.
  *
  * Locks: uev_mutex (sleeping) covers the table's definitions and use counts; uev_lock (spin)
@@ -79,7 +81,7 @@ static struct uprobe_event *by_id_locked(uint64_t id)
 }
 
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
+		     uint64_t ref_ctr, bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
 		     unsigned int nargs, uint16_t *id)
 {
 	struct uprobe_event *e = NULL;
@@ -109,6 +111,7 @@ int uprobe_event_add(const char *group, const char *name, const char *path, uint
 	ksnprintf(e->info.name, sizeof(e->info.name), "%s", name);
 	e->info.path = p;
 	e->info.offset = offset;
+	e->info.ref_ctr_offset = ref_ctr;
 	e->info.ret = ret;
 	e->info.kprobe = kprobe;
 	e->info.maxactive = maxactive;
@@ -203,7 +206,8 @@ int uprobe_event_open(uint64_t id)
 		if (e->info.kprobe)
 			err = ksvc_kprobe_register(e->path, e->info.offset, 0, e->info.ret, &k);
 		else
-			err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ret, &u);
+			err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ref_ctr_offset,
+						    e->info.ret, &u);
 		if (!err) {
 			unsigned long f = spin_lock_irqsave(&uev_lock);
 

@@ -120,26 +120,7 @@ __asm__(".text\n"
 /* The file offset of the code at addr in this program (and self_path), or -1. */
 static long file_offset(const void *addr)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[768];
-	long off = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi, pgoff;
-		char perms[8], path[512] = "";
-
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &lo, &hi, perms, &pgoff, path) < 4)
-			continue;
-		if ((uintptr_t)addr >= lo && (uintptr_t)addr < hi && path[0] == '/') {
-			off = (long)((uintptr_t)addr - lo + pgoff);
-			snprintf(self_path, sizeof(self_path), "%s", path);
-			break;
-		}
-	}
-	fclose(f);
-	return off;
+	return map_file_offset(addr, self_path, sizeof(self_path));
 }
 
 static void up_attr(struct perf_event_attr *a, const char *path, uint64_t off, bool ret)
@@ -671,18 +652,6 @@ static void test_bpf(void)
 /* ---- 8: uprobe_events ---- */
 
 #define TRACEFS "/sys/kernel/tracing"
-
-static int write_file(const char *path, const char *text, int flags)
-{
-	int fd = open(path, O_WRONLY | flags), r;
-
-	if (fd < 0)
-		return -errno;
-	r = (int)write(fd, text, strlen(text));
-	r = r < 0 ? -errno : 0;
-	close(fd);
-	return r;
-}
 
 static void test_events(void)
 {

@@ -65,6 +65,19 @@ static inline int read_file(const char *path, char *buf, size_t size)
 	return n;
 }
 
+/* Write text to the file at path (opened O_WRONLY | flags) in one write: 0 or -errno. */
+static inline int write_file(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | flags), r;
+
+	if (fd < 0)
+		return -errno;
+	r = (int)write(fd, text, strlen(text));
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
 /* The id of tracefs's events/<sysev> ("sched/sched_switch"), or -1. */
 static inline long event_id(const char *sysev)
 {
@@ -74,6 +87,32 @@ static inline long event_id(const char *sysev)
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	return strtol(buf, NULL, 10);
+}
+
+/* The file offset that addr of this process maps (its path, from /proc/self/maps, into
+ * path), or -1. */
+static inline long map_file_offset(const void *addr, char *path, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[768];
+	long off = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, pgoff;
+		char perms[8], p[512] = "";
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &lo, &hi, perms, &pgoff, p) < 4)
+			continue;
+		if ((uintptr_t)addr >= lo && (uintptr_t)addr < hi && p[0] == '/') {
+			off = (long)((uintptr_t)addr - lo + pgoff);
+			snprintf(path, size, "%s", p);
+			break;
+		}
+	}
+	fclose(f);
+	return off;
 }
 
 /* Every format file's common fields and the empty line after them. */

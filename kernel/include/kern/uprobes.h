@@ -21,7 +21,8 @@ void kprobe_task_free(struct task *t);
 /* [proc, mm->lock held] Page va of private file mapping v was just read from the file into
  * page (a kernel address): write the BRK of each probe it holds (Linux's uprobe_mmap). */
 void uprobe_fill_page(struct vm_area *v, uint64_t va, void *page);
-/* [proc] The current thread exec'd: its pending return probes are gone with the old mm. */
+/* [proc] The current thread exec'd: its pending return probes are gone with the old mm, and
+ * the probes with a reference counter in the new program raise it. */
 void uprobe_exec(struct uthread *ut);
 /* A thread is freed: drop its pending return probes. */
 void uprobe_task_free(struct uthread *ut);
@@ -47,6 +48,7 @@ struct uprobe_event_info {
 	char group[64], name[64];
 	const char *path;
 	uint64_t offset;
+	uint64_t ref_ctr_offset; /* "path:OFF(REF)": its USDT semaphore's file offset, 0 none */
 	bool ret; /* "r:": a return probe */
 	bool kprobe; /* a kprobe_events event: path is the kernel symbol, offset into it */
 	unsigned int maxactive; /* a kretprobe's "rN" (shown as Linux's default when not given) */
@@ -59,10 +61,11 @@ bool probe_name_ok(const char *s);
 /* Parse fetch arguments argv[0..argc) of a probe (ret: a return probe): 0 or -EINVAL; args'
  * offsets follow the record's fixed head (16 bytes, 24 for a return probe), packed. */
 int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, unsigned int *n);
-/* [sleep] Define event group/name on path:offset (kprobe: the symbol sym+offset): 0 with
- * *id, -EEXIST, -ENOSPC, -ENOMEM. */
+/* [sleep] Define event group/name on path:offset (kprobe: the symbol sym+offset), with the
+ * reference counter at file offset ref_ctr (uprobes; 0: none): 0 with *id, -EEXIST, -ENOSPC,
+ * -ENOMEM. */
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
+		     uint64_t ref_ctr, bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
 		     unsigned int nargs, uint16_t *id);
 /* [sleep] Delete one of the kind (-ENOENT, -EBUSY while a perf event has it open), or all of
  * the kind (-EBUSY and nothing deleted when any is open). */
