@@ -17,7 +17,8 @@
  *     "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC clears), kprobe_events and
  *     kprobe_profile (trace_kprobe.c's: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:...] SYM",
  *     default group kprobes and name p_SYM_OFFS; no modules or addresses); both with fetch
- *     arguments (kernel/uprobe_events.c probe_args_parse: registers, +OFF(%reg), typed);
+ *     arguments (kernel/uprobe_events.c probe_args_parse: registers, $stack[N], $comm,
+ *     @ADDR, @+OFF, @SYM, nested +OFF(...), typed);
  *     each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
@@ -867,7 +868,7 @@ static int probe_define(char **argv, int argc)
 
 	if (!colon || colon == argv[1])
 		return -EINVAL;
-	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	err = probe_args_parse(argv + 2, argc - 2, ret, false, args, &nargs);
 	if (err)
 		return err;
 	*colon = 0;
@@ -939,7 +940,7 @@ static int kprobe_define(char **argv, int argc)
 
 	if (argc < 2 || strchr(argv[1], ':'))
 		return -EINVAL; /* modules, uprobe paths: not built / not a kprobe */
-	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	err = probe_args_parse(argv + 2, argc - 2, ret, true, args, &nargs);
 	if (err)
 		return err;
 	if (ret && *cmd >= '0' && *cmd <= '9') {
