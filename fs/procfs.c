@@ -699,11 +699,22 @@ static int show_kallsyms(struct inode *ino, struct pbuf *b)
 }
 
 /* /proc/interrupts as Linux's show_interrupts prints it (3-digit numbers, the GIC's chip
- * name, hwirq, trigger, action); the IPIs and Err lines are not kept here. */
+ * name, hwirq, trigger, action), then arm64's show_ipi_list; no "Err:" line (the kernel does
+ * not count spurious interrupts). */
+struct interrupts_show {
+	struct pbuf *b;
+	unsigned int ipi[IRQ_NR_LINUX_IPIS][PLATFORM_MAX_CPUS];
+};
+
 static void interrupt_line(void *ctx, const struct irq_info *in)
 {
-	struct pbuf *b = ctx;
+	struct interrupts_show *s = ctx;
+	struct pbuf *b = s->b;
 
+	if (in->virq - IRQ_VIRQ_IPI_BASE < IRQ_NR_LINUX_IPIS) { /* IRQ_HIDDEN: listed as IPIn */
+		memcpy(s->ipi[in->virq - IRQ_VIRQ_IPI_BASE], in->count, sizeof(in->count));
+		return;
+	}
 	pb_printf(b, "%3u: ", in->virq);
 	for (unsigned int c = 0; c < nr_cpus_possible && c < PLATFORM_MAX_CPUS; c++)
 		if (atomic_load(&cpus[c].online))
@@ -714,13 +725,32 @@ static void interrupt_line(void *ctx, const struct irq_info *in)
 
 static int show_interrupts(struct inode *ino, struct pbuf *b)
 {
+	static const char *const ipi_types[IRQ_NR_LINUX_IPIS] = {
+		"Rescheduling interrupts", "Function call interrupts", "CPU stop interrupts",
+		"CPU stop (for crash dump) interrupts", "Timer broadcast interrupts",
+		"IRQ work interrupts", "CPU wake-up interrupts",
+	};
+	struct interrupts_show *s = kmalloc(sizeof(*s));
+
 	(void)ino;
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	s->b = b;
 	pb_printf(b, "%11s", "");
 	for (unsigned int c = 0; c < nr_cpus_possible; c++)
 		if (atomic_load(&cpus[c].online))
 			pb_printf(b, "CPU%-8u", c);
 	pb_printf(b, "\n");
-	irq_for_each(interrupt_line, b);
+	irq_for_each(interrupt_line, s);
+	for (unsigned int i = 0; i < IRQ_NR_LINUX_IPIS; i++) {
+		pb_printf(b, "IPI%u:", i);
+		for (unsigned int c = 0; c < nr_cpus_possible && c < PLATFORM_MAX_CPUS; c++)
+			if (atomic_load(&cpus[c].online))
+				pb_printf(b, "%10u ", s->ipi[i][c]);
+		pb_printf(b, "      %s\n", ipi_types[i]);
+	}
+	kfree(s);
 	return 0;
 }
 

@@ -4,7 +4,10 @@
  * between the irq:irq_handler_entry and irq:irq_handler_exit tracepoints, as Linux's
  * handle_irq_event_percpu / handle_percpu_devid_irq do.
  *
- * Does not: share an interrupt between actions, thread handlers, count per-CPU statistics.
+ * The IPIs are actions too, at Linux's numbers and named "IPI" as arm64's set_smp_ipi_range
+ * requests them: IPI_RESCHED is Linux's IPI_RESCHEDULE (0), IPI_CALL IPI_CALL_FUNC (1),
+ * IPI_WORK IPI_IRQ_WORK (5); IPI_STOP never returns (gic.c handles it).
+ * Does not: share an interrupt between actions, thread handlers.
  * ABI: Linux 6.1 include/trace/events/irq.h (irq_handler_entry: int irq, __string name;
  * irq_handler_exit: int irq, int ret, IRQ_HANDLED 1 / IRQ_NONE 0).
  */
@@ -83,4 +86,32 @@ void irq_for_each(void (*fn)(void *ctx, const struct irq_info *info), void *ctx)
 		fn(ctx, &info);
 		last = next->virq;
 	}
+}
+
+/* The sender set need_resched: the return from the interrupt switches (trap_irq). */
+static bool ipi_resched(uint32_t intid, struct trapframe *tf, void *arg)
+{
+	(void)intid, (void)tf, (void)arg;
+	return true;
+}
+
+static bool ipi_call(uint32_t intid, struct trapframe *tf, void *arg)
+{
+	(void)intid, (void)tf, (void)arg;
+	smp_handle_calls();
+	return true;
+}
+
+static bool ipi_work(uint32_t intid, struct trapframe *tf, void *arg)
+{
+	(void)intid, (void)tf, (void)arg;
+	irq_work_run();
+	return true;
+}
+
+void irq_init_ipis(void)
+{
+	irq_request(IPI_RESCHED, IRQ_VIRQ_IPI_BASE + 0, "IPI", ipi_resched, NULL);
+	irq_request(IPI_CALL, IRQ_VIRQ_IPI_BASE + 1, "IPI", ipi_call, NULL);
+	irq_request(IPI_WORK, IRQ_VIRQ_IPI_BASE + 5, "IPI", ipi_work, NULL);
 }

@@ -9,6 +9,8 @@
  *    it, the name a __data_loc string after the 16-byte record, the hard-IRQ flag set
  *    (TRACE_FLAG_HARDIRQ | TRACE_FLAG_IRQS_OFF), each entry followed by its exit on that CPU
  *    with ret 1 (IRQ_HANDLED).
+ *    A task on CPU 1 woken from CPU 0 takes IPIs there, named "IPI", numbered 1..7 as
+ *    Linux's arm64 numbers its IPIs.
  *  3 timer:hrtimer_* on CPU 0 around nanosleep: the sleep's timer is started by this task
  *    with an absolute CLOCK_MONOTONIC expiry 2 ms on, then expires (expire_entry at a now
  *    past it, its function set, then expire_exit); a sleep cut short by a signal cancels its
@@ -21,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include "tracing.h"
 #include "tap.h"
@@ -332,6 +335,74 @@ static void test_irq(void)
 	ring_close(&r);
 }
 
+/* A child on CPU 1 woken 20 times through a pipe from CPU 0: the wakeups are IPIs there. */
+static void test_ipi(void)
+{
+	struct ring r;
+	int p[2], id_entry = (int)event_id("irq/irq_handler_entry");
+	struct perf_event_attr a;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		tap_skip("irq_handler_entry of IPIs", "one CPU");
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = (uint64_t)id_entry;
+	a.disabled = 1;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	r.fd = (int)peo(&a, -1, 1, -1, 0);
+	r.pg = r.fd >= 0 ? mmap(NULL, (RING_PAGES + 1) * 4096ul, PROT_READ | PROT_WRITE, MAP_SHARED,
+				r.fd, 0)
+			 : MAP_FAILED;
+	if (r.pg == MAP_FAILED || pipe(p)) {
+		tap_fail("irq_handler_entry on CPU 1", "open/mmap: %s", strerror(errno));
+		return;
+	}
+	pid_t c = fork();
+
+	if (c == 0) {
+		cpu_set_t set;
+		char b;
+
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		close(p[1]);
+		while (read(p[0], &b, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	ioctl(r.fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (int k = 0; k < 20; k++) {
+		struct timespec ms = { 0, 2000000 };
+
+		nanosleep(&ms, NULL);
+		if (write(p[1], "x", 1) != 1)
+			break;
+	}
+	close(p[1]);
+	waitpid(c, NULL, 0);
+	ioctl(r.fd, PERF_EVENT_IOC_DISABLE, 0);
+	ring_drain(&r);
+	int nipi = 0, bad = 0;
+
+	for (int i = 0; i < nrecs; i++) {
+		if (rtype(&recs[i]) != id_entry || strcmp((const char *)recs[i].raw + 16, "IPI"))
+			continue;
+		nipi++;
+		if (r32(&recs[i], 8) < 1 || r32(&recs[i], 8) > 7)
+			bad++;
+	}
+	tap_check(nipi > 0 && !bad,
+		  "irq_handler_entry on CPU 1 as a task there is woken: IPIs, numbered 1..7",
+		  "%d IPIs (%d numbered otherwise) of %d records", nipi, bad, nrecs);
+	ring_close(&r);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -454,6 +525,7 @@ int main(void)
 		return tap_done();
 	}
 	test_irq();
+	test_ipi();
 	test_hrtimer();
 	return tap_done();
 }

@@ -21,6 +21,7 @@ typedef bool (*irq_action_fn)(uint32_t intid, struct trapframe *tf, void *arg);
 /* Linux 6.1's virqs on QEMU virt: the IPIs take 1..7 (IPI n is n + 1), then the GIC's
  * interrupts in device tree probe order. */
 #define IRQ_VIRQ_IPI_BASE 1
+#define IRQ_NR_LINUX_IPIS 7 /* arm64's NR_IPI */
 #define IRQ_VIRQ_ARCH_TIMER 11
 #define IRQ_VIRQ_ARM_PMU 14
 
@@ -28,9 +29,12 @@ typedef bool (*irq_action_fn)(uint32_t intid, struct trapframe *tf, void *arg);
  * that lives forever).  0, or -EINVAL / -EBUSY as irq_register. */
 int irq_request(uint32_t intid, unsigned int virq, const char *name, irq_action_fn fn, void *arg);
 
+/* [boot, after gic_init] The IPIs (kern/irq.h's IPI_*) as Linux's, traced "IPI". */
+void irq_init_ipis(void);
+
 /* What /proc/interrupts shows of one interrupt. */
 struct irq_info {
-	unsigned int virq;
+	unsigned int virq; /* IPIs: IRQ_VIRQ_IPI_BASE + Linux's IPI number */
 	uint32_t intid; /* the GIC's hwirq */
 	const char *name;
 	unsigned int count[8]; /* per CPU (PLATFORM_MAX_CPUS), this boot */
