@@ -268,6 +268,21 @@ static void test_match_data_loc(void **state)
 	trace_filter_free(f);
 }
 
+/* Parse s for ev (it must parse), match rec (size bytes) with comm "x", free: the answer. */
+static bool parse_match(const struct trace_event *ev, const char *s, const uint8_t *rec,
+			uint32_t size)
+{
+	struct trace_filter *f;
+	struct trace_filter_err e;
+	char comm[16] = "x";
+
+	assert_int_equal(parse_ev(ev, s, &f, &e), 0);
+	bool m = trace_filter_match(f, rec, size, comm, 0);
+
+	trace_filter_free(f);
+	return m;
+}
+
 /* char * fields (syscalls:sys_enter_openat's filename): FIELD.ustring compares the user string
  * at the pointer; FIELD the kernel one, and an unreadable pointer never matches, even != */
 static void test_match_pointer(void **state)
@@ -279,31 +294,18 @@ static void test_match_pointer(void **state)
 	uint8_t rec[48];
 	struct trace_filter *f;
 	struct trace_filter_err e;
-	char comm[16] = "x";
 
 	memset(rec, 0, sizeof(rec));
 	memcpy(rec + 24, &ptr, 8); /* filename: offset 24 */
-	assert_int_equal(parse_ev(ev, "filename.ustring == \"/etc/passwd\"", &f, &e), 0);
-	assert_true(trace_filter_match(f, rec, 48, comm, 0));
-	trace_filter_free(f);
-	assert_int_equal(parse_ev(ev, "filename.ustring ~ \"*pass*\" && filename.ustring != \"x\"", &f, &e), 0);
-	assert_true(trace_filter_match(f, rec, 48, comm, 0));
-	trace_filter_free(f);
-	assert_int_equal(parse_ev(ev, "filename.ustring ~ \"/usr/*\"", &f, &e), 0);
-	assert_false(trace_filter_match(f, rec, 48, comm, 0));
-	trace_filter_free(f);
+	assert_true(parse_match(ev, "filename.ustring == \"/etc/passwd\"", rec, 48));
+	assert_true(parse_match(ev, "filename.ustring ~ \"*pass*\" && filename.ustring != \"x\"", rec, 48));
+	assert_false(parse_match(ev, "filename.ustring ~ \"/usr/*\"", rec, 48));
+	/* the pointer field past the record: no match */
+	assert_false(parse_match(ev, "filename.ustring == \"/etc/passwd\"", rec, 28));
 	/* an unreadable pointer: no match for ==, != or ~ */
 	ptr = 0;
 	memcpy(rec + 24, &ptr, 8);
-	assert_int_equal(parse_ev(ev, "filename.ustring != \"x\" || filename != \"x\" || filename ~ \"*\"", &f, &e), 0);
-	assert_false(trace_filter_match(f, rec, 48, comm, 0));
-	trace_filter_free(f);
-	/* the pointer field past the record: no match */
-	ptr = (uintptr_t)path;
-	memcpy(rec + 24, &ptr, 8);
-	assert_int_equal(parse_ev(ev, "filename.ustring == \"/etc/passwd\"", &f, &e), 0);
-	assert_false(trace_filter_match(f, rec, 28, comm, 0));
-	trace_filter_free(f);
+	assert_false(parse_match(ev, "filename.ustring != \"x\" || filename != \"x\" || filename ~ \"*\"", rec, 48));
 	/* ".ustring" after another field is that field; a number for a string is EXPECT_STRING */
 	assert_int_equal(parse_ev(ev, "dfd.ustring == 3", &f, &e), 0);
 	trace_filter_free(f);

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,29 @@ static void test_errnos(void)
 
 /* ---- 2 ---- */
 
+/* A counting event of tracepoint id with filter f around run() (true: it ran right): its
+ * count, all ones when run failed; *r the SET_FILTER result. */
+static uint64_t filtered_count(long id, const char *f, bool (*run)(void), int *r)
+{
+	int fd = tp_open(id, 0, 0);
+	bool ok;
+	uint64_t c;
+
+	*r = set_filter(fd, f);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	ok = run();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	c = count_of(fd);
+	close(fd);
+	return ok ? c : ~0ull;
+}
+
+static bool run_closes(void)
+{
+	closes();
+	return true;
+}
+
 static void test_counting(void)
 {
 	long id = event_id("syscalls/sys_enter_close");
@@ -207,17 +231,12 @@ static void test_counting(void)
 	snprintf(t[n - 1].f, sizeof(t[n - 1].f), "common_pid == %ld && fd == 1001",
 		 (long)syscall(SYS_gettid));
 	for (size_t i = 0; i < n; i++) {
-		int fd = tp_open(id, 0, 0), r = set_filter(fd, t[i].f);
-		uint64_t c;
+		int r;
+		uint64_t c = filtered_count(id, t[i].f, run_closes, &r);
 
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		closes();
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		c = count_of(fd);
 		snprintf(s, sizeof(s), "[%.96s] counts %llu", t[i].f, (unsigned long long)t[i].want);
 		tap_check(!r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
 			  (unsigned long long)c);
-		close(fd);
 	}
 }
 
@@ -307,6 +326,18 @@ static int fork_as(const char *name, int n)
 	return 0;
 }
 
+/* forks as "alpha" twice and "beta" three times, then takes this task's name back */
+static bool run_forks(void)
+{
+	char comm[16] = { 0 };
+	bool ok;
+
+	prctl(PR_GET_NAME, comm);
+	ok = !fork_as("alpha", 2) && !fork_as("beta", 3);
+	prctl(PR_SET_NAME, comm);
+	return ok;
+}
+
 static void test_strings(void)
 {
 	long id = event_id("sched/sched_process_fork");
@@ -327,23 +358,14 @@ static void test_strings(void)
 		{ "parent_comm ~ \"*\" && child_comm ~ \"alpha\"", 2 },
 		{ "child_pid > 0 && (parent_comm == \"alpha\" || parent_comm == \"beta\")", 5 },
 	};
-	char comm[16] = { 0 };
-
-	prctl(PR_GET_NAME, comm);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int fd = tp_open(id, 0, 0), r = set_filter(fd, t[i].f), ok;
+		int r;
+		uint64_t c = filtered_count(id, t[i].f, run_forks, &r);
 		char s[128];
 
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		ok = !fork_as("alpha", 2) && !fork_as("beta", 3);
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		prctl(PR_SET_NAME, comm);
-		uint64_t c = count_of(fd);
-
 		snprintf(s, sizeof(s), "[%.96s] counts %llu", t[i].f, (unsigned long long)t[i].want);
-		tap_check(ok && !r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
+		tap_check(!r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
 			  (unsigned long long)c);
-		close(fd);
 	}
 }
 
@@ -430,11 +452,12 @@ static void test_files(void)
 /* ---- 7 ---- */
 
 /* openat of paths that do not exist: 3 x /nonexistent/a1, 2 x /nonexistent/b22 */
-static void opens(void)
+static bool opens(void)
 {
 	for (int i = 0; i < 5; i++)
 		syscall(SYS_openat, AT_FDCWD, i < 3 ? "/nonexistent/a1" : "/nonexistent/b22",
 			O_RDONLY);
+	return true;
 }
 
 static void test_pointers(void)
@@ -455,18 +478,13 @@ static void test_pointers(void)
 	char s[160];
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int fd = tp_open(id, 0, 0), r = set_filter(fd, t[i].f);
-		uint64_t c;
+		int r;
+		uint64_t c = filtered_count(id, t[i].f, opens, &r);
 
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		opens();
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		c = count_of(fd);
 		snprintf(s, sizeof(s), "char *: [%.96s] counts %llu", t[i].f,
 			 (unsigned long long)t[i].want);
 		tap_check(!r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
 			  (unsigned long long)c);
-		close(fd);
 	}
 	int fd = tp_open(id, 0, 0), r = set_filter(fd, "filename.ustring == 3");
 
