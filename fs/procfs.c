@@ -27,8 +27,11 @@
 #include <kern/compiler.h>
 #include <kern/errno.h>
 #include <kern/format.h>
+#include <kern/irq.h>
+#include <kern/irq_desc.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
+#include <kern/platform.h>
 #include <kern/proc.h>
 #include <kern/sched.h>
 #include <kern/string.h>
@@ -695,7 +698,64 @@ static int show_kallsyms(struct inode *ino, struct pbuf *b)
 	return 0;
 }
 
+/* /proc/interrupts as Linux's show_interrupts prints it (3-digit numbers, the GIC's chip
+ * name, hwirq, trigger, action), then arm64's show_ipi_list; no "Err:" line (the kernel does
+ * not count spurious interrupts). */
+struct interrupts_show {
+	struct pbuf *b;
+	unsigned int ipi[IRQ_NR_LINUX_IPIS][PLATFORM_MAX_CPUS];
+};
+
+static void interrupt_line(void *ctx, const struct irq_info *in)
+{
+	struct interrupts_show *s = ctx;
+	struct pbuf *b = s->b;
+
+	if (in->virq - IRQ_VIRQ_IPI_BASE < IRQ_NR_LINUX_IPIS) { /* IRQ_HIDDEN: listed as IPIn */
+		memcpy(s->ipi[in->virq - IRQ_VIRQ_IPI_BASE], in->count, sizeof(in->count));
+		return;
+	}
+	pb_printf(b, "%3u: ", in->virq);
+	for (unsigned int c = 0; c < nr_cpus_possible && c < PLATFORM_MAX_CPUS; c++)
+		if (atomic_load(&cpus[c].online))
+			pb_printf(b, "%10u ", in->count[c]);
+	pb_printf(b, " %8s %3u %-8s  %s\n", gic_version() == 3 ? "GICv3" : "GIC-0", in->intid,
+		  "Level", in->name);
+}
+
+static int show_interrupts(struct inode *ino, struct pbuf *b)
+{
+	static const char *const ipi_types[IRQ_NR_LINUX_IPIS] = {
+		"Rescheduling interrupts", "Function call interrupts", "CPU stop interrupts",
+		"CPU stop (for crash dump) interrupts", "Timer broadcast interrupts",
+		"IRQ work interrupts", "CPU wake-up interrupts",
+	};
+	struct interrupts_show *s = kmalloc(sizeof(*s));
+
+	(void)ino;
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
+	s->b = b;
+	pb_printf(b, "%11s", "");
+	for (unsigned int c = 0; c < nr_cpus_possible; c++)
+		if (atomic_load(&cpus[c].online))
+			pb_printf(b, "CPU%-8u", c);
+	pb_printf(b, "\n");
+	irq_for_each(interrupt_line, s);
+	for (unsigned int i = 0; i < IRQ_NR_LINUX_IPIS; i++) {
+		pb_printf(b, "IPI%u:", i);
+		for (unsigned int c = 0; c < nr_cpus_possible && c < PLATFORM_MAX_CPUS; c++)
+			if (atomic_load(&cpus[c].online))
+				pb_printf(b, "%10u ", s->ipi[i][c]);
+		pb_printf(b, "      %s\n", ipi_types[i]);
+	}
+	kfree(s);
+	return 0;
+}
+
 static const struct pseudo_ops cpuinfo_ops = { .show = show_cpuinfo };
+static const struct pseudo_ops interrupts_ops = { .show = show_interrupts };
 static const struct pseudo_ops meminfo_ops = { .show = show_meminfo };
 static const struct pseudo_ops uptime_ops = { .show = show_uptime };
 static const struct pseudo_ops kallsyms_ops = { .show = show_kallsyms };
@@ -810,6 +870,7 @@ void procfs_init(struct inode *procdir)
 	pseudo_file_locked(procdir, "cpuinfo", 0444, &cpuinfo_ops, 0);
 	pseudo_file_locked(procdir, "meminfo", 0444, &meminfo_ops, 0);
 	pseudo_file_locked(procdir, "uptime", 0444, &uptime_ops, 0);
+	pseudo_file_locked(procdir, "interrupts", 0444, &interrupts_ops, 0);
 	pseudo_file_locked(procdir, "kallsyms", 0444, &kallsyms_ops, 0);
 	pseudo_text_locked(procdir, "version",
 			   "Linux version 6.1.0-perfkernel (root@perfkernel) (gcc %s) "

@@ -17,7 +17,8 @@
  *     "p|r[:[GRP/]EVENT] PATH:OFFSET", "-:[GRP/]EVENT", O_TRUNC clears), kprobe_events and
  *     kprobe_profile (trace_kprobe.c's: "p[:[GRP/]EVENT] SYM[+OFFS]", "r[MAXACTIVE][:...] SYM",
  *     default group kprobes and name p_SYM_OFFS; no modules or addresses); both with fetch
- *     arguments (kernel/uprobe_events.c probe_args_parse: registers, +OFF(%reg), typed);
+ *     arguments (kernel/uprobe_events.c probe_args_parse: registers, $stack[N], $comm,
+ *     @ADDR, @+OFF, @SYM, nested +OFF(...), typed);
  *     each definition gets events/GRP/EVENT/{id,format,enable,filter}).
  * debugfs (DEBUGFS_MAGIC) holds only tracing/, where tracefs shows through as Linux's
  * automount does.  Both are mounted at boot, as Debian's init does, at /sys/kernel/tracing and
@@ -222,6 +223,8 @@ static void probe_show_one(const struct uprobe_event_info *i, void *arg)
 	case TF_UPROBE_EVENTS:
 		pb_printf(s->b, "%c:%s/%s %s:0x%016llx", i->ret ? 'r' : 'p', i->group, i->name,
 			  i->path, (unsigned long long)i->offset);
+		if (i->ref_ctr_offset) /* trace_uprobe_show */
+			pb_printf(s->b, "(0x%llx)", (unsigned long long)i->ref_ctr_offset);
 		args_list(s->b, i);
 		break;
 	case TF_UPROBE_PROFILE:
@@ -865,14 +868,28 @@ static int probe_define(char **argv, int argc)
 
 	if (!colon || colon == argv[1])
 		return -EINVAL;
-	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	err = probe_args_parse(argv + 2, argc - 2, ret, false, args, &nargs);
 	if (err)
 		return err;
 	*colon = 0;
+	/* "OFF(REF)": the reference counter's offset last, in parentheses (trace_uprobe_create) */
+	char *rctr = strchr(colon + 1, '(');
+	uint64_t ref_ctr = 0;
+
+	if (rctr) {
+		char *rend = strchr(rctr, ')');
+
+		if (!rend || rend[1])
+			return -EINVAL;
+		*rctr = *rend = 0;
+		ref_ctr = strtoul(rctr + 1, &end, 0);
+		if (end == rctr + 1 || *end)
+			return -EINVAL;
+	}
 	uint64_t off = strtoul(colon + 1, &end, 0);
 
 	if (end == colon + 1 || *end)
-		return -EINVAL; /* also "(ref_ctr)" and "%return": not built */
+		return -EINVAL; /* also "%return": not built */
 	if (argv[0][1] == ':') {
 		err = split_name(argv[0] + 2, group, name, sizeof(name), "uprobes");
 		if (err)
@@ -901,7 +918,8 @@ static int probe_define(char **argv, int argc)
 	err = S_ISREG(ino->mode) ? 0 : -EINVAL;
 	inode_put(ino);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, false, 0, args, nargs, &id);
+		err = uprobe_event_add(group, name, argv[1], off, ref_ctr, ret, false, 0, args, nargs,
+				       &id);
 	if (!err)
 		probe_dirs_add(group, name, id);
 	return err;
@@ -922,7 +940,7 @@ static int kprobe_define(char **argv, int argc)
 
 	if (argc < 2 || strchr(argv[1], ':'))
 		return -EINVAL; /* modules, uprobe paths: not built / not a kprobe */
-	err = probe_args_parse(argv + 2, argc - 2, ret, args, &nargs);
+	err = probe_args_parse(argv + 2, argc - 2, ret, true, args, &nargs);
 	if (err)
 		return err;
 	if (ret && *cmd >= '0' && *cmd <= '9') {
@@ -957,7 +975,7 @@ static int kprobe_define(char **argv, int argc)
 		maxactive = ksvc_nr_cpus() * 2 > 10 ? ksvc_nr_cpus() * 2 : 10;
 	err = kprobe_check(argv[1], off, ret);
 	if (!err)
-		err = uprobe_event_add(group, name, argv[1], off, ret, true, maxactive, args, nargs,
+		err = uprobe_event_add(group, name, argv[1], off, 0, ret, true, maxactive, args, nargs,
 				       &id);
 	if (!err)
 		probe_dirs_add(group, name, id);

@@ -10,6 +10,7 @@
 #include <kern/clock.h>
 #include <kern/errno.h>
 #include <kern/irq.h>
+#include <kern/irq_desc.h>
 #include <kern/ksvc.h>
 #include <kern/format.h>
 #include <kern/mm.h>
@@ -268,12 +269,12 @@ extern struct platform boot_platform;
 
 static bool (*pmu_irq_fn)(const uint64_t *regs, bool user);
 
-static void pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
+static bool pmu_irq(uint32_t intid, struct trapframe *tf, void *arg)
 {
 	(void)intid;
 	(void)arg;
 	_Static_assert(sizeof(*tf) >= 34 * sizeof(uint64_t), "user_pt_regs order");
-	pmu_irq_fn((const uint64_t *)tf, trapframe_from_user(tf));
+	return pmu_irq_fn((const uint64_t *)tf, trapframe_from_user(tf));
 }
 
 int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
@@ -283,7 +284,7 @@ int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
 	if (pmu_irq_fn)
 		return -EBUSY;
 	pmu_irq_fn = fn;
-	return irq_register(boot_platform.pmu_intid, pmu_irq, NULL);
+	return irq_request(boot_platform.pmu_intid, IRQ_VIRQ_ARM_PMU, "arm-pmu", pmu_irq, NULL);
 }
 
 void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),

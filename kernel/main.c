@@ -11,6 +11,7 @@
 #include <kern/clock.h>
 #include <kern/format.h>
 #include <kern/irq.h>
+#include <kern/irq_desc.h>
 #include <kern/kernel.h>
 #include <kern/mm.h>
 #include <kern/platform.h>
@@ -203,6 +204,7 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 	}
 	if (gic_init(pf))
 		kpanic("GIC initialisation failed");
+	irq_init_ipis();
 	vm_init();
 	uprobe_init();
 	kprobe_init();

@@ -10,10 +10,12 @@
 #include <arch/vdso.h>
 #include <kern/assert.h>
 #include <kern/irq.h>
+#include <kern/irq_desc.h>
 #include <kern/ksvc.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/time.h>
+#include <kern/trace.h>
 
 static uint32_t freq;
 static uint64_t boot_count;
@@ -69,6 +71,7 @@ void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t))
 	t->fn = fn;
 	t->cpu = -1;
 	t->deadline_ns = 0;
+	trace_hrtimer_init(t);
 }
 
 /* Program the hardware for the earliest timer; c->timer_lock held. */
@@ -102,7 +105,10 @@ void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
 	/* from a callback, timer_irq reprograms once when they are all done */
 	if (c->timers.next == &t->node && !c->in_timer_irq)
 		reprogram_locked(c);
-	spin_unlock_irqrestore(&c->timer_lock, f);
+	spin_unlock(&c->timer_lock);
+	/* after the unlock: perf may arm a timer of its own */
+	trace_hrtimer_start(t, (uint64_t)(uintptr_t)t->fn, deadline_ns);
+	ksvc_irq_restore(f);
 }
 
 /* Wait until no CPU is running t's callback (it may be using memory t lives in). */
@@ -129,6 +135,7 @@ bool ktimer_cancel(struct ktimer *t)
 			list_del(&t->node);
 			t->cpu = -1;
 			spin_unlock_irqrestore(&c->timer_lock, f);
+			trace_hrtimer_cancel(t);
 			return true;
 		}
 		spin_unlock_irqrestore(&c->timer_lock, f);
@@ -159,10 +166,12 @@ static void tick_fn(struct ktimer *t)
 	ktimer_arm(t, next);
 }
 
-static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
+/* The virtual timer's interrupt: handled when the timer condition is met (CNTV_CTL.ISTATUS). */
+static bool timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 {
 	struct cpu *c = this_cpu();
 	uint64_t now = time_ns();
+	bool fired = (read_sysreg(cntv_ctl_el0) & 4) != 0;
 
 	spin_lock(&c->timer_lock);
 	c->in_timer_irq = true;
@@ -175,7 +184,11 @@ static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 		t->cpu = -1;
 		atomic_store_explicit(&c->running_timer, t, memory_order_relaxed);
 		spin_unlock(&c->timer_lock);
-		t->fn(t);
+		void (*fn)(struct ktimer *) = t->fn;
+
+		trace_hrtimer_expire_entry(t, (uint64_t)(uintptr_t)fn, now);
+		fn(t);
+		trace_hrtimer_expire_exit(t);
 		/* Release pairs with the acquire in ktimer_cancel: the callback is done with t. */
 		atomic_store_explicit(&c->running_timer, NULL, memory_order_release);
 		spin_lock(&c->timer_lock);
@@ -183,6 +196,7 @@ static void timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 	c->in_timer_irq = false;
 	reprogram_locked(c);
 	spin_unlock(&c->timer_lock);
+	return fired;
 }
 
 void time_init(uint32_t virt_intid, uint32_t dt_freq)
@@ -194,7 +208,7 @@ void time_init(uint32_t virt_intid, uint32_t dt_freq)
 	ns_mult = (uint64_t)((((unsigned __int128)NSEC_PER_SEC << 32) + freq - 1) / freq);
 	boot_count = read_sysreg(cntvct_el0);
 	timer_intid = virt_intid;
-	irq_register(timer_intid, timer_irq, NULL);
+	irq_request(timer_intid, IRQ_VIRQ_ARCH_TIMER, "arch_timer", timer_irq, NULL);
 }
 
 void time_init_cpu(void)

@@ -14,13 +14,19 @@
  * kprobe_events events (trace_kprobe.c) share the table and the ids: a kernel symbol and
  * offset, registered with ksvc_kprobe_register when the first perf event opens them; their
  * records are the same layout with the kernel's registers (IRQs off in common_flags).
- * Fetch arguments (trace_probe.c): [NAME=]FETCH[:TYPE] with FETCH %x0..%x30, %sp, %pc,
- * +|-OFF(%reg) (memory read without faulting: 0 when it cannot be read) or $retval (return
- * probes), TYPE u/s/x 8..64 (none: a hex u64), packed after the record's head in order.
- * :string (+OFF(%reg) only) copies up to 256 bytes after the fixed part behind a __data_loc
- * word (length 0 when the memory cannot be read, as strncpy_from_user_nofault's EFAULT).
- * Not built: the other types, $stack/$comm/@sym and nested fetches, %return and
- * ref_ctr suffixes (tracefs rejects them with EINVAL), BPF programs on these events, the
+ * Fetch arguments (trace_probe.c): [NAME=]FETCH[:TYPE] (FETCH[:TYPE] at most 63 bytes) with
+ * FETCH %x0..%x30, %sp, %pc, $stack, $stackN (the N-th u64 at the stack pointer), $retval
+ * (return probes), $comm (a string), @ADDR, @+OFF (uprobes: the probed file's offset OFF
+ * where the probed text maps it, translate_user_vaddr), @SYM[+|-OFF] (kprobes; ENOENT for an
+ * unknown one), or +|-OFF(FETCH); the @ forms and each +|-OFF() read memory without faulting
+ * (0 when it cannot be read), 14 reads at most.  TYPE u/s/x 8..64 (none: a hex u64), packed
+ * after the record's head in order; :string (of memory read, or $comm) copies up to 256
+ * bytes after the fixed part behind a __data_loc word (length 0 when the memory cannot be
+ * read, as strncpy_from_user_nofault's EFAULT).  A hit builds each record under uev_lock.
+ * A uprobe's "(REF)" suffix gives its reference counter (kernel/uprobes.c raises it while
+ * the event is open).
+ * Not built: the other types, the %return suffix
+ * (tracefs rejects it with EINVAL), BPF programs on these events, the
  * ftrace ring buffer ("enable" changes nothing), filters on the arguments.
  *
  * Locks: uev_mutex (sleeping) covers the table's definitions and use counts; uev_lock (spin)
@@ -30,6 +36,7 @@
 #include <kern/errno.h>
 #include <kern/format.h>
 #include <kern/ksvc.h>
+#include <kern/ksym.h>
 #include <kern/mm.h>
 #include <kern/string.h>
 #include <kern/trace.h>
@@ -79,7 +86,7 @@ static struct uprobe_event *by_id_locked(uint64_t id)
 }
 
 int uprobe_event_add(const char *group, const char *name, const char *path, uint64_t offset,
-		     bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
+		     uint64_t ref_ctr, bool ret, bool kprobe, unsigned int maxactive, const struct probe_arg *args,
 		     unsigned int nargs, uint16_t *id)
 {
 	struct uprobe_event *e = NULL;
@@ -109,6 +116,7 @@ int uprobe_event_add(const char *group, const char *name, const char *path, uint
 	ksnprintf(e->info.name, sizeof(e->info.name), "%s", name);
 	e->info.path = p;
 	e->info.offset = offset;
+	e->info.ref_ctr_offset = ref_ctr;
 	e->info.ret = ret;
 	e->info.kprobe = kprobe;
 	e->info.maxactive = maxactive;
@@ -203,7 +211,8 @@ int uprobe_event_open(uint64_t id)
 		if (e->info.kprobe)
 			err = ksvc_kprobe_register(e->path, e->info.offset, 0, e->info.ret, &k);
 		else
-			err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ret, &u);
+			err = ksvc_uprobe_register(e->path, e->info.offset, e->info.ref_ctr_offset,
+						    e->info.ret, &u);
 		if (!err) {
 			unsigned long f = spin_lock_irqsave(&uev_lock);
 
@@ -268,13 +277,119 @@ static int reg_of(const char *s, size_t len)
 	return end == s + len && r <= 30 ? (int)r : -1;
 }
 
-static int parse_one(const char *in, bool ret, struct probe_arg *a)
+/* kstrtoul/kstrtol on all of s (NUL-terminated): digits after an optional sign (signed_ok) and
+ * a 0x/0 prefix (base 0), nothing else. */
+static bool whole_number(const char *s, int base, bool signed_ok, uint64_t *out)
 {
-	char buf[64], *colon;
+	bool neg = false;
+	char *end;
+
+	if (signed_ok && (*s == '+' || *s == '-'))
+		neg = *s++ == '-';
+	if (*s < '0' || *s > '9')
+		return false;
+	uint64_t v = strtoul(s, &end, base);
+
+	if (*end)
+		return false;
+	*out = neg ? (uint64_t)-(int64_t)v : v;
+	return true;
+}
+
+/* One more memory read at off from what s (not empty) fetches. */
+static int push_deref(struct probe_arg *a, int64_t off)
+{
+	if (a->nderef == PROBE_DEREF_MAX)
+		return -EINVAL; /* TOO_MANY_OPS */
+	a->offs[a->nderef++] = off;
+	return 0;
+}
+
+/* parse_probe_arg: the fetch s (NUL-terminated, modified) into a's start and reads. */
+static int parse_fetch(char *s, bool ret, bool kprobe, struct probe_arg *a)
+{
+	size_t len = strlen(s);
+	uint64_t v;
+	int r;
+
+	switch (s[0]) {
+	case '%':
+		r = reg_of(s, len);
+		if (r < 0)
+			return -EINVAL;
+		a->reg = (uint8_t)r;
+		return 0;
+	case '$':
+		if (!strcmp(s, "$retval")) {
+			if (!ret)
+				return -EINVAL;
+			a->reg = PROBE_ARG_RETVAL;
+		} else if (!strcmp(s, "$stack")) {
+			a->reg = PROBE_ARG_SP;
+		} else if (!strncmp(s, "$stack", 6) && whole_number(s + 6, 10, false, &v)) {
+			a->reg = PROBE_ARG_STACKN;
+			a->imm = v;
+		} else if (!strcmp(s, "$comm") || !strcmp(s, "$COMM")) {
+			a->reg = PROBE_ARG_COMM;
+		} else {
+			return -EINVAL;
+		}
+		return 0;
+	case '@': /* memory at an address, a file offset (uprobes) or a symbol (kprobes) */
+		if (s[1] >= '0' && s[1] <= '9') {
+			if (!whole_number(s + 1, 0, false, &v))
+				return -EINVAL;
+			a->reg = PROBE_ARG_IMM;
+		} else if (s[1] == '+') {
+			if (kprobe || !whole_number(s + 2, 0, true, &v))
+				return -EINVAL;
+			a->reg = PROBE_ARG_FOFFS;
+		} else {
+			char *sign = s + 1;
+			uint64_t off = 0, size;
+
+			while (*sign && *sign != '+' && *sign != '-')
+				sign++;
+
+			if (!kprobe || (*sign && !whole_number(sign, 0, true, &off)))
+				return -EINVAL;
+			*sign = 0;
+			if (!ksym_addr(s + 1, &v, &size))
+				return -ENOENT;
+			v += off;
+			a->reg = PROBE_ARG_IMM;
+		}
+		a->imm = v;
+		return push_deref(a, 0);
+	case '+':
+	case '-': { /* OFF(FETCH): the memory at OFF from what FETCH gives */
+		char *open = strchr(s, '(');
+
+		if (!open || s[len - 1] != ')')
+			return -EINVAL;
+		*open = 0;
+		s[len - 1] = 0;
+		if (!whole_number(s, 0, true, &v))
+			return -EINVAL;
+		r = parse_fetch(open + 1, ret, kprobe, a);
+		if (r)
+			return r;
+		if (a->reg == PROBE_ARG_COMM)
+			return -EINVAL; /* COMM_CANT_DEREF */
+		return push_deref(a, (int64_t)v);
+	}
+	}
+	return -EINVAL;
+}
+
+static int parse_one(const char *in, bool ret, bool kprobe, struct probe_arg *a)
+{
+	char buf[PROBE_ARGSTR_MAX + 1], *colon;
+	const char *t = NULL;
 	size_t len = strlen(in);
 
-	if (len >= sizeof(buf) || len >= sizeof(a->spec))
-		return -EINVAL;
+	if (len > PROBE_ARGSTR_MAX)
+		return -EINVAL; /* ARG_TOO_LONG */
 	memcpy(buf, in, len + 1);
 	memcpy(a->spec, in, len + 1);
 	a->type = 'd';
@@ -282,58 +397,40 @@ static int parse_one(const char *in, bool ret, struct probe_arg *a)
 	colon = strchr(buf, ':');
 	if (colon) {
 		*colon = 0;
-		const char *t = colon + 1;
+		t = colon + 1;
 		char *end;
 
 		if (!strcmp(t, "string")) {
 			a->type = 'S';
 			a->size = 4; /* its __data_loc word; the bytes follow the fixed part */
-			colon = NULL;
-			goto fetch;
-		}
-		if (*t != 'u' && *t != 's' && *t != 'x')
+		} else if (*t != 'u' && *t != 's' && *t != 'x') {
 			return -EINVAL; /* the other types: not built */
-		unsigned long bits = strtoul(t + 1, &end, 10);
+		} else {
+			unsigned long bits = strtoul(t + 1, &end, 10);
 
-		if (*end || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+			if (*end || (bits != 8 && bits != 16 && bits != 32 && bits != 64))
+				return -EINVAL;
+			a->type = *t;
+			a->size = (uint8_t)(bits / 8);
+		}
+	}
+	int err = parse_fetch(buf, ret, kprobe, a);
+
+	if (err)
+		return err;
+	if (a->reg == PROBE_ARG_COMM) { /* a string, and only that */
+		if (t && a->type != 'S')
 			return -EINVAL;
-		a->type = *t;
-		a->size = (uint8_t)(bits / 8);
+		a->type = 'S';
+		a->size = 4;
+	} else if (a->type == 'S' && !a->nderef) {
+		return -EINVAL; /* a string is read from memory: BAD_STRING */
 	}
-fetch:
-	len = strlen(buf);
-	if (!strcmp(buf, "$retval")) {
-		if (!ret || a->type == 'S')
-			return -EINVAL;
-		a->reg = PROBE_ARG_RETVAL;
-		return 0;
-	}
-	int r = reg_of(buf, len);
-
-	if (r >= 0) {
-		a->reg = (uint8_t)r;
-		return a->type == 'S' ? -EINVAL : 0; /* a string takes memory: +OFF(%reg) */
-	}
-	if (buf[0] != '+' && buf[0] != '-')
-		return -EINVAL; /* $stack, $comm, @sym, nested derefs: not built */
-	char *open = strchr(buf, '('), *end;
-
-	if (!open || buf[len - 1] != ')')
-		return -EINVAL;
-	unsigned long off = strtoul(buf + 1, &end, 0);
-
-	if (end != open || end == buf + 1)
-		return -EINVAL;
-	r = reg_of(open + 1, (size_t)(buf + len - 1 - (open + 1)));
-	if (r < 0)
-		return -EINVAL;
-	a->reg = (uint8_t)r;
-	a->deref = true;
-	a->off = buf[0] == '-' ? -(int64_t)off : (int64_t)off;
 	return 0;
 }
 
-int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, unsigned int *n)
+int probe_args_parse(char **argv, int argc, bool ret, bool kprobe, struct probe_arg *args,
+		     unsigned int *n)
 {
 	uint16_t at = ret ? 24 : 16;
 
@@ -353,7 +450,7 @@ int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, un
 		} else {
 			ksnprintf(a->name, sizeof(a->name), "arg%d", i + 1);
 		}
-		err = parse_one(eq ? eq + 1 : argv[i], ret, a);
+		err = parse_one(eq ? eq + 1 : argv[i], ret, kprobe, a);
 		if (err)
 			return err;
 		for (int j = 0; j < i; j++)
@@ -366,36 +463,83 @@ int probe_args_parse(char **argv, int argc, bool ret, struct probe_arg *args, un
 	return 0;
 }
 
-/* What a hit needs of an argument (copied out under uev_lock). */
-struct fetch_arg {
-	int64_t off;
-	uint16_t offset;
-	uint8_t reg, size;
-	bool deref, string;
-};
-
 #define PROBE_STR_MAX 256 /* bytes of one string argument, its NUL included */
 
-/* A :string argument: the NUL-terminated bytes at its address copied to rec + at (at most
- * room), its __data_loc word (length << 16 | offset) at its field; nothing when the first
- * byte cannot be read (length 0, as Linux's fetch_store_string on a fault).  The bytes used. */
-static uint32_t fetch_string(const struct fetch_arg *a, const uint64_t *regs, bool user,
-			     uint8_t *rec, uint32_t at, uint32_t room)
+/* Where the fetch of a ends: *addr, the address its last read is at (true), or *val, its
+ * value (a register, $stack...: false).  An intermediate read that faults gives 0, as the
+ * whole fetch does on Linux.  base: the probed file's load bias (@+OFF). */
+static bool fetch_where(const struct probe_arg *a, const uint64_t *regs, bool user,
+			uint64_t base, uint64_t *out)
 {
-	uint64_t addr = regs[a->reg] + (uint64_t)a->off;
+	uint64_t v;
+
+	switch (a->reg) {
+	case PROBE_ARG_RETVAL:
+		v = regs[0];
+		break;
+	case PROBE_ARG_STACKN: /* get_user_stack_nth / regs_get_kernel_stack_nth: 0 if unreadable */
+		v = 0;
+		if (a->imm > (UINT64_MAX - regs[31]) / 8 ||
+		    ksvc_read_nofault(&v, (const void *)(uintptr_t)(regs[31] + 8 * a->imm), 8, user))
+			v = 0;
+		break;
+	case PROBE_ARG_IMM:
+		v = a->imm;
+		break;
+	case PROBE_ARG_FOFFS:
+		v = base + a->imm;
+		break;
+	default:
+		v = regs[a->reg];
+		break;
+	}
+	if (!a->nderef) {
+		*out = v;
+		return false;
+	}
+	for (unsigned int i = 0; i + 1 < a->nderef; i++) {
+		uint64_t next = 0;
+
+		if (ksvc_read_nofault(&next, (const void *)(uintptr_t)(v + (uint64_t)a->offs[i]), 8,
+				      user))
+			next = 0;
+		v = next;
+	}
+	*out = v + (uint64_t)a->offs[a->nderef - 1];
+	return true;
+}
+
+/* A string argument: the NUL-terminated bytes at its address ($comm: the task's name) copied
+ * to rec + at (at most room), its __data_loc word (length << 16 | offset) at its field;
+ * nothing when the first byte cannot be read (length 0, as Linux's fetch_store_string on a
+ * fault).  The bytes used. */
+static uint32_t fetch_string(const struct probe_arg *a, const uint64_t *regs, bool user,
+			     uint64_t base, uint8_t *rec, uint32_t at, uint32_t room)
+{
 	uint32_t max = room < PROBE_STR_MAX ? room : PROBE_STR_MAX, n = 0;
 	bool fault = false;
+	char comm[16];
+	uint64_t addr;
 
-	while (n < max) {
-		char c;
+	if (a->reg == PROBE_ARG_COMM) {
+		ksvc_current_comm(comm);
+		comm[15] = 0;
+		n = (uint32_t)strlen(comm) + 1;
+		n = n < max ? n : max;
+		memcpy(rec + at, comm, n);
+	} else {
+		fetch_where(a, regs, user, base, &addr);
+		while (n < max) {
+			char c;
 
-		if (ksvc_read_nofault(&c, (const void *)(uintptr_t)(addr + n), 1, user)) {
-			fault = true;
-			break;
+			if (ksvc_read_nofault(&c, (const void *)(uintptr_t)(addr + n), 1, user)) {
+				fault = true;
+				break;
+			}
+			rec[at + n++] = (uint8_t)c;
+			if (!c)
+				break;
 		}
-		rec[at + n++] = (uint8_t)c;
-		if (!c)
-			break;
 	}
 	if (fault)
 		n = 0; /* strncpy_from_user_nofault's EFAULT: an empty location */
@@ -408,12 +552,13 @@ static uint32_t fetch_string(const struct fetch_arg *a, const uint64_t *regs, bo
 }
 
 /* The argument's value at a hit (0 when its memory cannot be read, as Linux leaves it). */
-static void fetch(const struct fetch_arg *a, const uint64_t *regs, bool user, uint8_t *out)
+static void fetch(const struct probe_arg *a, const uint64_t *regs, bool user, uint64_t base,
+		  uint8_t *out)
 {
-	uint64_t v = a->reg == PROBE_ARG_RETVAL ? regs[0] : regs[a->reg];
+	uint64_t v;
 
-	if (a->deref) {
-		uint64_t addr = v + (uint64_t)a->off;
+	if (fetch_where(a, regs, user, base, &v)) {
+		uint64_t addr = v;
 
 		v = 0;
 		if (ksvc_read_nofault(&v, (const void *)(uintptr_t)addr, a->size, user))
@@ -422,57 +567,57 @@ static void fetch(const struct fetch_arg *a, const uint64_t *regs, bool user, ui
 	memcpy(out, &v, a->size); /* little-endian: the low bytes */
 }
 
+/* The record of event e at a hit (uev_lock held: the fetches read memory without faulting),
+ * rec zeroed: its size as perf takes it. */
+static uint32_t event_record(const struct uprobe_event *e, bool kprobe, const uint64_t *regs,
+			     bool ret, uint64_t func, uint8_t *rec, uint32_t room)
+{
+	const struct uprobe_event_info *info = &e->info;
+	uint64_t ip[2] = { ret ? func : regs[32], regs[32] };
+	uint32_t size = ret ? 24 : 16;
+	/* translate_user_vaddr: the probe's address less its file offset */
+	uint64_t base = (ret ? func : regs[32]) - info->offset;
+
+	trace_common(rec, info->id, kprobe);
+	memcpy(rec + 8, ip, ret ? 16 : 8);
+	for (unsigned int j = 0; j < info->nargs; j++) {
+		if (info->args[j].type != 'S')
+			fetch(&info->args[j], regs, !kprobe, base, rec + info->args[j].offset);
+		size = info->args[j].offset + info->args[j].size;
+	}
+	for (unsigned int j = 0; j < info->nargs; j++) /* strings after the fixed part */
+		if (info->args[j].type == 'S')
+			size += fetch_string(&info->args[j], regs, !kprobe, base, rec, size,
+					     room - size);
+	/* perf_trace_buf_alloc: the u32 size and the record end 8-aligned */
+	return ((size + 4 + 7) & ~7u) - 4;
+}
+
 /* The records of the events on probe (a uprobe's or a kprobe's): Linux's
  * {u,k}probe_trace_entry_head, the probe's address or the function and return address, then
- * the fetch arguments packed. */
+ * the fetch arguments packed; each built under uev_lock, handed to perf after it. */
 static void events_hit(const void *probe, bool kprobe, const uint64_t *regs, bool ret,
 		       uint64_t func)
 {
-	struct {
-		uint16_t id;
-		unsigned int nargs;
-		struct fetch_arg args[PROBE_ARGS_MAX];
-	} ev[4];
-	unsigned int n = 0;
-	unsigned long f = spin_lock_irqsave(&uev_lock);
+	uint8_t rec[24 + PROBE_ARGS_MAX * 8 + 2 * PROBE_STR_MAX + 8];
 
-	for (unsigned int i = 0; i < UEV_MAX && n < 4; i++) {
-		const void *p = kprobe ? (const void *)uevs[i].k : (const void *)uevs[i].u;
+	for (unsigned int i = 0; i < UEV_MAX; i++) {
+		unsigned long f = spin_lock_irqsave(&uev_lock);
+		struct uprobe_event *e = &uevs[i];
+		const void *p = kprobe ? (const void *)e->k : (const void *)e->u;
 
-		if (p && p == probe && uevs[i].info.ret == ret) {
-			uevs[i].info.hits++;
-			ev[n].id = uevs[i].info.id;
-			ev[n].nargs = uevs[i].info.nargs;
-			for (unsigned int j = 0; j < ev[n].nargs; j++) {
-				const struct probe_arg *a = &uevs[i].info.args[j];
-
-				ev[n].args[j] = (struct fetch_arg){ a->off, a->offset, a->reg, a->size,
-								    a->deref, a->type == 'S' };
-			}
-			n++;
+		if (!p || p != probe || e->info.ret != ret) {
+			spin_unlock_irqrestore(&uev_lock, f);
+			continue;
 		}
-	}
-	spin_unlock_irqrestore(&uev_lock, f);
-	for (unsigned int i = 0; i < n; i++) {
-		uint8_t rec[24 + PROBE_ARGS_MAX * 8 + 2 * PROBE_STR_MAX + 8];
-		uint64_t ip[2] = { ret ? func : regs[32], regs[32] };
-		uint32_t size = ret ? 24 : 16, room = sizeof(rec) - 8;
+		e->info.hits++;
+		uint16_t id = e->info.id;
 
 		memset(rec, 0, sizeof(rec));
-		trace_common(rec, ev[i].id, kprobe);
-		memcpy(rec + 8, ip, ret ? 16 : 8);
-		for (unsigned int j = 0; j < ev[i].nargs; j++) {
-			if (!ev[i].args[j].string)
-				fetch(&ev[i].args[j], regs, !kprobe, rec + ev[i].args[j].offset);
-			size = ev[i].args[j].offset + ev[i].args[j].size;
-		}
-		for (unsigned int j = 0; j < ev[i].nargs; j++) /* strings after the fixed part */
-			if (ev[i].args[j].string)
-				size += fetch_string(&ev[i].args[j], regs, !kprobe, rec, size,
-						     room - size);
-		/* perf_trace_buf_alloc: the u32 size and the record end 8-aligned */
-		size = ((size + 4 + 7) & ~7u) - 4;
-		perf_tp_event(ev[i].id, rec, size, regs, !kprobe);
+		uint32_t size = event_record(e, kprobe, regs, ret, func, rec, sizeof(rec) - 8);
+
+		spin_unlock_irqrestore(&uev_lock, f);
+		perf_tp_event(id, rec, size, regs, !kprobe);
 	}
 }
 

@@ -14,6 +14,12 @@
  *    (uprobe_fill_page, Linux's uprobe_mmap), so a process that execs or mmaps the file after
  *    the probe was made has it too, and fork copies it with the page;
  *  - removal restores the original bytes wherever the BRK still is;
+ *  - a probe with a reference counter (ref_ctr_offset: a USDT semaphore, a 16-bit counter at a
+ *    file offset in the file's writable private mapping) raises it by one in each mm that maps
+ *    the probe's text, when it is registered or the program is exec'd, and lowers it (never
+ *    below 0) when it is removed: Linux's update_ref_ctr at each BRK write; fork copies it
+ *    with the memory.  Different from Linux: a file mmapped after the probe (a dlopen'ed
+ *    library) does not get its counter raised;
  *  - the original instruction is simulated when it uses the PC (B, BL, B.cond, CBZ/CBNZ,
  *    TBZ/TBNZ, BR, BLR, RET, ADR, ADRP) and otherwise runs out of line in a "[uprobes]" page
  *    of the mm (Linux's XOL area); instructions Linux 6.1 rejects for uprobes (literal loads,
@@ -62,6 +68,7 @@ struct ksvc_uprobe {
 	struct list_node node; /* uprobes (uprobe_lock) */
 	struct file *file;     /* a reference: keeps the inode */
 	uint64_t offset;
+	uint64_t ref_ctr;      /* file offset of its USDT semaphore (a u16), 0: none */
 	uint32_t insn;	       /* the original instruction */
 	unsigned int nr_entry, nr_ret; /* registrations (uprobe_lock) */
 	bool dying;	       /* being removed: not installed any more (uprobe_lock) */
@@ -241,6 +248,29 @@ static uint64_t vma_vaddr(const struct vm_area *v, uint64_t offset)
 	return va < v->file_end ? va : 0;
 }
 
+/* Add d to u's reference counter in mm, if its mapping is there. */
+static void ref_ctr_add(struct mm *mm, struct ksvc_uprobe *u, int d)
+{
+	uint64_t va = 0;
+	uint16_t c;
+	struct list_node *n;
+
+	kmutex_lock(&mm->lock);
+	list_for_each(n, &mm->vmas) {
+		struct vm_area *v = list_entry(n, struct vm_area, node);
+
+		if (v->file && v->file->inode == u->file->inode &&
+		    (v->flags & (VMA_WRITE | VMA_SHARED)) == VMA_WRITE &&
+		    (va = vma_vaddr(v, u->ref_ctr)))
+			break;
+	}
+	kmutex_unlock(&mm->lock);
+	if (!va || vm_access_remote(mm, va, &c, 2, false) != 2 || (d < 0 && c == 0))
+		return; /* __update_ref_ctr: never below zero */
+	c = (uint16_t)(c + d);
+	vm_access_remote(mm, va, &c, 2, true);
+}
+
 void uprobe_fill_page(struct vm_area *v, uint64_t va, void *page)
 {
 	struct list_node *n;
@@ -308,6 +338,8 @@ static void patch_all(struct ksvc_uprobe *u, bool install)
 		struct list_node *n;
 
 		kmutex_lock(&mm->lock);
+		bool refs = mm->uprobe_refs;
+
 		list_for_each(n, &mm->vmas) {
 			struct vm_area *v = list_entry(n, struct vm_area, node);
 			uint64_t va;
@@ -316,6 +348,8 @@ static void patch_all(struct ksvc_uprobe *u, bool install)
 				at[na++] = va;
 		}
 		kmutex_unlock(&mm->lock);
+		if (na && refs && u->ref_ctr)
+			ref_ctr_add(mm, u, install ? 1 : -1);
 		for (unsigned int k = 0; k < na; k++) {
 			uint32_t cur = 0, want = install ? UPROBE_BRK : u->insn;
 
@@ -330,7 +364,8 @@ static void patch_all(struct ksvc_uprobe *u, bool install)
 	kfree(mms);
 }
 
-int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out)
+int ksvc_uprobe_register(const char *path, uint64_t offset, uint64_t ref_ctr_offset, bool ret,
+			 struct ksvc_uprobe **out)
 {
 	struct file *f;
 	uint32_t insn = 0;
@@ -339,7 +374,7 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 
 	if (err)
 		return err;
-	if (!file_is_regular(f) || offset > file_size(f) || (offset & 3)) {
+	if (!file_is_regular(f) || offset > file_size(f) || (offset & 3) || (ref_ctr_offset & 1)) {
 		file_put(f);
 		return -EINVAL;
 	}
@@ -354,6 +389,12 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 		struct ksvc_uprobe *u = list_entry(n, struct ksvc_uprobe, node);
 
 		if (u->file->inode == f->inode && u->offset == offset) {
+			if (u->ref_ctr != ref_ctr_offset) { /* alloc_uprobe's mismatch */
+				spin_unlock_irqrestore(&uprobe_lock, fl);
+				kmutex_unlock(&uprobe_mutex);
+				file_put(f);
+				return -EINVAL;
+			}
 			*(ret ? &u->nr_ret : &u->nr_entry) += 1;
 			spin_unlock_irqrestore(&uprobe_lock, fl);
 			kmutex_unlock(&uprobe_mutex);
@@ -372,6 +413,7 @@ int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksv
 	}
 	u->file = f;
 	u->offset = offset;
+	u->ref_ctr = ref_ctr_offset;
 	u->insn = insn;
 	*(ret ? &u->nr_ret : &u->nr_entry) = 1;
 	atomic_store(&u->refs, 1);
@@ -555,7 +597,33 @@ static bool uprobe_brk(struct trapframe *tf)
 
 void uprobe_exec(struct uthread *ut)
 {
+	struct mm *mm = current_proc()->mm;
+	struct list_node *n;
+
 	uprobe_task_free(ut); /* the returns it waited for were in the old program */
+	/* under the mutex: a registration meanwhile counts this mm either here or in patch_all */
+	kmutex_lock(&uprobe_mutex);
+	list_for_each(n, &uprobes) {
+		struct ksvc_uprobe *u = list_entry(n, struct ksvc_uprobe, node);
+		bool mapped = false;
+		struct list_node *m;
+
+		if (!u->ref_ctr || u->dying)
+			continue;
+		kmutex_lock(&mm->lock);
+		list_for_each(m, &mm->vmas) {
+			struct vm_area *v = list_entry(m, struct vm_area, node);
+
+			mapped = mapped || (vma_probed(v, u->file) && vma_vaddr(v, u->offset));
+		}
+		kmutex_unlock(&mm->lock);
+		if (mapped)
+			ref_ctr_add(mm, u, 1);
+	}
+	kmutex_lock(&mm->lock);
+	mm->uprobe_refs = true;
+	kmutex_unlock(&mm->lock);
+	kmutex_unlock(&uprobe_mutex);
 }
 
 void uprobe_init(void)

@@ -563,6 +563,7 @@ struct mm *mm_dup(struct mm *src)
 	mm->mmap_base = src->mmap_base;
 	mm->stack_top = src->stack_top;
 	mm->sigtramp = src->sigtramp;
+	mm->uprobe_refs = src->uprobe_refs;
 	mm->vdso = src->vdso;
 	mm->start_code = src->start_code;
 	mm->end_code = src->end_code;

@@ -21,7 +21,8 @@
  *
  * An inherited event shares its parent's probe (Linux reads the path again from the forking
  * task's memory, and fails the fork with EFAULT when it is not there).
- * Not built: ref_ctr_offset (USDT semaphores): a non-zero one gets EOPNOTSUPP.
+ * config:32-63, ref_ctr_offset, is the file offset of the probe's USDT semaphore
+ * (kernel/uprobes.c raises it in each process while the probe is in its text).
  */
 #include <linux/perf_event.h>
 #include <kern/errno.h>
@@ -51,8 +52,6 @@ static int uprobe_event_init(struct perf_event *e)
 		return -ENOENT;
 	if (e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
-	if (e->attr.config >> 32)
-		return -EOPNOTSUPP; /* ref_ctr_offset: not built */
 	if (e->hw.uprobe) {
 		/* inherited: one more registration of the parent's probe */
 		ksvc_uprobe_dup(e->hw.uprobe, ret);
@@ -71,7 +70,8 @@ static int uprobe_event_init(struct perf_event *e)
 	else if (!path[0])
 		err = -EINVAL;
 	else
-		err = ksvc_uprobe_register(path, e->attr.config2, ret, &e->hw.uprobe);
+		err = ksvc_uprobe_register(path, e->attr.config2, e->attr.config >> 32, ret,
+					   &e->hw.uprobe);
 	ksvc_free(path);
 	if (err)
 		return err;

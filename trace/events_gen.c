@@ -218,6 +218,14 @@ static const struct trace_field f94[] = {
 	{ "int __syscall_nr", "__syscall_nr", 8, 4, 1 },
 	{ "int error_code", "error_code", 16, 8, 0 },
 };
+static const struct trace_field f100[] = {
+	{ "int irq", "irq", 8, 4, 1 },
+	{ "int ret", "ret", 12, 4, 1 },
+};
+static const struct trace_field f101[] = {
+	{ "int irq", "irq", 8, 4, 1 },
+	{ "__data_loc char[] name", "name", 12, 4, 0 },
+};
 static const struct trace_field f102[] = {
 	{ "int __syscall_nr", "__syscall_nr", 8, 4, 1 },
 	{ "long ret", "ret", 16, 8, 1 },
@@ -1099,6 +1107,30 @@ static const struct trace_field f301[] = {
 	{ "int __syscall_nr", "__syscall_nr", 8, 4, 1 },
 	{ "struct __kernel_old_timeval * tv", "tv", 16, 8, 0 },
 	{ "struct timezone * tz", "tz", 24, 8, 0 },
+};
+static const struct trace_field f305[] = {
+	{ "void * hrtimer", "hrtimer", 8, 8, 0 },
+};
+static const struct trace_field f306[] = {
+	{ "void * hrtimer", "hrtimer", 8, 8, 0 },
+};
+static const struct trace_field f307[] = {
+	{ "void * hrtimer", "hrtimer", 8, 8, 0 },
+	{ "s64 now", "now", 16, 8, 1 },
+	{ "void * function", "function", 24, 8, 0 },
+};
+static const struct trace_field f308[] = {
+	{ "void * hrtimer", "hrtimer", 8, 8, 0 },
+	{ "void * function", "function", 16, 8, 0 },
+	{ "s64 expires", "expires", 24, 8, 1 },
+	{ "s64 softexpires", "softexpires", 32, 8, 1 },
+	{ "enum hrtimer_mode mode", "mode", 40, 4, 0 },
+	{ "bool was_armed", "was_armed", 44, 1, 0 },
+};
+static const struct trace_field f309[] = {
+	{ "void * hrtimer", "hrtimer", 8, 8, 0 },
+	{ "clockid_t clockid", "clockid", 16, 4, 1 },
+	{ "enum hrtimer_mode mode", "mode", 20, 4, 0 },
 };
 static const struct trace_field f315[] = {
 	{ "int __syscall_nr", "__syscall_nr", 8, 4, 1 },
@@ -3329,6 +3361,8 @@ const struct trace_event trace_events[] = {
 	{ "syscalls", "sys_enter_exit_group", 92, __NR_exit_group, 24, 2, f92, "\"error_code: 0x%08lx\", ((unsigned long)(REC->error_code))" },
 	{ "syscalls", "sys_exit_exit", 93, __NR_exit, 24, 2, f93, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_exit", 94, __NR_exit, 24, 2, f94, "\"error_code: 0x%08lx\", ((unsigned long)(REC->error_code))" },
+	{ "irq", "irq_handler_exit", 100, -1, 16, 2, f100, "\"irq=%d ret=%s\", REC->irq, REC->ret ? \"handled\" : \"unhandled\"" },
+	{ "irq", "irq_handler_entry", 101, -1, 16, 2, f101, "\"irq=%d name=%s\", REC->irq, __get_str(name)" },
 	{ "syscalls", "sys_exit_capset", 102, __NR_capset, 24, 2, f102, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_capset", 103, __NR_capset, 32, 3, f103, "\"header: 0x%08lx, data: 0x%08lx\", ((unsigned long)(REC->header)), ((unsigned long)(REC->data))" },
 	{ "syscalls", "sys_exit_capget", 104, __NR_capget, 24, 2, f104, "\"0x%lx\", REC->ret" },
@@ -3514,6 +3548,11 @@ const struct trace_event trace_events[] = {
 	{ "syscalls", "sys_enter_settimeofday", 299, __NR_settimeofday, 32, 3, f299, "\"tv: 0x%08lx, tz: 0x%08lx\", ((unsigned long)(REC->tv)), ((unsigned long)(REC->tz))" },
 	{ "syscalls", "sys_exit_gettimeofday", 300, __NR_gettimeofday, 24, 2, f300, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_gettimeofday", 301, __NR_gettimeofday, 32, 3, f301, "\"tv: 0x%08lx, tz: 0x%08lx\", ((unsigned long)(REC->tv)), ((unsigned long)(REC->tz))" },
+	{ "timer", "hrtimer_cancel", 305, -1, 16, 1, f305, "\"hrtimer=%p\", REC->hrtimer" },
+	{ "timer", "hrtimer_expire_exit", 306, -1, 16, 1, f306, "\"hrtimer=%p\", REC->hrtimer" },
+	{ "timer", "hrtimer_expire_entry", 307, -1, 32, 3, f307, "\"hrtimer=%p function=%ps now=%llu\", REC->hrtimer, REC->function, (unsigned long long) REC->now" },
+	{ "timer", "hrtimer_start", 308, -1, 48, 6, f308, "\"hrtimer=%p function=%ps expires=%llu softexpires=%llu mode=%s was_armed=%d\", REC->hrtimer, REC->function, (unsigned long long) REC->expires, (unsigned long long) REC->softexpires, __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, \"ABS\" }, { HRTIMER_MODE_REL, \"REL\" }, { HRTIMER_MODE_ABS_PINNED, \"ABS|PINNED\" }, { HRTIMER_MODE_REL_PINNED, \"REL|PINNED\" }, { HRTIMER_MODE_ABS_SOFT, \"ABS|SOFT\" }, { HRTIMER_MODE_REL_SOFT, \"REL|SOFT\" }, { HRTIMER_MODE_ABS_PINNED_SOFT, \"ABS|PINNED|SOFT\" }, { HRTIMER_MODE_REL_PINNED_SOFT, \"REL|PINNED|SOFT\" }, { HRTIMER_MODE_ABS_HARD, \"ABS|HARD\" }, { HRTIMER_MODE_REL_HARD, \"REL|HARD\" }, { HRTIMER_MODE_ABS_PINNED_HARD, \"ABS|PINNED|HARD\" }, { HRTIMER_MODE_REL_PINNED_HARD, \"REL|PINNED|HARD\" }), REC->was_armed" },
+	{ "timer", "hrtimer_init", 309, -1, 24, 3, f309, "\"hrtimer=%p clockid=%s mode=%s\", REC->hrtimer, __print_symbolic(REC->clockid, { 0, \"CLOCK_REALTIME\" }, { 1, \"CLOCK_MONOTONIC\" }, { 7, \"CLOCK_BOOTTIME\" }, { 11, \"CLOCK_TAI\" }), __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, \"ABS\" }, { HRTIMER_MODE_REL, \"REL\" }, { HRTIMER_MODE_ABS_PINNED, \"ABS|PINNED\" }, { HRTIMER_MODE_REL_PINNED, \"REL|PINNED\" }, { HRTIMER_MODE_ABS_SOFT, \"ABS|SOFT\" }, { HRTIMER_MODE_REL_SOFT, \"REL|SOFT\" }, { HRTIMER_MODE_ABS_PINNED_SOFT, \"ABS|PINNED|SOFT\" }, { HRTIMER_MODE_REL_PINNED_SOFT, \"REL|PINNED|SOFT\" }, { HRTIMER_MODE_ABS_HARD, \"ABS|HARD\" }, { HRTIMER_MODE_REL_HARD, \"REL|HARD\" }, { HRTIMER_MODE_ABS_PINNED_HARD, \"ABS|PINNED|HARD\" }, { HRTIMER_MODE_REL_PINNED_HARD, \"REL|PINNED|HARD\" })" },
 	{ "syscalls", "sys_exit_nanosleep", 315, __NR_nanosleep, 24, 2, f315, "\"0x%lx\", REC->ret" },
 	{ "syscalls", "sys_enter_nanosleep", 316, __NR_nanosleep, 32, 3, f316, "\"rqtp: 0x%08lx, rmtp: 0x%08lx\", ((unsigned long)(REC->rqtp)), ((unsigned long)(REC->rmtp))" },
 	{ "syscalls", "sys_exit_clock_nanosleep", 321, __NR_clock_nanosleep, 24, 2, f321, "\"0x%lx\", REC->ret" },

@@ -13,8 +13,12 @@
  * comm) with ==, != and ~ (a glob: "*x", "x*", "*x*", or any pattern with ?, [..], \ or an
  * inner *; a leading ! inverts).
  *
- * What it does not do: "char *" fields hold kernel pointers on Linux; here such a field only
- * parses (it compares as an empty string); the function event's "ip" filter of ftrace:function.
+ * "char *" fields (syscalls' path arguments) are pointers: as on Linux, FIELD compares the
+ * string at a kernel address (a user one never matches, whatever the operator), and
+ * FIELD.ustring the user string there (at most USTRING_BUF_SIZE, 1024 bytes; unreadable: no
+ * match); ".ustring" after any other field changes nothing.
+ *
+ * What it does not do: the function event's "ip" filter of ftrace:function.
  *
  * ABI: Linux 6.1 kernel/trace/trace_events_filter.c: calc_stack's errors are returned as
  * -1 (too few '(', EPERM), -2 (too many '(', ENOENT), -3 (a missing quote, ESRCH); a
@@ -34,7 +38,7 @@ enum { OP_GLOB, OP_NE, OP_EQ, OP_LE, OP_LT, OP_GE, OP_GT, OP_BAND, NR_OPS };
 /* two-character operators before their one-character prefixes */
 static const char *const op_text[NR_OPS] = { "~", "!=", "==", "<=", "<", ">=", ">", "&" };
 
-enum pred_kind { K_NUM, K_CPU, K_COMM, K_SSTR, K_DSTR, K_PSTR };
+enum pred_kind { K_NUM, K_CPU, K_COMM, K_SSTR, K_DSTR, K_PSTR, K_USTR };
 enum match_kind { M_FULL, M_FRONT, M_MIDDLE, M_END, M_GLOB };
 
 struct pred {
@@ -268,9 +272,16 @@ static int parse_pred(struct parser *p, int start, struct pred *pr)
 		i++;
 	if (i == s)
 		return -EPERM; /* Linux's bare -1: "Error: (0)" */
-	f = find_field(p, str + s, (size_t)(i - s), &kind);
+	int name_len = i - s;
+	bool ustring = !strncmp(str + i, ".ustring", 8); /* FIELD.ustring: a user string */
+
+	if (ustring)
+		i += 8;
+	f = find_field(p, str + s, (size_t)name_len, &kind);
 	if (!f)
 		return fail(p, -EINVAL, TRACE_FILT_FIELD_NOT_FOUND, pos + i);
+	if (ustring && kind == K_PSTR)
+		kind = K_USTR;
 	while (is_space(str[i]))
 		i++;
 	for (op = 0; op < NR_OPS; op++)
@@ -282,7 +293,8 @@ static int parse_pred(struct parser *p, int start, struct pred *pr)
 	while (is_space(str[i]))
 		i++;
 	s = i;
-	bool is_str = kind == K_COMM || kind == K_SSTR || kind == K_DSTR || kind == K_PSTR;
+	bool is_str = kind == K_COMM || kind == K_SSTR || kind == K_DSTR || kind == K_PSTR ||
+		      kind == K_USTR;
 
 	pr->kind = (uint8_t)kind;
 	pr->op = (uint8_t)op;
@@ -754,6 +766,38 @@ static bool cpu_match(const struct pred *pr, int cpu)
 	}
 }
 
+#define USTRING_BUF_SIZE 1024
+
+/* A char * field's string (user: a user address, else a kernel one) into buf, NUL-terminated
+ * within USTRING_BUF_SIZE: its length with the NUL, or 0 when it cannot be read. */
+static size_t pointed_string(const uint8_t *rec, uint32_t size, const struct pred *pr,
+			     bool user, char buf[USTRING_BUF_SIZE])
+{
+	uint64_t ptr;
+	size_t n = 0;
+
+	if ((uint32_t)pr->offset + 8 > size)
+		return 0;
+	memcpy(&ptr, rec + pr->offset, 8);
+	for (;;) {
+		if (ksvc_read_nofault(&buf[n], (const void *)(uintptr_t)(ptr + n), 1, user))
+			return 0;
+		if (!buf[n] || n == USTRING_BUF_SIZE - 1)
+			break;
+		n++;
+	}
+	buf[n] = 0;
+	return n + 1;
+}
+
+static bool pstr_match(const struct pred *pr, const uint8_t *rec, uint32_t size, bool user)
+{
+	char buf[USTRING_BUF_SIZE];
+	size_t len = pointed_string(rec, size, pr, user, buf);
+
+	return len && (str_match(pr, buf, len) ^ pr->inv); /* unreadable: false, even for != */
+}
+
 static bool pred_match(const struct pred *pr, const uint8_t *rec, uint32_t size,
 		       const char *comm, unsigned int cpu)
 {
@@ -778,8 +822,10 @@ static bool pred_match(const struct pred *pr, const uint8_t *rec, uint32_t size,
 			return false;
 		return str_match(pr, (const char *)rec + (item & 0xffff), item >> 16) ^ pr->inv;
 	}
+	case K_PSTR:
+		return pstr_match(pr, rec, size, false);
 	default:
-		return str_match(pr, "", 1) ^ pr->inv;
+		return pstr_match(pr, rec, size, true);
 	}
 }
 

@@ -322,3 +322,61 @@ void trace_contention_slow(const void *lock, bool begin)
 	emit_pair(begin ? TRACE_ID_CONTENTION_BEGIN : TRACE_ID_CONTENTION_END,
 		  (uint64_t)(uintptr_t)lock, begin ? 0x20 : 0, 4); /* LCB_F_MUTEX; ret 0 */
 }
+
+/* ---- irq (kernel/irq.c) and timer (kernel/time.c's ktimers as hrtimers) ---- */
+
+void trace_irq_handler_slow(unsigned int irq, const char *name, bool entry, bool handled)
+{
+	uint8_t rec[64];
+	uint64_t regs[34];
+	int32_t virq = (int32_t)irq;
+
+	KERNEL_REGS(regs);
+	memcpy(rec + 8, &virq, 4);
+	if (!entry) {
+		put32(rec, 12, handled); /* IRQ_HANDLED / IRQ_NONE */
+		emit(TRACE_ID_IRQ_HANDLER_EXIT, rec, 16, regs, false);
+		return;
+	}
+	size_t len = strnlen(name, 31) + 1;
+	uint32_t loc = (uint32_t)len << 16 | 16; /* __data_loc: the string after the record */
+
+	memcpy(rec + 12, &loc, 4);
+	memcpy(rec + 16, name, len - 1);
+	rec[16 + len - 1] = 0;
+	emit(TRACE_ID_IRQ_HANDLER_ENTRY, rec, (uint32_t)(16 + len), regs, false);
+}
+
+#define CLOCK_MONOTONIC 1
+#define HRTIMER_MODE_ABS_PINNED_HARD 0x0a /* ABS 0 | PINNED 2 | HARD 8 */
+
+void trace_hrtimer_slow(unsigned int id, const void *timer, uint64_t fn, uint64_t ns)
+{
+	uint8_t rec[48];
+	uint64_t regs[34];
+	uint32_t size = 16;
+
+	KERNEL_REGS(regs);
+	memset(rec, 0, sizeof(rec));
+	put64(rec, 8, (uint64_t)(uintptr_t)timer);
+	switch (id) {
+	case TRACE_ID_HRTIMER_INIT:
+		put32(rec, 16, CLOCK_MONOTONIC);
+		put32(rec, 20, HRTIMER_MODE_ABS_PINNED_HARD);
+		size = 24;
+		break;
+	case TRACE_ID_HRTIMER_START: /* was_armed stays 0: ktimer_arm takes a disarmed timer */
+		put64(rec, 16, fn);
+		put64(rec, 24, ns); /* expires */
+		put64(rec, 32, ns); /* softexpires: no slack */
+		put32(rec, 40, HRTIMER_MODE_ABS_PINNED_HARD);
+		size = 48;
+		break;
+	case TRACE_ID_HRTIMER_EXPIRE_ENTRY:
+		put64(rec, 16, ns); /* now */
+		put64(rec, 24, fn);
+		size = 32;
+		break;
+	}
+	emit(id, rec, size, regs, false);
+}

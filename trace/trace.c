@@ -89,7 +89,8 @@ void trace_common(void *rec, unsigned int id, bool irqs_off)
 	int32_t pid = ksvc_current_tid();
 
 	memcpy(p, &type, 2);
-	p[2] = irqs_off ? 0x01 : 0x00; /* TRACE_FLAG_IRQS_OFF */
+	/* TRACE_FLAG_IRQS_OFF, TRACE_FLAG_HARDIRQ */
+	p[2] = (uint8_t)((irqs_off ? 0x01 : 0x00) | (ksvc_in_irq() ? 0x08 : 0x00));
 	p[3] = 0; /* preempt count: the kernel is not preemptible where the hooks run */
 	memcpy(p + 4, &pid, 4);
 }

@@ -276,14 +276,10 @@ void gic_handle_irq(struct trapframe *tf)
 				wr32(gicc + GICC_EOIR, iar);
 			else
 				write_sysreg_s(ICC_EOIR1_EL1, iar);
-			if (intid == IPI_CALL)
-				smp_handle_calls();
-			else if (intid == IPI_WORK)
-				irq_work_run();
-			else if (intid == IPI_STOP)
+			if (intid == IPI_STOP)
 				for (;;)
 					__asm__ volatile("msr daifset, #0xf\n wfi");
-			else if (handlers[intid].fn)
+			else if (handlers[intid].fn) /* kernel/irq.c's IPI actions */
 				handlers[intid].fn(intid, tf, handlers[intid].arg);
 			continue;
 		}

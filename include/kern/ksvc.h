@@ -303,9 +303,13 @@ struct ksvc_uprobe; /* one probed (file, offset), shared by its registrations */
  * [sleep] Probe the instruction at offset of the file at path (ret: its return, else its
  * entry) in every process that maps it, now and later: 0 with *out (hits then reach
  * perf_uprobe_hit with it), or -ENOENT and the open errors of path, -EINVAL (not a regular
- * file, offset past the end or not 4-aligned, an instruction Linux does not probe), -ENOMEM.
+ * file, offset past the end or not 4-aligned, an instruction Linux does not probe,
+ * ref_ctr_offset not 2-aligned or not the one the probe already has), -ENOMEM.
+ * ref_ctr_offset (0: none) is the file offset of a USDT semaphore, a 16-bit counter that each
+ * process mapping the file sees raised by one while the probe is in its text.
  */
-int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out);
+int ksvc_uprobe_register(const char *path, uint64_t offset, uint64_t ref_ctr_offset, bool ret,
+			 struct ksvc_uprobe **out);
 /* [sleep] Undo one registration (ret as given); the last one takes the BRKs out. */
 void ksvc_uprobe_unregister(struct ksvc_uprobe *u, bool ret);
 /* [any] One more registration of u (an inherited event's, under perf's spinlocks at fork),

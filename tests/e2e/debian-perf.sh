@@ -11,7 +11,9 @@
 # record -e probe_hot:burn samples, and perf probe -d deletes it; perf sched record + latency,
 # perf kmem record + stat (kmem:kmalloc/kfree) and perf lock record + report run as on Linux,
 # and perf trace -- true lists a program's syscalls; perf probe -a sys_getpid adds a kprobe
-# that perf stat counts.
+# that perf stat counts; perf record -e irq:irq_handler_entry -a + perf script/report show the
+# timer's interrupts (irq=11 name=arch_timer, as on Linux) and perf stat -e 'irq:*' -e
+# 'timer:*' counts them and the hrtimers.
 set -u
 BUILD=${BUILD:-build}
 OV="$BUILD/debian-perf"
@@ -44,6 +46,10 @@ $P record -e sched:sched_switch -a -o /out/sw.data -- sleep 0.3 2> /out/sw.err
 $P script -i /out/sw.data > /out/sw.txt 2> /dev/null
 $P trace -s -- true > /out/trace.txt 2>&1
 $P trace -- true > /out/trace-l.txt 2>&1
+$P record -e irq:irq_handler_entry -a -o /out/irq.data -- sleep 1 2> /out/irq.err
+$P report -i /out/irq.data --stdio --sort comm > /out/irq-rep.txt 2>&1
+$P script -i /out/irq.data > /out/irq.txt 2> /dev/null
+$P stat -x, -a -e 'irq:*' -e 'timer:*' -- sleep 0.5 2> /out/irq-stat.csv
 $P sched record -o /out/sched.data -- sleep 0.2 2> /out/sched-rec.err
 $P sched latency -i /out/sched.data > /out/sched-lat.txt 2>&1
 $P kmem record -o /out/kmem.data -- hot 1 2> /out/kmem-rec.err
@@ -96,6 +102,22 @@ grep -Eq '^ +brk +[0-9]+ ' "$w/out/trace.txt" 2> /dev/null && ok "perf trace -s 
 grep -q 'true/[0-9]* exit_group()' "$w/out/trace-l.txt" 2> /dev/null &&
 	ok "perf trace -- true: the program's syscalls, to exit_group" ||
 	{ bad "perf trace -- true"; tail -5 "$w/out/trace-l.txt" 2> /dev/null; }
+# irq and timer tracepoints: the timer's interrupt as Linux names and numbers it (/proc/interrupts)
+grep -q 'irq:irq_handler_entry: irq=11 name=arch_timer$' "$w/out/irq.txt" 2> /dev/null &&
+	ok "perf record -e irq:irq_handler_entry -a, perf script: $(grep -c arch_timer "$w/out/irq.txt") arch_timer entries" ||
+	{ bad "perf script of irq:irq_handler_entry"; cat "$w/out/irq.err" 2> /dev/null; head -5 "$w/out/irq.txt" 2> /dev/null; }
+grep -Eq "^# Samples: [1-9][0-9]* +of event 'irq:irq_handler_entry'" "$w/out/irq-rep.txt" 2> /dev/null &&
+	grep -Eq '^ +[0-9.]+% +swapper' "$w/out/irq-rep.txt" &&
+	ok "perf report of those samples: by command, swapper among them" ||
+	{ bad "perf report of irq:irq_handler_entry"; head -20 "$w/out/irq-rep.txt" 2> /dev/null; }
+for ev in irq:irq_handler_entry irq:irq_handler_exit timer:hrtimer_start timer:hrtimer_expire_entry \
+	timer:hrtimer_expire_exit; do
+	v=$(awk -F, -v e="$ev" '$3 == e { print $1 }' "$w/out/irq-stat.csv" 2> /dev/null)
+	case "$v" in
+	'' | 0 | '<not supported>' | '<not counted>') bad "perf stat -a -e 'irq:*' -e 'timer:*': $ev '$v'"; cat "$w/out/irq-stat.csv" 2> /dev/null ;;
+	*) ok "perf stat -a -e 'irq:*' -e 'timer:*' counts $ev ($v)" ;;
+	esac
+done
 # perf sched/kmem/lock: the outputs Linux 6.1 gives for the same commands under refvm.sh
 grep -q '^ *sleep:[0-9]* *|' "$w/out/sched-lat.txt" 2> /dev/null &&
 	ok "perf sched record -- sleep, perf sched latency: sleep's line" ||

@@ -713,19 +713,21 @@ int ksvc_bpffs_get(const void *upath, const struct ksvc_file_ops **ops, void **p
 	return -ENOENT;
 }
 
-/* Uprobes: "/bin/hot" exists, at 4-aligned offsets below 4096; registrations are counted in
+/* Uprobes: "/bin/hot" exists, at 4-aligned offsets below 4096 (2-aligned reference counter
+ * offsets); registrations are counted in
  * ksvc_fake.uprobe_regs. */
 struct ksvc_uprobe {
 	int dummy;
 };
 static struct ksvc_uprobe fake_uprobe;
 
-int ksvc_uprobe_register(const char *path, uint64_t offset, bool ret, struct ksvc_uprobe **out)
+int ksvc_uprobe_register(const char *path, uint64_t offset, uint64_t ref_ctr_offset, bool ret,
+			 struct ksvc_uprobe **out)
 {
 	(void)ret;
 	if (strcmp(path, "/bin/hot"))
 		return -ENOENT;
-	if (offset >= 4096 || (offset & 3))
+	if (offset >= 4096 || (offset & 3) || (ref_ctr_offset & 1))
 		return -EINVAL;
 	ksvc_fake.uprobe_regs++;
 	*out = &fake_uprobe;

@@ -79,6 +79,24 @@ static void test_lookup(void **state)
 	assert_null(trace_syscall_event(__NR_getppid, false));
 	assert_null(trace_event_by_id(ev->id));
 	no_getppid = false;
+
+	/* the fixed ids the irq and timer hooks name are those events */
+	static const struct { unsigned int id; const char *sys, *name; uint16_t size; } fixed[] = {
+		{ TRACE_ID_IRQ_HANDLER_ENTRY, "irq", "irq_handler_entry", 16 },
+		{ TRACE_ID_IRQ_HANDLER_EXIT, "irq", "irq_handler_exit", 16 },
+		{ TRACE_ID_HRTIMER_INIT, "timer", "hrtimer_init", 24 },
+		{ TRACE_ID_HRTIMER_START, "timer", "hrtimer_start", 48 },
+		{ TRACE_ID_HRTIMER_CANCEL, "timer", "hrtimer_cancel", 16 },
+		{ TRACE_ID_HRTIMER_EXPIRE_ENTRY, "timer", "hrtimer_expire_entry", 32 },
+		{ TRACE_ID_HRTIMER_EXPIRE_EXIT, "timer", "hrtimer_expire_exit", 16 },
+	};
+	for (unsigned int i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		ev = trace_event_by_id(fixed[i].id);
+		assert_non_null(ev);
+		assert_string_equal(ev->system, fixed[i].sys);
+		assert_string_equal(ev->name, fixed[i].name);
+		assert_int_equal(ev->size, fixed[i].size);
+	}
 }
 
 static void test_use(void **state)
@@ -121,6 +139,13 @@ static void test_common(void **state)
 	assert_int_equal(pid, 4242);
 	trace_common(rec, 181, false);
 	assert_int_equal(rec[2], 0);
+	/* in an interrupt handler: TRACE_FLAG_HARDIRQ beside TRACE_FLAG_IRQS_OFF */
+	ksvc_fake.in_irq = true;
+	trace_common(rec, TRACE_ID_IRQ_HANDLER_ENTRY, true);
+	ksvc_fake.in_irq = false;
+	assert_int_equal(rec[2], 0x09);
+	trace_common(rec, TRACE_ID_IRQ_HANDLER_ENTRY, true);
+	assert_int_equal(rec[2], 0x01);
 }
 
 int main(void)

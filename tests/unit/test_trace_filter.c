@@ -1,7 +1,8 @@
 /* test_trace_filter.c - trace/filter.c: the filter language's parse errors (errno, code and
  * position, as Linux 6.1 gave them for sched:sched_switch under refvm), the filter file's
  * error text, and matching records: integers of each size and signedness, &&/||/!/parentheses,
- * the generic cpu and comm fields, char[16] and __data_loc strings with == != and ~ globs. */
+ * the generic cpu and comm fields, char[16] and __data_loc strings with == != and ~ globs, char *
+ * fields and FIELD.ustring. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -267,6 +268,54 @@ static void test_match_data_loc(void **state)
 	trace_filter_free(f);
 }
 
+/* Parse s for ev (it must parse), match rec (size bytes) with comm "x", free: the answer. */
+static bool parse_match(const struct trace_event *ev, const char *s, const uint8_t *rec,
+			uint32_t size)
+{
+	struct trace_filter *f;
+	struct trace_filter_err e;
+	char comm[16] = "x";
+
+	assert_int_equal(parse_ev(ev, s, &f, &e), 0);
+	bool m = trace_filter_match(f, rec, size, comm, 0);
+
+	trace_filter_free(f);
+	return m;
+}
+
+/* char * fields (syscalls:sys_enter_openat's filename): FIELD.ustring compares the user string
+ * at the pointer; FIELD the kernel one, and an unreadable pointer never matches, even != */
+static void test_match_pointer(void **state)
+{
+	(void)state;
+	const struct trace_event *ev = event("syscalls", "sys_enter_openat");
+	static const char path[] = "/etc/passwd";
+	uint64_t ptr = (uintptr_t)path;
+	uint8_t rec[48];
+	struct trace_filter *f;
+	struct trace_filter_err e;
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec + 24, &ptr, 8); /* filename: offset 24 */
+	assert_true(parse_match(ev, "filename.ustring == \"/etc/passwd\"", rec, 48));
+	assert_true(parse_match(ev, "filename.ustring ~ \"*pass*\" && filename.ustring != \"x\"", rec, 48));
+	assert_false(parse_match(ev, "filename.ustring ~ \"/usr/*\"", rec, 48));
+	/* the pointer field past the record: no match */
+	assert_false(parse_match(ev, "filename.ustring == \"/etc/passwd\"", rec, 28));
+	/* an unreadable pointer: no match for ==, != or ~ */
+	ptr = 0;
+	memcpy(rec + 24, &ptr, 8);
+	assert_false(parse_match(ev, "filename.ustring != \"x\" || filename != \"x\" || filename ~ \"*\"", rec, 48));
+	/* ".ustring" after another field is that field; a number for a string is EXPECT_STRING */
+	assert_int_equal(parse_ev(ev, "dfd.ustring == 3", &f, &e), 0);
+	trace_filter_free(f);
+	assert_int_equal(parse_ev(ev, "filename.ustring == 3", &f, &e), -EINVAL);
+	assert_int_equal(e.code, TRACE_FILT_EXPECT_STRING);
+	assert_int_equal(parse_ev(ev, "filename.ustringx == \"x\"", &f, &e), -EINVAL);
+	assert_int_equal(e.code, TRACE_FILT_INVALID_OP);
+	assert_int_equal(e.pos, 17);
+}
+
 /* many predicates: the walk is linear and forward */
 static void test_long(void **state)
 {
@@ -393,7 +442,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),	      cmocka_unit_test(test_err_text),
 		cmocka_unit_test(test_match_ints),    cmocka_unit_test(test_match_strings),
-		cmocka_unit_test(test_match_data_loc), cmocka_unit_test(test_long),
+		cmocka_unit_test(test_match_data_loc), cmocka_unit_test(test_match_pointer),
+		cmocka_unit_test(test_long),
 		cmocka_unit_test(test_nomem), cmocka_unit_test(test_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

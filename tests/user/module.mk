@@ -84,11 +84,17 @@ UPROGS += t_tp_filter
 t_tp_filter_SRCS := tests/user/t_tp_filter.c
 UPROGS += t_tp_kmem
 t_tp_kmem_SRCS := tests/user/t_tp_kmem.c
-TESTS_USER_C := t_tracepoint t_tp_filter t_tp_kmem t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fifo t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe t_probe_input t_ftrace_files
+UPROGS += t_tp_irq
+t_tp_irq_SRCS := tests/user/t_tp_irq.c
+UPROGS += t_usdt
+t_usdt_SRCS := tests/user/t_usdt.c
+UPROGS += t_probe_fetch
+t_probe_fetch_SRCS := tests/user/t_probe_fetch.c
+TESTS_USER_C := t_tracepoint t_tp_filter t_tp_kmem t_tp_irq t_usdt t_probe_fetch t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fifo t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe t_probe_input t_ftrace_files
 # (keep whatever the default goal was: this rule must not become it)
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h
-$(BUILD)/user/bin/t_tracepoint $(BUILD)/user/bin/t_tp_filter $(BUILD)/user/bin/t_tp_kmem $(BUILD)/user/bin/t_uprobe: tests/user/tracing.h
+$(BUILD)/user/bin/t_tracepoint $(BUILD)/user/bin/t_tp_filter $(BUILD)/user/bin/t_tp_kmem $(BUILD)/user/bin/t_tp_irq $(BUILD)/user/bin/t_usdt $(BUILD)/user/bin/t_probe_fetch $(BUILD)/user/bin/t_uprobe: tests/user/tracing.h
 .DEFAULT_GOAL := $(tests_user_goal)
 UPROGS += t_perf_bpf
 t_perf_bpf_SRCS := tests/user/t_perf_bpf.c

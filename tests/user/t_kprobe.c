@@ -275,18 +275,6 @@ static void test_filter(void)
 	}
 }
 
-static int append(const char *path, const char *s, int flags)
-{
-	int fd = open(path, O_WRONLY | flags), r;
-
-	if (fd < 0)
-		return -errno;
-	r = (int)write(fd, s, strlen(s));
-	r = r < 0 ? -errno : 0;
-	close(fd);
-	return r;
-}
-
 #define KE "/sys/kernel/tracing/kprobe_events"
 
 static void test_kprobe_events(void)
@@ -297,7 +285,7 @@ static void test_kprobe_events(void)
 
 	snprintf(line, sizeof(line), "p:kpt/getpid_entry %s\nr:kpt/getpid_ret %s\np %s\n", getpid_sym,
 		 getpid_sym, getpid_sym);
-	r = append(KE, line, O_TRUNC);
+	r = write_file(KE, line, O_TRUNC);
 	if (!CHECK(r == 0, "kprobe_events takes p:, r: and p definitions", "%s", strerror(-r)))
 		return;
 	snprintf(want, sizeof(want), "p:kpt/getpid_entry %s\nr%ld:kpt/getpid_ret %s\np:kprobes/p_%s_0 %s\n",
@@ -365,18 +353,18 @@ static void test_kprobe_events(void)
 	      "kprobe_profile: 9 hits of each probe (one per hit, whatever events count it)", "[%s]", buf);
 
 	snprintf(line, sizeof(line), "p:kpt/getpid_entry %s\n", getpid_sym);
-	CHECK(append(KE, line, O_APPEND) == -EEXIST, "a name defined twice is EEXIST", "%s", "no");
-	CHECK(append(KE, "p:kpt/nope no_such_function_here\n", O_APPEND) == -ENOENT,
+	CHECK(write_file(KE, line, O_APPEND) == -EEXIST, "a name defined twice is EEXIST", "%s", "no");
+	CHECK(write_file(KE, "p:kpt/nope no_such_function_here\n", O_APPEND) == -ENOENT,
 	      "an unknown function is ENOENT", "%s", "no");
 	snprintf(line, sizeof(line), "x:kpt/bad %s\n", getpid_sym);
-	CHECK(append(KE, line, O_APPEND) == -EINVAL, "an unknown command is EINVAL", "%s", "no");
+	CHECK(write_file(KE, line, O_APPEND) == -EINVAL, "an unknown command is EINVAL", "%s", "no");
 	snprintf(line, sizeof(line), "r:kpt/bad %s+4\n", getpid_sym);
-	CHECK(append(KE, line, O_APPEND) == -EINVAL, "a return probe past the entry is EINVAL", "%s", "no");
-	CHECK(append(KE, "p:kpt/bad\n", O_APPEND) == -EINVAL, "a definition without a place is EINVAL", "%s", "no");
-	CHECK(append(KE, "-:kpt/getpid_entry\n", O_APPEND) == 0 &&
-		      append(KE, "-:kpt/getpid_entry\n", O_APPEND) == -ENOENT,
+	CHECK(write_file(KE, line, O_APPEND) == -EINVAL, "a return probe past the entry is EINVAL", "%s", "no");
+	CHECK(write_file(KE, "p:kpt/bad\n", O_APPEND) == -EINVAL, "a definition without a place is EINVAL", "%s", "no");
+	CHECK(write_file(KE, "-:kpt/getpid_entry\n", O_APPEND) == 0 &&
+		      write_file(KE, "-:kpt/getpid_entry\n", O_APPEND) == -ENOENT,
 	      "-: deletes, then ENOENT", "%s", "no");
-	CHECK(append(KE, "\n", O_TRUNC) == 0 && read_file(KE, buf, sizeof(buf)) == 0 &&
+	CHECK(write_file(KE, "\n", O_TRUNC) == 0 && read_file(KE, buf, sizeof(buf)) == 0 &&
 		      access("/sys/kernel/tracing/events/kpt", F_OK) != 0,
 	      "O_TRUNC deletes them all, and events/kpt with them", "[%s]", buf);
 }

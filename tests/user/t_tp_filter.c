@@ -15,10 +15,14 @@
  *  6 events/<sys>/<event>/filter: what is written shows back, a bad filter is its errno and
  *    the parse error's text, "0" clears; events/<sys>/filter sets each event of the system
  *    (or its error); neither filters perf's events.
+ *  7 char * fields: syscalls:sys_enter_openat's filename.ustring compares the path a task
+ *    passed (==, !=, ~); plain filename reads it as kernel memory and never matches; the
+ *    parse errors around ".ustring" as Linux shows them.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +167,29 @@ static void test_errnos(void)
 
 /* ---- 2 ---- */
 
+/* A counting event of tracepoint id with filter f around run() (true: it ran right): its
+ * count, all ones when run failed; *r the SET_FILTER result. */
+static uint64_t filtered_count(long id, const char *f, bool (*run)(void), int *r)
+{
+	int fd = tp_open(id, 0, 0);
+	bool ok;
+	uint64_t c;
+
+	*r = set_filter(fd, f);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	ok = run();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	c = count_of(fd);
+	close(fd);
+	return ok ? c : ~0ull;
+}
+
+static bool run_closes(void)
+{
+	closes();
+	return true;
+}
+
 static void test_counting(void)
 {
 	long id = event_id("syscalls/sys_enter_close");
@@ -204,17 +231,12 @@ static void test_counting(void)
 	snprintf(t[n - 1].f, sizeof(t[n - 1].f), "common_pid == %ld && fd == 1001",
 		 (long)syscall(SYS_gettid));
 	for (size_t i = 0; i < n; i++) {
-		int fd = tp_open(id, 0, 0), r = set_filter(fd, t[i].f);
-		uint64_t c;
+		int r;
+		uint64_t c = filtered_count(id, t[i].f, run_closes, &r);
 
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		closes();
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		c = count_of(fd);
 		snprintf(s, sizeof(s), "[%.96s] counts %llu", t[i].f, (unsigned long long)t[i].want);
 		tap_check(!r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
 			  (unsigned long long)c);
-		close(fd);
 	}
 }
 
@@ -304,6 +326,18 @@ static int fork_as(const char *name, int n)
 	return 0;
 }
 
+/* forks as "alpha" twice and "beta" three times, then takes this task's name back */
+static bool run_forks(void)
+{
+	char comm[16] = { 0 };
+	bool ok;
+
+	prctl(PR_GET_NAME, comm);
+	ok = !fork_as("alpha", 2) && !fork_as("beta", 3);
+	prctl(PR_SET_NAME, comm);
+	return ok;
+}
+
 static void test_strings(void)
 {
 	long id = event_id("sched/sched_process_fork");
@@ -324,23 +358,14 @@ static void test_strings(void)
 		{ "parent_comm ~ \"*\" && child_comm ~ \"alpha\"", 2 },
 		{ "child_pid > 0 && (parent_comm == \"alpha\" || parent_comm == \"beta\")", 5 },
 	};
-	char comm[16] = { 0 };
-
-	prctl(PR_GET_NAME, comm);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		int fd = tp_open(id, 0, 0), r = set_filter(fd, t[i].f), ok;
+		int r;
+		uint64_t c = filtered_count(id, t[i].f, run_forks, &r);
 		char s[128];
 
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		ok = !fork_as("alpha", 2) && !fork_as("beta", 3);
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		prctl(PR_SET_NAME, comm);
-		uint64_t c = count_of(fd);
-
 		snprintf(s, sizeof(s), "[%.96s] counts %llu", t[i].f, (unsigned long long)t[i].want);
-		tap_check(ok && !r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
+		tap_check(!r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
 			  (unsigned long long)c);
-		close(fd);
 	}
 }
 
@@ -424,6 +449,59 @@ static void test_files(void)
 	check_file(wk, "none\n", "sched_wakeup's filter cleared by the system's 0");
 }
 
+/* ---- 7 ---- */
+
+/* openat of paths that do not exist: 3 x /nonexistent/a1, 2 x /nonexistent/b22 */
+static bool opens(void)
+{
+	for (int i = 0; i < 5; i++)
+		syscall(SYS_openat, AT_FDCWD, i < 3 ? "/nonexistent/a1" : "/nonexistent/b22",
+			O_RDONLY);
+	return true;
+}
+
+static void test_pointers(void)
+{
+	long id = event_id("syscalls/sys_enter_openat");
+	const char *of = EV "syscalls/sys_enter_openat/filter";
+	static const struct {
+		const char *f;
+		uint64_t want;
+	} t[] = {
+		{ "filename.ustring == \"/nonexistent/a1\"", 3 },
+		{ "filename.ustring ~ \"/nonexistent/*\"", 5 },
+		{ "filename.ustring ~ \"*b22\"", 2 },
+		{ "filename.ustring != \"/nonexistent/a1\" && filename.ustring ~ \"/non*\"", 2 },
+		{ "filename == \"/nonexistent/a1\"", 0 }, /* a user pointer read as kernel memory */
+		{ "filename != \"x\"", 0 },		 /* never matches, whatever the operator */
+	};
+	char s[160];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int r;
+		uint64_t c = filtered_count(id, t[i].f, opens, &r);
+
+		snprintf(s, sizeof(s), "char *: [%.96s] counts %llu", t[i].f,
+			 (unsigned long long)t[i].want);
+		tap_check(!r && c == t[i].want, s, "set %s, count %llu", strerror(-r),
+			  (unsigned long long)c);
+	}
+	int fd = tp_open(id, 0, 0), r = set_filter(fd, "filename.ustring == 3");
+
+	tap_check(r == -EINVAL, "char *: FIELD.ustring with a number is EINVAL", "%d", r);
+	close(fd);
+	r = write_str(of, "filename.ustringx == \"x\"");
+	tap_check(r == -EINVAL, "char *: FIELD.ustringx is EINVAL", "%d", r);
+	check_file(of, "filename.ustringx == \"x\"\n                 ^\nparse_error: Invalid operator\n\n",
+		   "char *: the file shows the operator error after \".ustring\"");
+	r = write_str(of, "mode.ustring == \"x\"");
+	check_file(of, "mode.ustring == \"x\"\n                 ^\nparse_error: Expecting numeric field\n\n",
+		   "char *: .ustring after a number field is that field (a string for it is an error)");
+	r = write_str(of, "comm.ustring == \"x\"");
+	tap_check(r == 19, "char *: .ustring after comm is comm", "%d", r);
+	write_str(of, "0");
+}
+
 int main(void)
 {
 	tap_init("t_tp_filter", 120);
@@ -433,5 +511,6 @@ int main(void)
 	test_inherit();
 	test_strings();
 	test_files();
+	test_pointers();
 	return tap_done();
 }

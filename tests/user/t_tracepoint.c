@@ -81,13 +81,7 @@ static void test_mount(void)
 
 /* ---- 2: tracefs ---- */
 
-/* Every format starts with the common fields and an empty line. */
-#define COMMON_FIELDS                                                                              \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                   \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                   \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"           \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                               \
-	"\n"
+
 
 /* As Linux 6.1 (Debian's arm64 kernel) prints them (tools/trace/linux-6.1-formats.txt). */
 static const struct {
@@ -97,7 +91,7 @@ static const struct {
 	  "name: sched_switch\n"
 	  "ID: 264\n"
 	  "format:\n"
-	  COMMON_FIELDS
+	  TRACE_COMMON_FIELDS
 	  "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	  "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -111,7 +105,7 @@ static const struct {
 	  "name: sys_enter_getpid\n"
 	  "ID: 181\n"
 	  "format:\n"
-	  COMMON_FIELDS
+	  TRACE_COMMON_FIELDS
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\n"
 	  "print fmt: \"\"\n" },
@@ -119,7 +113,7 @@ static const struct {
 	  "name: sys_exit_getpid\n"
 	  "ID: 180\n"
 	  "format:\n"
-	  COMMON_FIELDS
+	  TRACE_COMMON_FIELDS
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	  "\n"
@@ -128,7 +122,7 @@ static const struct {
 	  "name: sys_exit\n"
 	  "ID: 23\n"
 	  "format:\n"
-	  COMMON_FIELDS
+	  TRACE_COMMON_FIELDS
 	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
 	  "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	  "\n"
@@ -137,7 +131,7 @@ static const struct {
 	  "name: sched_process_exec\n"
 	  "ID: 257\n"
 	  "format:\n"
-	  COMMON_FIELDS
+	  TRACE_COMMON_FIELDS
 	  "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
 	  "\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	  "\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
@@ -147,7 +141,7 @@ static const struct {
 	  "name: sys_enter_openat\n"
 	  "ID: 580\n"
 	  "format:\n"
-	  COMMON_FIELDS
+	  TRACE_COMMON_FIELDS
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	  "\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"

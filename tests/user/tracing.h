@@ -65,6 +65,19 @@ static inline int read_file(const char *path, char *buf, size_t size)
 	return n;
 }
 
+/* Write text to the file at path (opened O_WRONLY | flags) in one write: 0 or -errno. */
+static inline int write_file(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | flags), r;
+
+	if (fd < 0)
+		return -errno;
+	r = (int)write(fd, text, strlen(text));
+	r = r < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
 /* The id of tracefs's events/<sysev> ("sched/sched_switch"), or -1. */
 static inline long event_id(const char *sysev)
 {
@@ -74,6 +87,53 @@ static inline long event_id(const char *sysev)
 	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	return strtol(buf, NULL, 10);
+}
+
+/* The file offset that addr of this process maps (its path, from /proc/self/maps, into
+ * path), or -1. */
+static inline long map_file_offset(const void *addr, char *path, size_t size)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[768];
+	long off = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, pgoff;
+		char perms[8], p[512] = "";
+
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %511s", &lo, &hi, perms, &pgoff, p) < 4)
+			continue;
+		if ((uintptr_t)addr >= lo && (uintptr_t)addr < hi && p[0] == '/') {
+			off = (long)((uintptr_t)addr - lo + pgoff);
+			snprintf(path, size, "%s", p);
+			break;
+		}
+	}
+	fclose(f);
+	return off;
+}
+
+/* Every format file's common fields and the empty line after them. */
+#define TRACE_COMMON_FIELDS                                                                        \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                       \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                       \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"               \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* Is tracefs's events/<sysev>/format (read into buf) want: the whole file when exact, else
+ * its start?  The length read, or -1 when it differs (-errno when it cannot be read). */
+static inline int format_is(const char *sysev, const char *want, int exact, char *buf, size_t size)
+{
+	char path[256];
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/format", sysev);
+	n = read_file(path, buf, size);
+	if (n <= 0)
+		return n < 0 ? n : -1;
+	return (exact ? strcmp(buf, want) : strncmp(buf, want, strlen(want))) ? -1 : n;
 }
 
 /* A disabled tracepoint event on this task: counting (period 0) or sampling PERF_SAMPLE_RAW. */

@@ -58,6 +58,13 @@ enum {
 	TRACE_ID_SCHED_SWITCH = 264,
 	TRACE_ID_SCHED_WAKEUP_NEW = 265,
 	TRACE_ID_SCHED_WAKEUP = 266,
+	TRACE_ID_IRQ_HANDLER_EXIT = 100,
+	TRACE_ID_IRQ_HANDLER_ENTRY = 101,
+	TRACE_ID_HRTIMER_CANCEL = 305,
+	TRACE_ID_HRTIMER_EXPIRE_EXIT = 306,
+	TRACE_ID_HRTIMER_EXPIRE_ENTRY = 307,
+	TRACE_ID_HRTIMER_START = 308,
+	TRACE_ID_HRTIMER_INIT = 309,
 };
 
 /* The event with this id, or NULL (also for syscalls:* events of syscalls we lack). */
@@ -185,6 +192,52 @@ static inline void trace_contention_end(const void *lock)
 {
 	if (trace_enabled(TRACE_ID_CONTENTION_END))
 		trace_contention_slow(lock, false);
+}
+
+/* ---- irq and timer (Linux 6.1 include/trace/events/{irq,timer}.h) ---- */
+void trace_irq_handler_slow(unsigned int irq, const char *name, bool entry, bool handled);
+/* kernel/irq.c, around an interrupt's action: Linux's virq and action name; handled: the
+ * handler's IRQ_HANDLED (1) or IRQ_NONE (0). */
+static inline void trace_irq_handler_entry(unsigned int irq, const char *name)
+{
+	if (trace_enabled(TRACE_ID_IRQ_HANDLER_ENTRY))
+		trace_irq_handler_slow(irq, name, true, false);
+}
+static inline void trace_irq_handler_exit(unsigned int irq, bool handled)
+{
+	if (trace_enabled(TRACE_ID_IRQ_HANDLER_EXIT))
+		trace_irq_handler_slow(irq, NULL, false, handled);
+}
+/* A ktimer is Linux's hrtimer: CLOCK_MONOTONIC, an absolute deadline, pinned to the CPU that
+ * armed it, expiring in hard IRQ context (HRTIMER_MODE_ABS_PINNED_HARD). */
+void trace_hrtimer_slow(unsigned int id, const void *timer, uint64_t fn, uint64_t ns);
+static inline void trace_hrtimer_init(const void *timer)
+{
+	if (trace_enabled(TRACE_ID_HRTIMER_INIT))
+		trace_hrtimer_slow(TRACE_ID_HRTIMER_INIT, timer, 0, 0);
+}
+/* armed for deadline_ns (time_ns() clock) */
+static inline void trace_hrtimer_start(const void *timer, uint64_t fn, uint64_t deadline_ns)
+{
+	if (trace_enabled(TRACE_ID_HRTIMER_START))
+		trace_hrtimer_slow(TRACE_ID_HRTIMER_START, timer, fn, deadline_ns);
+}
+/* taken off its queue while still pending */
+static inline void trace_hrtimer_cancel(const void *timer)
+{
+	if (trace_enabled(TRACE_ID_HRTIMER_CANCEL))
+		trace_hrtimer_slow(TRACE_ID_HRTIMER_CANCEL, timer, 0, 0);
+}
+/* around its callback fn, run at now_ns */
+static inline void trace_hrtimer_expire_entry(const void *timer, uint64_t fn, uint64_t now_ns)
+{
+	if (trace_enabled(TRACE_ID_HRTIMER_EXPIRE_ENTRY))
+		trace_hrtimer_slow(TRACE_ID_HRTIMER_EXPIRE_ENTRY, timer, fn, now_ns);
+}
+static inline void trace_hrtimer_expire_exit(const void *timer)
+{
+	if (trace_enabled(TRACE_ID_HRTIMER_EXPIRE_EXIT))
+		trace_hrtimer_slow(TRACE_ID_HRTIMER_EXPIRE_EXIT, timer, 0, 0);
 }
 
 /* ---- event filters (trace/filter.c): tracefs's filter language ---- */

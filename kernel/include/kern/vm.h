@@ -71,6 +71,9 @@ struct mm {
 	uint64_t sigtramp; /* the signal return trampoline: the vDSO's __kernel_rt_sigreturn */
 	uint64_t vdso;	   /* the vDSO's base (AT_SYSINFO_EHDR), 0 when not mapped */
 	struct uprobe_xol *xol; /* the uprobes' out-of-line page (kernel/uprobes.c), or NULL */
+	/* its probes' reference counters are raised (kernel/uprobes.c; its mutex: exec sets
+	 * it once the new program's are, fork copies it with the memory) */
+	bool uprobe_refs;
 	uint64_t start_code, end_code, start_data, end_data, arg_start, arg_end, env_start, env_end;
 };
 
