@@ -368,6 +368,9 @@ long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, 
 void *bpf_perf_array_event(struct bpf_map *map, uint32_t index);
 /* Mmapable array: base of the value area. */
 void *bpf_array_base(struct bpf_map *map);
+/* A BPF_MAP_TYPE_ARRAY (not per-CPU): value i < max_entries is at *base + i * *elem, for the
+ * whole life of the map (the JIT's inline lookup).  false for other types. */
+bool bpf_array_layout(const struct bpf_map *map, uint8_t **base, uint32_t *elem);
 
 /* Registered perf ops or NULL (helpers.c). */
 const struct bpf_perf_ops *bpf_perf(void);

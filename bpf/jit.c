@@ -22,7 +22,8 @@
  * A map_lookup_elem call whose map is known where it is made (r1 set by an lddw of one of the
  * program's maps in the same straight-line code) calls that map's lookup directly, as Linux's
  * fixup resolves map ops at load time, or the lookup the map has for its key size
- * (ops->lookup_for).  get_current_pid_tgid is inline where the kernel says where the current
+ * (ops->lookup_for); on an ARRAY it is inline (bounds check, then base + index * value size,
+ * as Linux's array_map_gen_lookup emits it).  get_current_pid_tgid is inline where the kernel says where the current
  * task's ids are (ksvc_current_layout): a few loads rather than a call on every overflow.
  * Two passes: the first only measures each instruction, the second emits with known targets.
  */
@@ -438,6 +439,37 @@ static bool emit_pid_tgid(struct jit *j)
 	return ok;
 }
 
+/*
+ * map_lookup_elem on a known ARRAY, inline as Linux's array_map_gen_lookup has it: the u32 key
+ * at r2, NULL past max_entries, else the value's address (array_lookup's results).
+ */
+static bool emit_array_lookup(struct jit *j, const struct bpf_map *m)
+{
+	uint8_t *base;
+	uint32_t elem, branch;
+	int r0 = reg_map[0];
+
+	if (!bpf_array_layout(m, &base, &elem) || !elem)
+		return false;
+	emit(j, a64_ldr_uimm(2, T1, reg_map[2], 0)); /* the index, zero-extended */
+	emit_mov_imm(j, false, T2, m->max_entries);
+	emit(j, a64_reg3(A64_SUBS, false, A64_ZR, T1, T2));
+	branch = j->n;
+	emit(j, a64_bcond(A64_HS, 0)); /* patched below: to the NULL */
+	emit_mov_imm(j, true, T2, (uint64_t)(uintptr_t)base);
+	if (!(elem & (elem - 1))) {
+		emit(j, a64_reg3_lsl(A64_ADD, true, r0, T2, T1, (unsigned)__builtin_ctz(elem)));
+	} else {
+		emit_mov_imm(j, true, T3, elem);
+		emit(j, a64_madd(true, false, r0, T1, T3, T2));
+	}
+	emit(j, a64_b(2));
+	if (j->buf)
+		j->buf[branch] = a64_bcond(A64_HS, (int32_t)(j->n - branch));
+	emit(j, a64_movz(true, r0, 0, 0));
+	return true;
+}
+
 static int emit_helper_call(struct jit *j, const struct bpf_insn *insns, uint32_t i)
 {
 	int32_t id = insns[i].imm;
@@ -456,6 +488,9 @@ static int emit_helper_call(struct jit *j, const struct bpf_insn *insns, uint32_
 		/* the helper is m->ops->lookup(m, key) with the same arguments, or the lookup the
 		 * map has for its key size */
 		bpf_map_lookup_fn f = m ? m->ops->lookup_for ? m->ops->lookup_for(m) : NULL : NULL;
+
+		if (m && emit_array_lookup(j, m))
+			return 0;
 
 		if (m && !f)
 			f = m->ops->lookup;
