@@ -219,7 +219,7 @@ void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
 /* After a detach cleared core.prog: no CPU runs the old program for e any more. */
 static void bpf_wait_runs(const struct perf_event *e)
 {
-	/* pairs with the fence in perf_bpf_filter: it sees core.prog NULL, or this sees it run */
+	/* pairs with perf_bpf_filter_masked's fence: it sees core.prog NULL, or this sees it run */
 	atomic_thread_fence(memory_order_seq_cst);
 	for (unsigned int i = 0; i < PERF_BPF_CPUS; i++)
 		while (atomic_load_explicit(&perf_bpf_running[i], memory_order_acquire) == e)
