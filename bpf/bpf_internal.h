@@ -87,6 +87,9 @@ struct bpf_jit_opts {
 	 * (an lddw of one of them) calls the map's own lookup */
 	struct bpf_map *const *maps;
 	uint32_t nr_maps;
+	/* where the current task's ids are (ksvc_current_layout): get_current_pid_tgid inline;
+	 * NULL: the helper is called */
+	const struct ksvc_current_layout *cur;
 };
 
 struct bpf_jit_image {
@@ -239,6 +242,8 @@ uint64_t bpf_h_trace_vprintk(uint64_t fmt, uint64_t fmt_size, uint64_t data, uin
 
 struct bpf_map;
 
+typedef void *(*bpf_map_lookup_fn)(struct bpf_map *map, const void *key);
+
 struct bpf_map_ops {
 	/* Check attributes beyond the common ones; no side effects. */
 	int (*check)(const union bpf_attr *attr);
@@ -246,6 +251,9 @@ struct bpf_map_ops {
 	void (*free)(struct bpf_map *map);
 	/* [any] Program-side lookup: this CPU's value, or NULL. */
 	void *(*lookup)(struct bpf_map *map, const void *key);
+	/* Optional, for the JIT: a lookup with lookup's results, specialized for this map as it
+	 * was created (its key size, its flavour), or NULL (call lookup). */
+	bpf_map_lookup_fn (*lookup_for)(const struct bpf_map *map);
 	/* [any] Per-CPU maps: cpu's value (cpu < ksvc_nr_cpus()), or NULL. */
 	void *(*lookup_cpu)(struct bpf_map *map, const void *key, uint32_t cpu);
 	/* [any] value is value_size bytes (per-CPU maps: this CPU only). */
@@ -360,6 +368,9 @@ long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, 
 void *bpf_perf_array_event(struct bpf_map *map, uint32_t index);
 /* Mmapable array: base of the value area. */
 void *bpf_array_base(struct bpf_map *map);
+/* A BPF_MAP_TYPE_ARRAY (not per-CPU): value i < max_entries is at *base + i * *elem, for the
+ * whole life of the map (the JIT's inline lookup).  false for other types. */
+bool bpf_array_layout(const struct bpf_map *map, uint8_t **base, uint32_t *elem);
 
 /* Registered perf ops or NULL (helpers.c). */
 const struct bpf_perf_ops *bpf_perf(void);

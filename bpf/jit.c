@@ -21,7 +21,10 @@
  * the epilogue.
  * A map_lookup_elem call whose map is known where it is made (r1 set by an lddw of one of the
  * program's maps in the same straight-line code) calls that map's lookup directly, as Linux's
- * fixup resolves map ops at load time.
+ * fixup resolves map ops at load time, or the lookup the map has for its key size
+ * (ops->lookup_for); on an ARRAY it is inline (bounds check, then base + index * value size,
+ * as Linux's array_map_gen_lookup emits it).  get_current_pid_tgid is inline where the kernel says where the current
+ * task's ids are (ksvc_current_layout): a few loads rather than a call on every overflow.
  * Two passes: the first only measures each instruction, the second emits with known targets.
  */
 #include <stdbool.h>
@@ -398,6 +401,75 @@ static struct bpf_map *call_map(const struct jit *j, const struct bpf_insn *insn
 	return NULL;
 }
 
+/* A zero-extending load of 1 << size bytes at rn + off, when one LDR (unsigned offset) can. */
+static bool emit_ldr_field(struct jit *j, int size, int rt, int rn, uint32_t off)
+{
+	if (off & ((1u << size) - 1) || (off >> size) > 4095)
+		return false;
+	emit(j, a64_ldr_uimm(size, rt, rn, off));
+	return true;
+}
+
+/*
+ * get_current_pid_tgid as ksvc_current_pid_tgid computes it, from the current task the CPU
+ * record (TPIDR_EL1) names: tgid << 32 | tid, the tgid being the tid without a process.
+ * Measured first (buf NULL): false when a field is out of reach and the helper is called.
+ */
+static bool emit_pid_tgid(struct jit *j)
+{
+	const struct ksvc_current_layout *l = j->o->cur;
+	int r0 = reg_map[0];
+	uint32_t n0 = j->n;
+	bool ok;
+
+	if (!l)
+		return false;
+	emit(j, a64_mrs_tpidr_el1(T1));
+	ok = emit_ldr_field(j, 3, T1, T1, l->cpu_current) &&
+	     emit_ldr_field(j, 2, r0, T1, l->task_tid) &&
+	     emit_ldr_field(j, 3, T2, T1, l->task_proc);
+	if (ok) {
+		emit(j, a64_mov(false, T3, r0));
+		emit(j, a64_cbz(true, T2, 2));
+		ok = emit_ldr_field(j, 2, T3, T2, l->proc_tgid);
+		emit(j, a64_reg3_lsl(A64_ORR, true, r0, r0, T3, 32));
+	}
+	if (!ok)
+		j->n = n0; /* nothing kept: the measuring pass decides, the emitting one agrees */
+	return ok;
+}
+
+/*
+ * map_lookup_elem on a known ARRAY, inline as Linux's array_map_gen_lookup has it: the u32 key
+ * at r2, NULL past max_entries, else the value's address (array_lookup's results).
+ */
+static bool emit_array_lookup(struct jit *j, const struct bpf_map *m)
+{
+	uint8_t *base;
+	uint32_t elem, branch;
+	int r0 = reg_map[0];
+
+	if (!bpf_array_layout(m, &base, &elem) || !elem)
+		return false;
+	emit(j, a64_ldr_uimm(2, T1, reg_map[2], 0)); /* the index, zero-extended */
+	emit_mov_imm(j, false, T2, m->max_entries);
+	emit(j, a64_reg3(A64_SUBS, false, A64_ZR, T1, T2));
+	branch = j->n;
+	emit(j, a64_bcond(A64_HS, 0)); /* patched below: to the NULL */
+	emit_mov_imm(j, true, T2, (uint64_t)(uintptr_t)base);
+	if (!(elem & (elem - 1))) {
+		emit(j, a64_reg3_lsl(A64_ADD, true, r0, T2, T1, (unsigned)__builtin_ctz(elem)));
+	} else {
+		emit_mov_imm(j, true, T3, elem);
+		emit(j, a64_madd(true, false, r0, T1, T3, T2));
+	}
+	emit(j, a64_b(2));
+	if (j->buf)
+		j->buf[branch] = a64_bcond(A64_HS, (int32_t)(j->n - branch));
+	emit(j, a64_movz(true, r0, 0, 0));
+	return true;
+}
+
 static int emit_helper_call(struct jit *j, const struct bpf_insn *insns, uint32_t i)
 {
 	int32_t id = insns[i].imm;
@@ -407,13 +479,23 @@ static int emit_helper_call(struct jit *j, const struct bpf_insn *insns, uint32_
 	/* bpf_tail_call: such programs are left to the interpreter */
 	if (id == BPF_FUNC_tail_call || !(fn = bpf_helper_impl(id, j->o->prog_type)))
 		return -EINVAL;
+	if (id == BPF_FUNC_get_current_pid_tgid && emit_pid_tgid(j))
+		return 0;
 	memcpy(&addr, &fn, sizeof(addr)); /* code pointer as a number */
 	if (id == BPF_FUNC_map_lookup_elem && j->o->verified) {
 		struct bpf_map *m = call_map(j, insns, i);
 
-		/* the helper is m->ops->lookup(m, key) with the same arguments */
-		if (m && m->ops->lookup)
-			memcpy(&addr, &m->ops->lookup, sizeof(addr));
+		/* the helper is m->ops->lookup(m, key) with the same arguments, or the lookup the
+		 * map has for its key size */
+		bpf_map_lookup_fn f = m ? m->ops->lookup_for ? m->ops->lookup_for(m) : NULL : NULL;
+
+		if (m && emit_array_lookup(j, m))
+			return 0;
+
+		if (m && !f)
+			f = m->ops->lookup;
+		if (f)
+			memcpy(&addr, &f, sizeof(addr));
 	}
 	emit_mov_imm(j, true, T1, addr);
 	emit(j, a64_blr(T1));

@@ -47,6 +47,11 @@ static inline uint32_t a64_reg3(uint32_t op, bool is64, int rd, int rn, int rm)
 {
 	return a64_sf(is64) | op | (uint32_t)rm << 16 | (uint32_t)rn << 5 | rd;
 }
+/* the same with rm shifted left by sh bits (LSL) */
+static inline uint32_t a64_reg3_lsl(uint32_t op, bool is64, int rd, int rn, int rm, unsigned sh)
+{
+	return a64_reg3(op, is64, rd, rn, rm) | sh << 10;
+}
 static inline uint32_t a64_mov(bool is64, int rd, int rm)
 {
 	return a64_reg3(A64_ORR, is64, rd, A64_ZR, rm);
@@ -114,6 +119,17 @@ static inline uint32_t a64_ldr_x_uimm(int rt, int rn, uint32_t off)
 	return 0xf9400000u | (off / 8) << 10 | (uint32_t)rn << 5 | rt;
 }
 
+/* LDR (unsigned offset, scaled by the size 0..3): zero-extending loads of 1..8 bytes */
+static inline uint32_t a64_ldr_uimm(int size, int rt, int rn, uint32_t off)
+{
+	return 0x39400000u | (uint32_t)size << 30 | (off >> size) << 10 | (uint32_t)rn << 5 | rt;
+}
+/* LDAR xt, [xn] */
+static inline uint32_t a64_ldar(int rt, int rn)
+{
+	return 0xc8dffc00u | (uint32_t)rn << 5 | rt;
+}
+
 /* STP / LDP of x registers.  mode: 1 post-index, 2 signed offset, 3 pre-index. */
 static inline uint32_t a64_ldstp(bool load, int mode, int rt, int rt2, int rn, int32_t off)
 {
@@ -155,6 +171,10 @@ static inline uint32_t a64_cbnz(bool is64, int rt, int32_t off)
 {
 	return a64_sf(is64) | 0x35000000u | ((uint32_t)off & 0x7ffff) << 5 | rt;
 }
+static inline uint32_t a64_cbz(bool is64, int rt, int32_t off)
+{
+	return a64_sf(is64) | 0x34000000u | ((uint32_t)off & 0x7ffff) << 5 | rt;
+}
 static inline uint32_t a64_blr(int rn)
 {
 	return 0xd63f0000u | (uint32_t)rn << 5;
@@ -173,6 +193,11 @@ static inline uint32_t a64_adr(int rd, int32_t off)
 	uint32_t b = (uint32_t)off * 4;
 
 	return 0x10000000u | (b & 3) << 29 | ((b >> 2) & 0x7ffff) << 5 | rd;
+}
+/* MRS xt, TPIDR_EL1 */
+static inline uint32_t a64_mrs_tpidr_el1(int rt)
+{
+	return 0xd538d080u | rt;
 }
 static inline uint32_t a64_dmb_ish(void)
 {

@@ -88,6 +88,17 @@ void *bpf_array_base(struct bpf_map *map)
 	return ((struct array *)map->priv)->data;
 }
 
+bool bpf_array_layout(const struct bpf_map *map, uint8_t **base, uint32_t *elem)
+{
+	const struct array *a = map->priv;
+
+	if (map->type != BPF_MAP_TYPE_ARRAY)
+		return false;
+	*base = a->data;
+	*elem = a->elem;
+	return true;
+}
+
 static uint8_t *elem(struct bpf_map *map, uint32_t index, unsigned int cpu)
 {
 	struct array *a = map->priv;

@@ -39,6 +39,7 @@ struct helem {
 
 struct htab {
 	uint32_t nbuckets; /* (c) power of two */
+	uint32_t mask; /* (c) nbuckets - 1 */
 	uint32_t count; /* (m) */
 	uint32_t key_round, value_round, elem_size; /* (c) */
 	bool percpu, lru; /* (c) */
@@ -106,6 +107,7 @@ static int htab_alloc(struct bpf_map *map)
 	h->nbuckets = 1;
 	while (h->nbuckets < map->max_entries)
 		h->nbuckets <<= 1;
+	h->mask = h->nbuckets - 1;
 	h->key_round = (map->key_size + 7) & ~7u;
 	h->value_round = (map->value_size + 7) & ~7u;
 	h->elem_size = (uint32_t)sizeof(struct helem) + h->key_round + h->value_round * nvalues(map);
@@ -209,7 +211,7 @@ static struct helem *chain_next(const _Atomic uintptr_t *link)
 static inline __attribute__((always_inline)) struct helem *find_lockless(struct htab *h, const void *key, uint32_t key_size,
 				   uint32_t hash)
 {
-	uint32_t b = hash & (h->nbuckets - 1);
+	uint32_t b = hash & h->mask;
 	uintptr_t p;
 
 	do {
@@ -316,6 +318,33 @@ static void *htab_lookup(struct bpf_map *map, const void *key)
 	if (h->lru)
 		lru_touch(h, e);
 	return e->data + h->key_round + (h->percpu ? (size_t)h->value_round * ksvc_cpu_id() : 0);
+}
+
+/* htab_lookup for a HASH map (neither LRU nor per-CPU) with 8- or 4-byte keys (a pid_tgid, a
+ * stack id), which the JIT calls directly: no size or flavour to test on every overflow. */
+static void *htab_lookup_k8(struct bpf_map *map, const void *key)
+{
+	struct htab *h = map->priv;
+	struct helem *e = find_lockless(h, key, 8, key_hash(key, 8));
+
+	return e ? e->data + 8 : NULL;
+}
+
+static void *htab_lookup_k4(struct bpf_map *map, const void *key)
+{
+	struct htab *h = map->priv;
+	struct helem *e = find_lockless(h, key, 4, key_hash(key, 4));
+
+	return e ? e->data + 8 : NULL; /* the key rounded up to 8 */
+}
+
+static bpf_map_lookup_fn htab_lookup_for(const struct bpf_map *map)
+{
+	const struct htab *h = map->priv;
+
+	if (h->lru || h->percpu)
+		return NULL;
+	return map->key_size == 8 ? htab_lookup_k8 : map->key_size == 4 ? htab_lookup_k4 : NULL;
 }
 
 /*
@@ -445,8 +474,8 @@ static int htab_next_key(struct bpf_map *map, const void *key, void *next)
 
 #define HTAB_OPS                                                                                   \
 	.check = htab_check, .alloc = htab_alloc, .free = htab_free, .lookup = htab_lookup,        \
-	.update = htab_update, .delete = htab_delete, .sys_lookup = htab_sys_lookup,               \
-	.sys_update = htab_sys_update, .get_next_key = htab_next_key
+	.lookup_for = htab_lookup_for, .update = htab_update, .delete = htab_delete,               \
+	.sys_lookup = htab_sys_lookup, .sys_update = htab_sys_update, .get_next_key = htab_next_key
 
 const struct bpf_map_ops bpf_hash_ops = { HTAB_OPS };
 const struct bpf_map_ops bpf_percpu_hash_ops = { HTAB_OPS, .lookup_cpu = htab_lookup_cpu };

@@ -273,7 +273,8 @@ static uint32_t ips_hash(const uint64_t *ips, uint32_t nr)
 	return (uint32_t)(((x ^ x >> 32) * IPS_MUL) >> 32);
 }
 
-static bool ips_eq(const uint64_t *a, const uint64_t *b, uint32_t nr)
+static inline __attribute__((always_inline)) bool ips_eq(const uint64_t *a, const uint64_t *b,
+							  uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++)
 		if (a[i] != b[i])
@@ -282,30 +283,25 @@ static bool ips_eq(const uint64_t *a, const uint64_t *b, uint32_t nr)
 }
 
 /* b holds this stack (or, with BPF_F_FAST_STACK_CMP, one of its hash and depth). */
-static bool bucket_holds(const struct stack_bucket *b, uint32_t hash, const uint64_t *ips,
-			 uint32_t nr, uint64_t flags)
+static inline __attribute__((always_inline)) bool
+bucket_holds(const struct stack_bucket *b, uint32_t hash, const uint64_t *ips, uint32_t nr,
+	     uint64_t flags)
 {
 	return b && b->hash == hash && b->nr == nr &&
 	       ((flags & BPF_F_FAST_STACK_CMP) || ips_eq(b->ips, ips, nr));
 }
 
-long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags)
+/* A stack not in its bucket: store it there, under the map's lock. */
+static __attribute__((noinline)) long stackmap_insert_locked(struct bpf_map *map,
+							     const uint64_t *ips, uint32_t nr,
+							     uint64_t flags, uint32_t hash)
 {
 	struct stackmap *s = map->priv;
-	uint32_t hash, id;
+	uint32_t id = hash & (s->nbuckets - 1);
 	struct stack_bucket *b, *nb;
 	unsigned long irq;
 	long ret;
 
-	if (map->type != BPF_MAP_TYPE_STACK_TRACE)
-		return -EINVAL;
-	if (nr > map->value_size / 8)
-		nr = map->value_size / 8;
-	hash = ips_hash(ips, nr);
-	id = hash & (s->nbuckets - 1);
-	/* the common case, a stack seen before: no lock (acquire pairs with the release below) */
-	if (bucket_holds(__atomic_load_n(&s->buckets[id], __ATOMIC_ACQUIRE), hash, ips, nr, flags))
-		return id;
 	irq = spin_lock_irqsave(&map->lock);
 	b = s->buckets[id];
 	if (bucket_holds(b, hash, ips, nr, flags)) {
@@ -335,6 +331,24 @@ long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, 
 out:
 	spin_unlock_irqrestore(&map->lock, irq);
 	return ret;
+}
+
+long bpf_stackmap_insert(struct bpf_map *map, const uint64_t *ips, uint32_t nr, uint64_t flags)
+{
+	struct stackmap *s = map->priv;
+	uint32_t hash, id;
+
+	if (map->type != BPF_MAP_TYPE_STACK_TRACE)
+		return -EINVAL;
+	if (nr > map->value_size / 8)
+		nr = map->value_size / 8;
+	hash = ips_hash(ips, nr);
+	id = hash & (s->nbuckets - 1);
+	/* the common case, a stack seen before: no lock (acquire pairs with the release in
+	 * stackmap_insert_locked) */
+	if (bucket_holds(__atomic_load_n(&s->buckets[id], __ATOMIC_ACQUIRE), hash, ips, nr, flags))
+		return id;
+	return stackmap_insert_locked(map, ips, nr, flags, hash);
 }
 
 static int stack_sys_lookup(struct bpf_map *map, const void *key, void *value)

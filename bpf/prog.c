@@ -429,12 +429,14 @@ int bpf_prog_load(const union bpf_attr *attr)
 	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false,
 			  prog->type);
 	if (atomic_load(&bpf_jit_enable)) {
+		struct ksvc_current_layout cur;
 		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,
 					   .lse = ksvc_cpu_has_lse_atomics(),
 					   .verified = true,
 					   .prog_type = prog->type,
 					   .maps = prog->maps,
-					   .nr_maps = prog->nr_maps };
+					   .nr_maps = prog->nr_maps,
+					   .cur = ksvc_current_layout(&cur) ? &cur : NULL };
 
 		/* a program the JIT does not cover (or no memory for it) is interpreted */
 		(void)bpf_jit_compile(prog->insns, prog->len, &jo, &prog->jit);

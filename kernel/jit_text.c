@@ -1,6 +1,7 @@
 /*
  * jit_text.c - executable memory for the eBPF JIT (ksvc_text_alloc/free, include/kern/ksvc.h)
- * and the CPU feature the JIT asks about (LSE atomics).
+ * and what the JIT asks about the CPU and the kernel (LSE atomics, where the current task's ids
+ * are).
  *
  * W^X: the code is written through the pages' linear-map address, cleaned to the point of
  * unification (DC CVAU), then mapped read-only and executable at a fresh address in
@@ -17,6 +18,8 @@
 #include <arch/sysreg.h>
 #include <kern/ksvc.h>
 #include <kern/mm.h>
+#include <kern/proc.h>
+#include <kern/sched.h>
 #include <kern/spinlock.h>
 #include <kern/string.h>
 
@@ -131,4 +134,16 @@ void ksvc_text_free(void *text, size_t len)
 bool ksvc_cpu_has_lse_atomics(void)
 {
 	return ((read_sysreg(id_aa64isar0_el1) >> 20) & 15) >= 2;
+}
+
+/* what ksvc_current_pid_tgid reads: this_cpu()->current, then proc_tgid() and tid */
+bool ksvc_current_layout(struct ksvc_current_layout *l)
+{
+	_Static_assert(sizeof(((struct task *)0)->tid) == 4 && sizeof(((struct proc *)0)->tgid) == 4,
+		       "32-bit ids");
+	l->cpu_current = offsetof(struct cpu, current);
+	l->task_tid = offsetof(struct task, tid);
+	l->task_proc = offsetof(struct task, proc);
+	l->proc_tgid = offsetof(struct proc, tgid);
+	return true;
 }

@@ -26,9 +26,10 @@
  * events take them too; their programs run at every hit, as Linux's kprobe_perf_func.
  *
  * Locking: core.bpf_lock (irqsave) serializes attach and detach of core.prog.  The overflow
- * filter takes no lock (Linux's RCU read side): it announces the event it runs for in
- * bpf_running[cpu], then reads core.prog; detaching clears core.prog, then waits until no CPU
- * announces the event, so a run in flight ends before the program can be freed.
+ * filter (perf_bpf_filter_masked, perf_internal.h) takes no lock (Linux's RCU read side): it
+ * announces the event it runs for in perf_bpf_running[cpu], then reads core.prog; detaching
+ * clears core.prog, then waits until no CPU announces the event, so a run in flight ends
+ * before the program can be freed.
  */
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -41,11 +42,8 @@
 /* A program's ctx holds arm64's user_pt_regs: the registers perf passes around, as they are. */
 _Static_assert(sizeof(bpf_user_pt_regs_t) == PERF_REGS_NR * sizeof(uint64_t), "ctx regs");
 
-#define BPF_GUARD_CPUS 64
-static int bpf_active[BPF_GUARD_CPUS]; /* [p] per CPU, interrupts masked */
-/* per CPU: the event whose overflow program this CPU runs (written by its CPU, interrupts
- * masked; read by detaching) */
-static const struct perf_event *_Atomic bpf_running[BPF_GUARD_CPUS];
+int perf_bpf_active[PERF_BPF_CPUS]; /* (the guard: perf_internal.h) */
+const struct perf_event *_Atomic perf_bpf_running[PERF_BPF_CPUS];
 static void bpf_wait_runs(const struct perf_event *e);
 
 /* ---- programs on tracepoints ---- */
@@ -63,7 +61,7 @@ static struct {
 } tp_progs[TP_PROGS_MAX];	 /* (tp_lock) */
 static struct spinlock tp_lock = SPINLOCK_INIT;
 static _Atomic int tp_nr_progs;	 /* slots in use */
-static uint64_t tp_ctx[BPF_GUARD_CPUS][TP_CTX_MAX / 8]; /* per CPU, under bpf_active */
+static uint64_t tp_ctx[PERF_BPF_CPUS][TP_CTX_MAX / 8]; /* per CPU, under perf_bpf_active */
 
 static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
 {
@@ -126,9 +124,10 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit)
 	if (!atomic_load_explicit(&tp_nr_progs, memory_order_relaxed))
 		return true;
 	unsigned long f = ksvc_irq_save();
-	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
+	unsigned int cpu = ksvc_cpu_id() % PERF_BPF_CPUS;
 
-	if (++bpf_active[cpu] == 1) {
+	if (++perf_bpf_active[cpu] == 1 &&
+	    !atomic_load_explicit(&perf_bpf_running[cpu], memory_order_relaxed)) {
 		uint64_t *ctx = tp_ctx[cpu];
 		uint32_t n = MIN(hit->size, (uint32_t)TP_CTX_MAX);
 		bool copied = false;
@@ -147,7 +146,7 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit)
 		}
 		spin_unlock(&tp_lock);
 	}
-	bpf_active[cpu]--;
+	perf_bpf_active[cpu]--;
 	ksvc_irq_restore(f);
 	return ret != 0;
 }
@@ -220,46 +219,26 @@ void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent)
 /* After a detach cleared core.prog: no CPU runs the old program for e any more. */
 static void bpf_wait_runs(const struct perf_event *e)
 {
-	/* pairs with the fence in perf_bpf_filter: it sees core.prog NULL, or this sees it run */
+	/* pairs with perf_bpf_filter_masked's fence: it sees core.prog NULL, or this sees it run */
 	atomic_thread_fence(memory_order_seq_cst);
-	for (unsigned int i = 0; i < BPF_GUARD_CPUS; i++)
-		while (atomic_load_explicit(&bpf_running[i], memory_order_acquire) == e)
+	for (unsigned int i = 0; i < PERF_BPF_CPUS; i++)
+		while (atomic_load_explicit(&perf_bpf_running[i], memory_order_acquire) == e)
 			arch_cpu_relax();
 }
 
 bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr)
 {
-	struct perf_event_core *c = perf_core(e);
-	struct bpf_prog *prog;
-	uint64_t ret = 0;
-
-	if (!READ_ONCE(c->prog))
-		return true;
 	unsigned long f = ksvc_irq_save();
-	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
+	bool keep = perf_bpf_filter_masked(e, period, regs, addr);
 
-	if (++bpf_active[cpu] == 1) {
-		atomic_store_explicit(&bpf_running[cpu], e, memory_order_relaxed);
-		/* pairs with the fence in bpf_wait_runs: a detach sees this run, or it is seen */
-		atomic_thread_fence(memory_order_seq_cst);
-		/* Acquire pairs with perf_event_set_bpf's release: the cookie written before */
-		prog = __atomic_load_n(&c->prog, __ATOMIC_ACQUIRE);
-		if (prog)
-			ret = bpf_prog_run_perf(prog, regs, period, addr, e, c->bpf_cookie);
-		else
-			ret = 1; /* detached meanwhile: the sample goes out as without a program */
-		/* Release: the run is over before a detach may free the program */
-		atomic_store_explicit(&bpf_running[cpu], NULL, memory_order_release);
-	}
-	bpf_active[cpu]--;
 	ksvc_irq_restore(f);
-	return ret != 0;
+	return keep;
 }
 
 /* ---- programs on probe events ---- */
 
 #define PT_REGS_SIZE 336 /* arm64 struct pt_regs: user_pt_regs, then kernel-only words */
-static uint64_t probe_ctx[BPF_GUARD_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under bpf_active */
+static uint64_t probe_ctx[PERF_BPF_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under perf_bpf_active */
 /* its words past user_pt_regs are zeroed: a helper reading it as a perf ctx finds regs NULL */
 _Static_assert(offsetof(struct bpf_perf_event_data_kern, regs) + sizeof(void *) <= PT_REGS_SIZE,
 	       "kprobe ctx");
@@ -272,13 +251,14 @@ int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
 	if (!atomic_load_explicit(&tp_nr_progs, memory_order_relaxed))
 		return 0;
 	unsigned long f = ksvc_irq_save();
-	unsigned int cpu = ksvc_cpu_id() % BPF_GUARD_CPUS;
+	unsigned int cpu = ksvc_cpu_id() % PERF_BPF_CPUS;
 	int tgid = ksvc_current_tgid();
-	bool copied = false, busy = ++bpf_active[cpu] != 1;
+	bool copied = false, busy = ++perf_bpf_active[cpu] != 1 ||
+				    atomic_load_explicit(&perf_bpf_running[cpu], memory_order_relaxed);
 	uint64_t *ctx = probe_ctx[cpu];
 
 	if (spin_is_held_by_me(&tp_lock)) { /* a kprobe in a tracepoint program's helper */
-		bpf_active[cpu]--;
+		perf_bpf_active[cpu]--;
 		ksvc_irq_restore(f);
 		return -1;
 	}
@@ -297,7 +277,7 @@ int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
 			dropped[n++] = tp_progs[i].e;
 	}
 	spin_unlock(&tp_lock);
-	bpf_active[cpu]--;
+	perf_bpf_active[cpu]--;
 	ksvc_irq_restore(f);
 	return n;
 }

@@ -54,7 +54,7 @@ bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *
 			adjust_period(e, delta, period);
 	}
 	/* the program check stays inline: the common case has none */
-	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, period, regs, 0))
+	if (!READ_ONCE(c->prog) || perf_bpf_filter_masked(e, period, regs, 0))
 		perf_sample_output(e, period, regs, user, 0, NULL, 0, false);
 	return perf_overflow_notify(e, 0) || throttle;
 }

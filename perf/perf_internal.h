@@ -52,6 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+#include <bpf/bpf.h>
 #include <asm/perf_regs.h>
 #include <asm/ptrace.h>
 #include <kern/list.h>
@@ -782,7 +783,8 @@ void perf_event_disable_inatomic(struct perf_event *e);
 int perf_event_set_bpf(struct perf_event *e, struct bpf_prog *prog, uint64_t cookie);
 void perf_event_clear_bpf(struct perf_event *e, struct bpf_prog *prog);
 void perf_event_inherit_bpf(struct perf_event *child, struct perf_event *parent);
-/* [any] Run e's program for an overflow: false drops the sample. */
+/* [any] Run e's program for an overflow (the caller saw core.prog set): false drops the
+ * sample.  With interrupts masked, perf_bpf_filter_masked does the same inline. */
 bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs, uint64_t addr);
 /* [proc, or IRQs masked for a kprobe] A hit of a probe (a uprobe's or a kprobe's; its
  * return when ret) with these registers: run the BPF_PROG_TYPE_KPROBE programs of the events
@@ -812,6 +814,40 @@ struct perf_kevent {
 static inline struct perf_event_core *perf_core(struct perf_event *e)
 {
 	return &((struct perf_kevent *)e)->core;
+}
+
+/* bpf_attach.c: the per-CPU recursion guard of programs (interrupts masked): the event whose
+ * overflow program this CPU runs (read by a detach, which waits for the run to end), and the
+ * tracepoint and probe programs running (nested hits counted). */
+#define PERF_BPF_CPUS 64
+extern const struct perf_event *_Atomic perf_bpf_running[PERF_BPF_CPUS];
+extern int perf_bpf_active[PERF_BPF_CPUS];
+
+/* perf_bpf_filter with interrupts masked; inline in the overflow interrupt, where it runs on
+ * every sample of an event with a program. */
+static inline __attribute__((always_inline)) bool
+perf_bpf_filter_masked(struct perf_event *e, uint64_t period, const uint64_t *regs,
+		       uint64_t addr)
+{
+	struct perf_event_core *c = perf_core(e);
+	const struct perf_event *_Atomic *running =
+		&perf_bpf_running[ksvc_cpu_id() % PERF_BPF_CPUS];
+	struct bpf_prog *prog;
+	uint64_t ret = 1; /* detached meanwhile: the sample goes out as without a program */
+
+	if (atomic_load_explicit(running, memory_order_relaxed) ||
+	    perf_bpf_active[running - perf_bpf_running])
+		return false; /* a program already runs on this CPU: dropped */
+	atomic_store_explicit(running, e, memory_order_relaxed);
+	/* pairs with the fence in bpf_wait_runs: a detach sees this run, or it is seen */
+	atomic_thread_fence(memory_order_seq_cst);
+	/* Acquire pairs with perf_event_set_bpf's release: the cookie written before */
+	prog = __atomic_load_n(&c->prog, __ATOMIC_ACQUIRE);
+	if (prog)
+		ret = bpf_prog_run_perf(prog, regs, period, addr, e, c->bpf_cookie);
+	/* Release: the run is over before a detach may free the program */
+	atomic_store_explicit(running, NULL, memory_order_release);
+	return ret != 0;
 }
 
 /* In an event-level *_locked function: the event's context lock is held (debug build).  A bare

@@ -42,6 +42,16 @@ void *ksvc_text_alloc(const void *code, size_t len);
 void ksvc_text_free(void *text, size_t len);
 /* [any] The CPUs implement the LSE atomics (ID_AA64ISAR0_EL1.Atomic >= 2: LDADD, CAS, SWP). */
 bool ksvc_cpu_has_lse_atomics(void);
+/*
+ * [any] For the JIT's inline bpf_get_current_pid_tgid: TPIDR_EL1 holds this CPU's record,
+ * whose word at cpu_current is the current task; the task's 32-bit tid is at task_tid, its
+ * process (NULL for a kernel thread: tgid is then the tid) at task_proc, the process's 32-bit
+ * tgid at proc_tgid.  false: no such layout here (the JIT calls the helper).
+ */
+struct ksvc_current_layout {
+	uint32_t cpu_current, task_tid, task_proc, proc_tgid;
+};
+bool ksvc_current_layout(struct ksvc_current_layout *l);
 
 /* ---- user memory ---- */
 

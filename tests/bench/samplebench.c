@@ -414,29 +414,10 @@ static int prog_load(int hash_fd, int stack_fd, int ret)
 	return (int)sys_bpf(BPF_PROG_LOAD, &a);
 }
 
-/* net.core.bpf_jit_enable: set it (0 when it took), or read it with v < 0 (its value, -1) */
-static int jit_sysctl(int v)
-{
-	const char *path = "/proc/sys/net/core/bpf_jit_enable";
-	char c[4] = "";
-	int fd = open(path, v < 0 ? O_RDONLY : O_WRONLY), r;
-
-	if (fd < 0)
-		return -1;
-	if (v < 0) {
-		r = read(fd, c, 1) == 1 ? c[0] - '0' : -1;
-	} else {
-		c[0] = (char)('0' + v);
-		r = write(fd, c, 1) == 1 ? 0 : -1;
-	}
-	close(fd);
-	return r;
-}
-
 static void bpf_cases(uint64_t sample_type)
 {
 	static const char *const kind[] = { "count", "stack", "drop" };
-	int old = jit_sysctl(-1);
+	int old = bpf_jit_sysctl(-1);
 
 	printf("# bpf_jit_enable = %d\n", old);
 	for (int k = 0; k < 3; k++) {
@@ -447,7 +428,7 @@ static void bpf_cases(uint64_t sample_type)
 			int prog = -1;
 
 			snprintf(name, sizeof(name), "bpf_%s_%s", kind[k], jit ? "jit" : "interp");
-			if (hash >= 0 && (k != 1 || stack >= 0) && (old < 0 || jit_sysctl(jit) == 0))
+			if (hash >= 0 && (k != 1 || stack >= 0) && (old < 0 || bpf_jit_sysctl(jit) == 0))
 				prog = prog_load(hash, stack, k == 2 ? 0 : 1);
 			if (prog < 0) {
 				fprintf(stderr, "samplebench: %s: %s\n", name, strerror(errno));
@@ -464,7 +445,7 @@ static void bpf_cases(uint64_t sample_type)
 		}
 	}
 	if (old >= 0)
-		jit_sysctl(old);
+		bpf_jit_sysctl(old);
 }
 
 static void show_sysctl(const char *name)

@@ -167,6 +167,56 @@ static void test_hash(void **state)
 	bpf_map_put(m);
 }
 
+/* What the JIT uses instead of ops->lookup (htab's lookup_for, bpf_array_layout) finds the
+ * same values, and is offered only for the maps it covers. */
+static void test_jit_lookups(void **state)
+{
+	struct bpf_map *h8 = mk(BPF_MAP_TYPE_HASH, 8, 8, 16, 0), *h4 = mk(BPF_MAP_TYPE_HASH, 4, 8, 16, 0);
+	struct bpf_map *h12 = mk(BPF_MAP_TYPE_HASH, 12, 8, 16, 0);
+	struct bpf_map *lru = mk(BPF_MAP_TYPE_LRU_HASH, 8, 8, 16, 0);
+	struct bpf_map *pc = mk(BPF_MAP_TYPE_PERCPU_HASH, 8, 8, 16, 0);
+	struct bpf_map *arr = mk(BPF_MAP_TYPE_ARRAY, 4, 12, 5, 0);
+	struct bpf_map *parr = mk(BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 5, 0);
+	bpf_map_lookup_fn f8 = h8->ops->lookup_for(h8), f4 = h4->ops->lookup_for(h4);
+	uint64_t v = 5;
+	uint32_t elem;
+	uint8_t *base;
+	int found = 0;
+
+	assert_non_null(f8);
+	assert_non_null(f4);
+	assert_null(h12->ops->lookup_for(h12));
+	assert_null(lru->ops->lookup_for(lru));
+	assert_null(pc->ops->lookup_for(pc));
+	for (uint64_t k = 1; k < 40; k += 3) {
+		uint32_t k4 = (uint32_t)k * 0x10001u;
+
+		assert_int_equal(h8->ops->update(h8, &k, &v, BPF_ANY), 0);
+		assert_int_equal(h4->ops->update(h4, &k4, &v, BPF_ANY), 0);
+	}
+	for (uint64_t k = 0; k < 40; k++) {
+		uint32_t k4 = (uint32_t)k * 0x10001u;
+
+		assert_ptr_equal(f8(h8, &k), h8->ops->lookup(h8, &k));
+		assert_ptr_equal(f4(h4, &k4), h4->ops->lookup(h4, &k4));
+		found += f8(h8, &k) != NULL;
+	}
+	assert_int_equal(found, 13);
+	assert_true(bpf_array_layout(arr, &base, &elem));
+	assert_int_equal(elem, 16); /* 12 rounded up to 8 */
+	for (uint32_t i = 0; i < 5; i++)
+		assert_ptr_equal(base + (size_t)i * elem, arr->ops->lookup(arr, &i));
+	assert_false(bpf_array_layout(parr, &base, &elem));
+	assert_false(bpf_array_layout(h8, &base, &elem));
+	bpf_map_put(h8);
+	bpf_map_put(h4);
+	bpf_map_put(h12);
+	bpf_map_put(lru);
+	bpf_map_put(pc);
+	bpf_map_put(arr);
+	bpf_map_put(parr);
+}
+
 static void test_lru(void **state)
 {
 	struct bpf_map *m = mk(BPF_MAP_TYPE_LRU_HASH, 4, 4, 2, 0);
@@ -597,7 +647,7 @@ int main(void)
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
 		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
 		cmocka_unit_test(test_dynptr),		      cmocka_unit_test(test_user_ringbuf),
-		cmocka_unit_test(test_ringbuf_reserve),
+		cmocka_unit_test(test_ringbuf_reserve), cmocka_unit_test(test_jit_lookups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * bpf_jit_enable, 1 by default), BPF_OBJ_GET_INFO_BY_FD's jited_prog_len / jited_prog_insns,
  * and programs giving the same results JIT-compiled (1) and interpreted (0): ALU edge cases,
  * byte swaps, jumps, loads and stores of every size on the context, the atomics on the stack,
- * bpf-to-bpf calls with a frame each, helper calls on maps and direct map value addresses.
+ * bpf-to-bpf calls with a frame each, helper calls on maps and direct map value addresses,
+ * ARRAY lookups past the end (NULL).
  * BPF_PROG_TYPE_SYSCALL programs run by BPF_PROG_TEST_RUN.  Only ISA v3 (what Linux 6.1's
  * verifier takes).  Linux built with BPF_JIT_ALWAYS_ON refuses 0: the interpreted half is then
  * skipped and each result is checked against its expected value only.
@@ -314,6 +315,33 @@ static int build_calls(struct bpf_insn *p, int map)
 	return n;
 }
 
+/* ARRAY lookups past the end (keys 1 and 0xffffffff of the 1-entry map: NULL), then key 0:
+ * value[0] = 0x55; r0 = 1 when both were NULL (the JIT's inline lookup bounds them) */
+static int build_array(struct bpf_insn *p, int map)
+{
+	static const int32_t keys[] = { 1, -1, 0 };
+	int n = 0;
+
+	p[n++] = MOV(7, 1);
+	for (unsigned int k = 0; k < 3; k++) {
+		p[n++] = ST(BPF_W, 10, -4, keys[k]);
+		n += ld_map(p + n, 1, BPF_PSEUDO_MAP_FD, map, 0);
+		p[n++] = MOVR(2, 10);
+		p[n++] = ALU(BPF_ADD, 2, -4);
+		p[n++] = CALL(BPF_FUNC_map_lookup_elem);
+		if (k < 2) {
+			p[n++] = JMP(BPF_JEQ, 0, 0, 1);
+			p[n++] = MOV(7, 2 + (int)k); /* found past the end */
+		} else {
+			p[n++] = JMP(BPF_JEQ, 0, 0, 1);
+			p[n++] = ST(BPF_DW, 0, 0, 0x55);
+		}
+	}
+	p[n++] = MOVR(0, 7);
+	p[n++] = EXIT();
+	return n;
+}
+
 static void compare(const char *name, builder b, const uint64_t *ctx, bool interp,
 		    const struct result *want)
 {
@@ -361,6 +389,7 @@ int main(void)
 		{ 0x1234, 0x80000000, 0 },
 	};
 	const struct result calls_want = { .r0 = 100 + 1017 + 7, .map = { 1124, 0x4321 } };
+	const struct result array_want = { .r0 = 1, .map = { 0x55, 0 } };
 	int old;
 	bool interp;
 
@@ -381,6 +410,7 @@ int main(void)
 		compare(name, build_atomic, ctxs[c], interp, NULL);
 	}
 	compare("calls and maps", build_calls, ctxs[0], interp, &calls_want);
+	compare("array lookups past the end", build_array, ctxs[0], interp, &array_want);
 	EXPECT_ERRNO(jit_set(3), EINVAL, "bpf_jit_enable 3 is refused");
 	jit_set(old);
 	return tap_done();

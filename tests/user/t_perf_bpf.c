@@ -7,7 +7,10 @@
  * Also a hardware (cycles) event, bpf_get_stackid (user stacks, and kernel stacks from
  * cpu-clock samples inside write()), bpf_get_stack, and
  * bpf_perf_event_output into a bpf-output event in a PERF_EVENT_ARRAY (PERF_SAMPLE_RAW).
- * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-11-29 (61/61).
+ * And issue 14's "count" program (bpf_get_current_pid_tgid, a HASH lookup keyed by it, an atomic
+ * add, an update on first sight) with 8-byte keys and 4-byte ones (the tid), JIT-compiled and
+ * interpreted (net.core.bpf_jit_enable 1 and 0): each key counts every sample of this thread.
+ * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01 (78/78).
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -203,6 +206,33 @@ static int load_get_stack_prog(void)
 	return load_insns(p, sizeof(p) / sizeof(p[0]));
 }
 
+/* *(key) in map counts up: lookup, atomic add of 1, or update(key, 1) on first sight; the key
+ * at r10 + key_off, r10 - 24 free for the value */
+static unsigned int count_insns(struct bpf_insn *p, int map, int16_t key_off)
+{
+	unsigned int n = 0;
+
+	p[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map);
+	p[n++] = INSN(0, 0, 0, 0, 0);
+	p[n++] = MOV64_REG(2, 10);
+	p[n++] = ADD64_IMM(2, key_off);
+	p[n++] = CALL(BPF_FUNC_map_lookup_elem);
+	p[n++] = INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3, 0);
+	p[n++] = MOV64_IMM(1, 1);
+	p[n++] = INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD);
+	p[n++] = INSN(BPF_JMP | BPF_JA, 0, 0, 9, 0);
+	p[n++] = INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -24, 1);
+	p[n++] = INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map);
+	p[n++] = INSN(0, 0, 0, 0, 0);
+	p[n++] = MOV64_REG(2, 10);
+	p[n++] = ADD64_IMM(2, key_off);
+	p[n++] = MOV64_REG(3, 10);
+	p[n++] = ADD64_IMM(3, -24);
+	p[n++] = MOV64_IMM(4, BPF_ANY);
+	p[n++] = CALL(BPF_FUNC_map_update_elem);
+	return n;
+}
+
 static void map_zero(void)
 {
 	struct val v = { 0 };
@@ -280,6 +310,62 @@ static uint64_t run(struct ev *e, uint64_t *count, uint64_t *lo, uint64_t *hi)
 		*count = 0;
 	munmap(buf, 64 * PG);
 	return samples;
+}
+
+/* issue 14's count program, keyed by pid_tgid (8 bytes) and by the tid (4), with the JIT on
+ * (jit 1) or off (0) */
+static void count_case(int jit)
+{
+	int h8 = bpf_map_new(BPF_MAP_TYPE_HASH, 8, 8, 64, 0);
+	int h4 = bpf_map_new(BPF_MAP_TYPE_HASH, 4, 8, 64, 0);
+	uint64_t pid_tgid = (uint64_t)getpid() << 32 | (uint32_t)syscall(SYS_gettid), k8 = pid_tgid;
+	uint64_t count, lo, hi, n, v8 = 0, v4 = 0;
+	uint32_t k4 = (uint32_t)pid_tgid;
+	struct bpf_insn p[64];
+	unsigned int i = 0;
+	struct ev e;
+	int prog;
+
+	p[i++] = CALL(BPF_FUNC_get_current_pid_tgid);
+	p[i++] = STX64(10, 0, -8);
+	p[i++] = INSN(BPF_STX | BPF_MEM | BPF_W, 10, 0, -16, 0);
+	i += count_insns(p + i, h8, -8);
+	i += count_insns(p + i, h4, -16);
+	p[i++] = MOV64_IMM(0, 1);
+	p[i++] = EXIT();
+	prog = h8 >= 0 && h4 >= 0 ? load_insns(p, i) : -1;
+	if (!CHECK(prog >= 0,
+		   jit ? "count program, JIT-compiled: loads" : "count program, interpreted: loads",
+		   "maps %d %d errno %d", h8, h4, errno))
+		goto out;
+	struct bpf_prog_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)prog;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uintptr_t)&info;
+	CHECK(sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) == 0 && (info.jited_prog_len != 0) == jit,
+	      jit ? "count program: JIT-compiled (jited_prog_len)" : "count program: interpreted",
+	      "jited_prog_len %u errno %d", info.jited_prog_len, errno);
+	if (CHECK(ev_open(&e) == 0 && ioctl(e.fd, PERF_EVENT_IOC_SET_BPF, prog) == 0,
+		  jit ? "count program, JIT-compiled: on a page-faults event"
+		      : "count program, interpreted: on a page-faults event", "errno %d", errno)) {
+		n = run(&e, &count, &lo, &hi);
+		bpf_map_elem(BPF_MAP_LOOKUP_ELEM, h8, &k8, &v8, 0);
+		bpf_map_elem(BPF_MAP_LOOKUP_ELEM, h4, &k4, &v4, 0);
+		CHECK(n >= 15 && v8 == n && v4 == n,
+		      jit ? "JIT-compiled: pid_tgid and tid keys count every sample"
+			  : "interpreted: pid_tgid and tid keys count every sample",
+		      "%llu samples, key %#llx: %llu, key %u: %llu", (unsigned long long)n,
+		      (unsigned long long)k8, (unsigned long long)v8, k4, (unsigned long long)v4);
+		ev_close(&e);
+	}
+	close(prog);
+out:
+	close(h8);
+	close(h4);
 }
 
 int main(void)
@@ -653,5 +739,18 @@ int main(void)
 	load_type = BPF_PROG_TYPE_PERF_EVENT;
 	if (stk >= 0)
 		close(stk);
+
+	/* issue 14's count program, JIT-compiled then interpreted */
+	int jit_old = bpf_jit_sysctl(-1);
+
+	if (jit_old >= 0)
+		bpf_jit_sysctl(1); /* whatever this run was started with */
+	count_case(1);
+	if (jit_old >= 0 && bpf_jit_sysctl(0) == 0) {
+		count_case(0);
+		bpf_jit_sysctl(jit_old);
+	} else {
+		tap_skip("count program, interpreted", "bpf_jit_enable 0 refused: a JIT-only kernel");
+	}
 	return tap_done();
 }

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <stdint.h>
 #include <string.h>
@@ -85,4 +86,23 @@ static inline int bpf_prog_new(uint32_t type, uint32_t prog_flags, const struct 
 		a.log_size = log_size;
 	}
 	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+/* net.core.bpf_jit_enable: set it to v (0 when it took), or read it with v < 0 (its value);
+ * -1 when the file is missing or refuses */
+static inline int bpf_jit_sysctl(int v)
+{
+	char c[4] = "";
+	int fd = open("/proc/sys/net/core/bpf_jit_enable", v < 0 ? O_RDONLY : O_WRONLY), r;
+
+	if (fd < 0)
+		return -1;
+	if (v < 0) {
+		r = read(fd, c, 1) == 1 ? c[0] - '0' : -1;
+	} else {
+		c[0] = (char)('0' + v);
+		r = write(fd, c, 1) == 1 ? 0 : -1;
+	}
+	close(fd);
+	return r;
 }
