@@ -36,6 +36,10 @@ static void prog_free(struct bpf_prog *prog)
 	ksvc_free(prog->orig);
 	ksvc_free(prog->dinsns);
 	bpf_jit_free(&prog->jit);
+	ksvc_free(prog->func_info);
+	ksvc_free(prog->linfo);
+	if (prog->btf)
+		bpf_btf_put(prog->btf);
 	ksvc_free(prog);
 }
 
@@ -346,8 +350,8 @@ static int load_check(const union bpf_attr *attr)
 		return -E2BIG;
 	if (bpf_obj_name_check(attr->prog_name))
 		return -EINVAL;
-	if (attr->prog_btf_fd || attr->func_info_cnt || attr->line_info_cnt ||
-	    attr->attach_btf_id || attr->attach_prog_fd || attr->core_relo_cnt)
+	/* prog_btf_fd, func_info and line_info: prog_btf.c, once the subprograms are known */
+	if (attr->attach_btf_id || attr->attach_prog_fd || attr->core_relo_cnt)
 		return -EINVAL;
 	if (attr->log_level || attr->log_buf || attr->log_size) {
 		if (attr->log_size < 128 || attr->log_size > (UINT32_MAX >> 2) || !attr->log_level ||
@@ -357,7 +361,7 @@ static int load_check(const union bpf_attr *attr)
 	return 0;
 }
 
-int bpf_prog_load(const union bpf_attr *attr)
+int bpf_prog_load(const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_verifier_log log = { .ubuf = (char *)(uintptr_t)attr->log_buf,
 					.size = attr->log_size,
@@ -380,6 +384,8 @@ int bpf_prog_load(const union bpf_attr *attr)
 	if (!prog)
 		return -ENOMEM;
 	atomic_store(&prog->refcnt, 1);
+	prog->load_attr = attr;
+	prog->load_uattr = uattr;
 	prog->type = attr->prog_type;
 	prog->expected_attach_type = attr->expected_attach_type;
 	prog->prog_flags = attr->prog_flags;
@@ -411,6 +417,8 @@ int bpf_prog_load(const union bpf_attr *attr)
 		if (lerr)
 			err = lerr;
 	}
+	prog->load_attr = NULL;
+	prog->load_uattr = NULL;
 	if (err)
 		goto err_free_prog;
 

@@ -8,7 +8,7 @@
  * MAP_FREEZE, PROG_LOAD (prog.c), OBJ_GET_INFO_BY_FD (info.c), PROG_TEST_RUN
  * (BPF_PROG_TYPE_SYSCALL; others ENOTSUPP as Linux's perf_event programs), the ids, fds by id,
  * pins, ENABLE_STATS and TASK_FD_QUERY (obj.c), LINK_CREATE (link.c: BPF_PERF_EVENT links),
- * BTF_LOAD (EINVAL: no BTF, libbpf falls back).  Others: EINVAL.
+ * BTF_LOAD (btf_sys.c).  Others: EINVAL.
  * Every user pointer goes through ksvc_copy_{from,to}_user (EFAULT).
  */
 #include <stddef.h>
@@ -278,7 +278,7 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_PROG_LOAD:
 		if (bpf_attr_tail_dirty(&attr, BPF_END_OF(core_relo_rec_size)))
 			return -EINVAL;
-		return bpf_prog_load(&attr);
+		return bpf_prog_load(&attr, (union bpf_attr *)uattr);
 	case BPF_OBJ_GET_INFO_BY_FD:
 		return bpf_obj_info(&attr, (union bpf_attr *)uattr);
 	case BPF_PROG_TEST_RUN:
@@ -304,7 +304,7 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_LINK_CREATE:
 		return bpf_link_create(&attr);
 	case BPF_BTF_LOAD:
-		return -EINVAL;
+		return bpf_btf_load(&attr);
 	default:
 		return -EINVAL;
 	}

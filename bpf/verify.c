@@ -613,6 +613,7 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 	int err = 0;
 
 	env->idx = idx;
+	bpf_prog_log_linfo(env->prog, idx, env->log, &env->prev_linfo);
 	if (env->log && (env->log->level & 2))
 		bpf_log(env->log, "%u: (%02x) dst=r%u src=r%u off=%d imm=%d\n", idx, in->code,
 			in->dst_reg, in->src_reg, in->off, in->imm);
@@ -815,6 +816,8 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	}
 	env.max_frames = 1;
 	err = check_subprogs_and_cfg(&env);
+	if (!err) /* Linux's check_btf_info, which needs the subprograms */
+		err = bpf_prog_check_btf(prog, env.subprog_start, env.nr_subprogs, log);
 	if (!err)
 		err = compute_liveness(&env);
 	if (!err) {

@@ -120,6 +120,7 @@ struct venv {
 	const struct bpf_insn *insns;
 	uint32_t len;
 	struct bpf_verifier_log *log;
+	const struct bpf_line_info *prev_linfo; /* the source line the log quoted last */
 	struct vstate *cur;
 	uint32_t idx; /* instruction being checked */
 	uint32_t processed;
