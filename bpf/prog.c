@@ -231,6 +231,28 @@ static bool sleepable_map(uint32_t type)
 	}
 }
 
+/* Linux 6.1's check_map_prog_compatibility for values with a bpf_spin_lock or bpf_timer
+ * (map_btf.c finds them): no program type here may use them yet. */
+static int lock_timer_compat(const struct bpf_prog *prog, const struct bpf_map *map,
+			     struct bpf_verifier_log *log)
+{
+	bool tracing = prog->type == BPF_PROG_TYPE_KPROBE || prog->type == BPF_PROG_TYPE_TRACEPOINT ||
+		       prog->type == BPF_PROG_TYPE_PERF_EVENT;
+	const char *why = NULL;
+
+	if (map->spin_lock_off >= 0)
+		why = prog->type == BPF_PROG_TYPE_SOCKET_FILTER ? "socket filter progs cannot use bpf_spin_lock yet\n" :
+		      tracing					    ? "tracing progs cannot use bpf_spin_lock yet\n" :
+		      (prog->prog_flags & BPF_F_SLEEPABLE)	    ? "sleepable progs cannot use bpf_spin_lock yet\n" :
+								      NULL;
+	if (!why && map->timer_off >= 0 && tracing)
+		why = "tracing progs cannot use bpf_timer yet\n";
+	if (!why)
+		return 0;
+	bpf_log(log, "%s", why);
+	return -EINVAL;
+}
+
 /*
  * lddw with a map source: take the map (the program holds it) and put its address, or its
  * value's address, in the instruction pair (Linux's resolve_pseudo_ldimm64).
@@ -265,6 +287,11 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 		err = bpf_map_get_fd(fd, &map);
 		if (err) {
 			bpf_log(log, "fd %d is not pointing to valid bpf_map\n", fd);
+			return err;
+		}
+		err = lock_timer_compat(prog, map, log);
+		if (err) {
+			bpf_map_put(map);
 			return err;
 		}
 		if ((prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map(map->type)) {

@@ -3,7 +3,10 @@
  * bpf_sys: a good blob's types and sizes, its whole log, errnos of broken ones, the BTF
  * object's id, info and fd by id; then random and mutated blobs (under ASan/UBSan in the
  * host build): bad input is refused with an errno, never read out of bounds, and whatever is
- * accepted can be walked.  LeakSanitizer checks that every path frees what it took.
+ * accepted can be walked.  The verifier's bpf_spin_lock rules, which Linux 6.1's program
+ * types cannot reach through BPF_PROG_LOAD (check_map_prog_compatibility refuses the map
+ * first), run here on a program verified directly.  LeakSanitizer checks that every path
+ * frees what it took.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -306,6 +309,128 @@ static void test_fuzz_random(void **state)
 	assert_true(ok > 0);
 }
 
+/* ---- bpf_spin_lock rules, on bpf_verify directly ---- */
+
+#define IN(c, d, s_, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s_), .off = (o), .imm = (i) })
+
+enum { L_GOOD, L_NO_UNLOCK, L_CALL, L_OFF0, L_DIRECT, L_UNLOCK_ONLY, L_TWICE };
+
+static int verify_locker(struct bpf_map *map, int v, char *log, size_t logsz)
+{
+	struct bpf_insn p[40];
+	uint32_t n = 0, jeq;
+	uint64_t addr = (uintptr_t)map;
+	struct bpf_verifier_log vl = { .ubuf = log, .size = (uint32_t)logsz, .level = 1 };
+	struct bpf_prog *prog;
+	int err;
+
+	p[n++] = IN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0);
+	p[n++] = IN(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0);
+	p[n++] = IN(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4);
+	p[n++] = IN(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_FD, 0, (int32_t)(uint32_t)addr);
+	p[n++] = IN(0, 0, 0, 0, (int32_t)(uint32_t)(addr >> 32));
+	p[n++] = IN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem);
+	jeq = n;
+	p[n++] = IN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0, 0);
+	p[n++] = IN(BPF_ALU64 | BPF_MOV | BPF_X, 6, 0, 0, 0);
+	if (v != L_UNLOCK_ONLY) {
+		p[n++] = IN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0);
+		p[n++] = IN(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, v == L_OFF0 ? 0 : 4);
+		p[n++] = IN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_spin_lock);
+	}
+	if (v == L_TWICE) {
+		p[n++] = IN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0);
+		p[n++] = IN(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, 4);
+		p[n++] = IN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_spin_lock);
+	}
+	if (v == L_CALL)
+		p[n++] = IN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_prandom_u32);
+	if (v == L_DIRECT)
+		p[n++] = IN(BPF_ST | BPF_MEM | BPF_W, 6, 0, 4, 1);
+	if (v != L_NO_UNLOCK) {
+		p[n++] = IN(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0);
+		p[n++] = IN(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, 4);
+		p[n++] = IN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_spin_unlock);
+	}
+	p[jeq].off = (int16_t)(n - jeq - 1);
+	p[n++] = IN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);
+	p[n++] = IN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	prog = ksvc_alloc(sizeof(*prog));
+	prog->type = BPF_PROG_TYPE_PERF_EVENT;
+	prog->gpl = true;
+	prog->len = n;
+	prog->insns = ksvc_alloc(sizeof(p[0]) * n);
+	memcpy(prog->insns, p, sizeof(p[0]) * n);
+	memset(log, 0, logsz);
+	err = bpf_verify(prog, &vl);
+	ksvc_free(prog->insns);
+	ksvc_free(prog);
+	return err;
+}
+
+static void test_spin_lock_rules(void **state)
+{
+	union bpf_attr a;
+	struct bpf_map *map;
+	uint32_t n;
+	int btf, fd;
+	static char log[8192];
+	struct {
+		int v, err;
+		const char *msg;
+	} rows[] = {
+		{ L_GOOD, 0, NULL },
+		{ L_NO_UNLOCK, -EINVAL, "bpf_spin_unlock is missing\n" },
+		{ L_CALL, -EINVAL, "function calls are not allowed while holding a lock\n" },
+		{ L_OFF0, -EACCES, "off 0 doesn't point to 'struct bpf_spin_lock'\n" },
+		{ L_DIRECT, -EACCES, "bpf_spin_lock cannot be accessed directly by load/store\n" },
+		{ L_UNLOCK_ONLY, -EACCES, "bpf_spin_unlock without taking a lock\n" },
+		/* the second lock is a call while holding one: that rule speaks first */
+		{ L_TWICE, -EINVAL, "function calls are not allowed while holding a lock\n" },
+	};
+
+	(void)state;
+	/* 1 int, 2 struct bpf_spin_lock {int val}, 3 struct v {int a; struct bpf_spin_lock l} */
+	{
+		struct blob b = { .ns = 1 };
+
+		w(&b, str(&b, "int")), w(&b, INFO(BTF_KIND_INT, 0, 0)), w(&b, 4), w(&b, 1u << 24 | 32);
+		w(&b, str(&b, "bpf_spin_lock")), w(&b, INFO(BTF_KIND_STRUCT, 0, 1)), w(&b, 4);
+		w(&b, str(&b, "val")), w(&b, 1), w(&b, 0);
+		w(&b, str(&b, "v")), w(&b, INFO(BTF_KIND_STRUCT, 0, 2)), w(&b, 8);
+		w(&b, str(&b, "a")), w(&b, 1), w(&b, 0);
+		w(&b, str(&b, "l")), w(&b, 2), w(&b, 32);
+		n = build(&b);
+	}
+	memset(&a, 0, sizeof(a));
+	a.btf = (uintptr_t)raw;
+	a.btf_size = n;
+	btf = (int)sys(BPF_BTF_LOAD, &a);
+	assert_true(btf >= 0);
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_HASH;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.max_entries = 4;
+	a.btf_fd = (uint32_t)btf;
+	a.btf_key_type_id = 1;
+	a.btf_value_type_id = 3;
+	fd = (int)sys(BPF_MAP_CREATE, &a);
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_map_get_fd(fd, &map), 0);
+	assert_int_equal(map->spin_lock_off, 4);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int err = verify_locker(map, rows[i].v, log, sizeof(log));
+
+		if (err != rows[i].err || (rows[i].msg && !strstr(log, rows[i].msg)))
+			fail_msg("variant %d: got %d, want %d [%s]; log:\n%s", rows[i].v, err,
+				 rows[i].err, rows[i].msg ? rows[i].msg : "", log);
+	}
+	bpf_map_put(map);
+	assert_int_equal(ksvc_fake_close(fd), 0);
+	assert_int_equal(ksvc_fake_close(btf), 0);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -321,6 +446,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_object, teardown),
 		cmocka_unit_test(test_fuzz_mutated),
 		cmocka_unit_test(test_fuzz_random),
+		cmocka_unit_test_teardown(test_spin_lock_rules, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,9 @@
  * check_btf_line: counts, record sizes and tails, offsets, types, strings), what
  * BPF_OBJ_GET_INFO_BY_FD gives back, and the source lines in the verifier log.  Maps:
  * btf_fd with key and value type ids (sizes, the kinds that take no BTF or need a key, a
- * struct bpf_spin_lock in the value), the ids in bpf_map_info.
+ * struct bpf_spin_lock in the value), the ids in bpf_map_info.  bpf_spin_lock and
+ * bpf_spin_unlock: Linux 6.1 lets none of the program types here use a map whose value
+ * holds a lock (check_map_prog_compatibility), and the helper wants the map's BTF and lock.
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -831,6 +833,104 @@ static void map_checks(void)
 	close(btf);
 }
 
+/* ---- bpf_spin_lock ---- */
+
+static struct bpf_insn lp[64];
+static uint32_t nl;
+
+static void e(struct bpf_insn in)
+{
+	lp[nl++] = in;
+}
+
+#define CALL(id) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
+#define MOVR(d, s_) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s_, 0, 0)
+#define ADDI(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define MOVI(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+
+enum lock_variant { L_GOOD, L_NO_UNLOCK, L_COUNT };
+
+/* value = lookup(map, 0); if (value) { lock(&value->l); ...; unlock(&value->l) } return 0 */
+static int load_locker(int map, enum lock_variant v, uint32_t type)
+{
+	union bpf_attr a;
+
+	nl = 0;
+	e(INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0));
+	e(MOVR(2, 10));
+	e(ADDI(2, -4));
+	e(INSN(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_MAP_FD, 0, map));
+	e(INSN(0, 0, 0, 0, 0));
+	e(CALL(BPF_FUNC_map_lookup_elem));
+	e(INSN(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0, 0)); /* to the exit: patched below */
+	{
+		uint32_t jeq = nl - 1;
+
+		e(MOVR(6, 0));
+		e(MOVR(1, 6));
+		e(ADDI(1, 4));
+		e(CALL(BPF_FUNC_spin_lock));
+		if (v == L_COUNT) { /* value->a += 1 under the lock */
+			e(INSN(BPF_LDX | BPF_MEM | BPF_W, 7, 6, 0, 0));
+			e(ADDI(7, 1));
+			e(INSN(BPF_STX | BPF_MEM | BPF_W, 6, 7, 0, 0));
+		}
+		if (v != L_NO_UNLOCK) {
+			e(MOVR(1, 6));
+			e(ADDI(1, 4));
+			e(CALL(BPF_FUNC_spin_unlock));
+		}
+		lp[jeq].off = (int16_t)(nl - jeq - 1);
+	}
+	e(MOVI(0, 0));
+	e(INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.insns = (uintptr_t)lp;
+	a.insn_cnt = nl;
+	a.license = (uintptr_t)"GPL";
+	logbuf[0] = 0;
+	a.log_level = 1;
+	a.log_buf = (uintptr_t)logbuf;
+	a.log_size = sizeof(logbuf);
+	return (int)bpf_a(BPF_PROG_LOAD, &a);
+}
+
+static void spin_lock_checks(void)
+{
+	int btf = prog_btf(), m, plain, nolock, fd;
+
+	if (btf < 0)
+		return;
+	m = map_btf(btf, BPF_MAP_TYPE_HASH, 4, 8, 1, 7, 0);
+	plain = map_btf(-1, BPF_MAP_TYPE_HASH, 4, 8, 0, 0, 0);
+	nolock = map_btf(btf, BPF_MAP_TYPE_ARRAY, 4, 8, 1, 5, 0);
+	if (!CHECK(m >= 0 && plain >= 0 && nolock >= 0, "maps for bpf_spin_lock", "errno %d", errno))
+		return;
+	/* Linux 6.1's check_map_prog_compatibility: no type here may use such a map yet */
+	expect_prog("socket filter: lock refused", load_locker(m, L_GOOD, BPF_PROG_TYPE_SOCKET_FILTER),
+		    EINVAL, "socket filter progs cannot use bpf_spin_lock yet\n");
+	expect_prog("perf_event: lock refused", load_locker(m, L_GOOD, BPF_PROG_TYPE_PERF_EVENT),
+		    EINVAL, "tracing progs cannot use bpf_spin_lock yet\n");
+	expect_prog("kprobe: even a count refused", load_locker(m, L_COUNT, BPF_PROG_TYPE_KPROBE),
+		    EINVAL, "tracing progs cannot use bpf_spin_lock yet\n");
+	expect_prog("tracepoint: no unlock, refused first for the map",
+		    load_locker(m, L_NO_UNLOCK, BPF_PROG_TYPE_TRACEPOINT), EINVAL,
+		    "tracing progs cannot use bpf_spin_lock yet\n");
+	/* without a lock in the value, the helper's own checks */
+	expect_prog("a map without BTF", load_locker(plain, L_GOOD, BPF_PROG_TYPE_PERF_EVENT), EACCES,
+		    "map '' has to have BTF in order to use bpf_spin_lock\n");
+	expect_prog("a value without a lock", load_locker(nolock, L_GOOD, BPF_PROG_TYPE_PERF_EVENT),
+		    EACCES, "map '' doesn't have 'struct bpf_spin_lock'\n");
+	fd = load_locker(nolock, L_COUNT, BPF_PROG_TYPE_PERF_EVENT);
+	expect_prog("a lockless value, counted under a lock call: refused", fd, EACCES,
+		    "map '' doesn't have 'struct bpf_spin_lock'\n");
+	close(m);
+	close(plain);
+	close(nolock);
+	close(btf);
+}
+
 int main(void)
 {
 	tap_init("t_bpf_btf", 60);
@@ -840,5 +940,6 @@ int main(void)
 	object_checks();
 	prog_checks();
 	map_checks();
+	spin_lock_checks();
 	return tap_done();
 }
