@@ -86,6 +86,16 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	return 0;
 }
 
+/* copy_map_value and check_and_init_map_value: a value's bpf_spin_lock and bpf_timer are
+ * neither written by nor shown to the syscalls (zeros). */
+static void lock_fields_zero(const struct bpf_map *map, void *value)
+{
+	if (map->spin_lock_off >= 0)
+		memset((uint8_t *)value + map->spin_lock_off, 0, sizeof(struct bpf_spin_lock));
+	if (map->timer_off >= 0)
+		memset((uint8_t *)value + map->timer_off, 0, sizeof(struct bpf_timer));
+}
+
 static int map_elem(int cmd, const union bpf_attr *attr)
 {
 	struct bpf_map *map;
@@ -115,8 +125,9 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		goto out;
 	if (cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM && attr->flags)
 		goto out; /* no bpf_spin_lock here; queues and stacks take no flags */
-	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_UPDATE_ELEM) && (attr->flags & BPF_F_LOCK))
-		goto out; /* no map here has a bpf_spin_lock in its value */
+	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_UPDATE_ELEM) &&
+	    (attr->flags & BPF_F_LOCK) && map->spin_lock_off < 0)
+		goto out; /* BPF_F_LOCK wants a bpf_spin_lock in the value */
 	err = copy_key(map, attr->key, cmd == BPF_MAP_GET_NEXT_KEY, &key);
 	if (err)
 		goto out;
@@ -133,6 +144,8 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 			break;
 		}
 		err = map->ops->sys_lookup(map, key, value);
+		if (!err)
+			lock_fields_zero(map, value);
 		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->value), value, vsize))
 			err = -EFAULT;
 		break;
@@ -140,7 +153,9 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		err = -EFAULT;
 		if (ksvc_copy_from_user(value, BPF_UPTR(attr->value), vsize))
 			break;
-		err = map->ops->sys_update(map, key, value, attr->flags);
+		lock_fields_zero(map, value);
+		/* no program can hold a value's lock (prog.c): a plain copy is BPF_F_LOCK's */
+		err = map->ops->sys_update(map, key, value, attr->flags & ~(uint64_t)BPF_F_LOCK);
 		break;
 	case BPF_MAP_DELETE_ELEM:
 		err = map->ops->delete(map, key);

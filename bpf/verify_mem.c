@@ -591,6 +591,26 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 }
 
 
+/* Linux's process_timer_func up to the timer itself, which this kernel does not run:
+ * ENOTSUPP for a well-placed one (its EINVALs are check_func_arg's EACCES). */
+static int timer_arg(struct venv *env, const struct reg *r)
+{
+	const struct bpf_map *m = r->map;
+	int64_t off = r->off + (int64_t)r->umin;
+
+	if (m->timer_off == -E2BIG)
+		return verr(env, -EACCES, "map '%s' has more than one 'struct bpf_timer'\n", m->name);
+	if (m->timer_off == -ENOENT)
+		return verr(env, -EACCES, "map '%s' doesn't have 'struct bpf_timer'\n", m->name);
+	if (m->timer_off < 0)
+		return verr(env, -EACCES, "map '%s' is not a struct type or bpf_timer is mangled\n",
+			    m->name);
+	if (off != m->timer_off)
+		return verr(env, -EACCES, "off %lld doesn't point to 'struct bpf_timer' that is at %d\n",
+			    (long long)off, m->timer_off);
+	return verr(env, -BPF_ENOTSUPP, "bpf_timer is not supported by this kernel\n");
+}
+
 /* Linux's process_spin_lock: the map value's one struct bpf_spin_lock, at a constant offset;
  * one lock held at a time, released by the value (reg id) that took it.  Its EINVAL is
  * check_func_arg's EACCES. */
@@ -741,9 +761,10 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (!r->map->btf)
 				return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
 					    r->map->name, what);
+			if (in->imm == BPF_FUNC_kptr_xchg) /* no kptr field here: they name kernel BTF */
+				return verr(env, -EACCES, "map '%s' has no valid kptr\n", r->map->name);
 			if (in->imm != BPF_FUNC_spin_lock && in->imm != BPF_FUNC_spin_unlock)
-				return verr(env, -EACCES, "map '%s' has no valid %s\n", r->map->name,
-					    what); /* timers and kptrs are not here */
+				return timer_arg(env, r);
 			err = spin_lock_arg(env, regno, r, in->imm == BPF_FUNC_spin_lock);
 			if (err)
 				return err;

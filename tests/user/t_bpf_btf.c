@@ -781,6 +781,18 @@ static int map_btf(int btf, uint32_t type, uint32_t ks, uint32_t vs, uint32_t ki
 	return (int)bpf_a(BPF_MAP_CREATE, &a);
 }
 
+static int elem(int cmd, int fd, const void *key, void *value, uint64_t flags)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uintptr_t)key;
+	a.value = (uintptr_t)value;
+	a.flags = flags;
+	return (int)bpf_a(cmd, &a);
+}
+
 static void map_checks(void)
 {
 	struct bpf_map_info info;
@@ -823,8 +835,27 @@ static void map_checks(void)
 		     "perf event array takes no BTF");
 	fd = map_btf(btf, BPF_MAP_TYPE_HASH, 4, 8, 1, 7, 0);
 	CHECK(fd >= 0, "hash value with a bpf_spin_lock", "errno %d", errno);
-	if (fd >= 0)
+	if (fd >= 0) {
+		uint32_t k = 1, v[2] = { 5, 0x12345678 }, out[2] = { 9, 9 };
+
+		CHECK(!elem(BPF_MAP_UPDATE_ELEM, fd, &k, v, 0) && !elem(BPF_MAP_LOOKUP_ELEM, fd, &k, out, 0) &&
+			      out[0] == 5 && out[1] == 0,
+		      "the lock's bytes are neither stored nor shown", "errno %d: %u %x", errno, out[0], out[1]);
+		v[0] = 6;
+		out[0] = 9;
+		CHECK(!elem(BPF_MAP_UPDATE_ELEM, fd, &k, v, BPF_F_LOCK) &&
+			      !elem(BPF_MAP_LOOKUP_ELEM, fd, &k, out, BPF_F_LOCK) && out[0] == 6 && out[1] == 0,
+		      "BPF_F_LOCK update and lookup", "errno %d: %u %x", errno, out[0], out[1]);
 		close(fd);
+	}
+	fd = map_btf(btf, BPF_MAP_TYPE_HASH, 4, 8, 1, 5, 0);
+	if (fd >= 0) {
+		uint32_t k = 1, v[2] = { 5, 7 };
+
+		EXPECT_ERRNO(elem(BPF_MAP_UPDATE_ELEM, fd, &k, v, BPF_F_LOCK), EINVAL,
+			     "BPF_F_LOCK on a value without a lock");
+		close(fd);
+	}
 	EXPECT_ERRNO(map_btf(btf, BPF_MAP_TYPE_HASH, 4, 8, 1, 7, BPF_F_RDONLY_PROG), EACCES,
 		     "bpf_spin_lock in a BPF_F_RDONLY_PROG map");
 	EXPECT_ERRNO(map_btf(btf, BPF_MAP_TYPE_LRU_HASH, 4, 8, 1, 7, 0), ENOTSUPP,
