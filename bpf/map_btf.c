@@ -73,6 +73,8 @@ static int find_field(const struct bpf_btf *btf, const struct btf_type *t, const
 	return found;
 }
 
+static const struct btf_type btf_none; /* kind 0: what no check takes for a value */
+
 static bool int32_key(const struct btf_type *k)
 {
 	uint32_t d;
@@ -83,7 +85,7 @@ static bool int32_key(const struct btf_type *k)
 	return BTF_INT_BITS(d) == 32 && !BTF_INT_OFFSET(d);
 }
 
-/* the map kind's map_check_btf: 1 when it has none */
+/* the map kind's map_check_btf (key NULL: no key type), or 1 when the kind has none */
 static int kind_check(const struct bpf_map *map, const struct btf_type *key,
 		      const struct btf_type *value)
 {
@@ -120,10 +122,10 @@ static int check_types(struct bpf_map *map, const struct bpf_btf *btf, uint32_t 
 		key = bpf_btf_type_id_size(btf, &kid, &ksize);
 		if (!key || ksize != map->key_size)
 			return -EINVAL;
-	} else if (kind_check(map, NULL, NULL) == 1) {
-		return -EINVAL; /* no key type, and nothing to say a keyless map is fine */
 	}
 	value = bpf_btf_type_id_size(btf, &vid, &vsize);
+	if (!kid && kind_check(map, NULL, value ? value : &btf_none) == 1)
+		return -EINVAL; /* no key type, and no check of the kind's to say that is fine */
 	if (!value || vsize != map->value_size)
 		return -EINVAL;
 	off = find_field(btf, value, "bpf_spin_lock", sizeof(struct bpf_spin_lock), 4);
