@@ -281,6 +281,9 @@ struct bpf_map {
 	char name[BPF_OBJ_NAME_LEN]; /* (c) */
 	bool frozen; /* (f) */
 	struct bpf_map *inner_meta; /* (c) map-in-map: the inner maps' template (map_in_map.c) */
+	struct bpf_btf *btf; /* (c) btf_fd's BTF (a reference) when type ids came, or NULL */
+	uint32_t btf_key_type_id, btf_value_type_id; /* (c) */
+	int32_t spin_lock_off, timer_off; /* (c) their offsets in the value, or -errno: none */
 	uint32_t mmap_writers; /* writable mappings of an mmapable array (map->lock) */
 	struct spinlock lock;
 	void *priv; /* (c) type-specific storage */
@@ -292,6 +295,9 @@ bool bpf_map_is_percpu(uint32_t type);
 const struct bpf_map_ops *bpf_map_ops_of(uint32_t type);
 
 int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out);
+/* map_btf.c: BPF_MAP_CREATE's BTF attributes checked and kept on an allocated map: 0 or
+ * -errno (nothing kept). */
+int bpf_map_check_btf(struct bpf_map *map, const union bpf_attr *attr);
 void bpf_map_get(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 /* fd -> map with a reference: -EBADF / -EINVAL as Linux's bpf_map_get. */
@@ -377,6 +383,8 @@ const struct bpf_perf_ops *bpf_perf(void);
 
 /* ---- programs ---- */
 
+struct bpf_verifier_log;
+
 struct bpf_prog {
 	_Atomic uint32_t refcnt; /* (a) */
 	uint32_t type, expected_attach_type, prog_flags; /* (c) */
@@ -400,13 +408,30 @@ struct bpf_prog {
 	struct bpf_insn *orig; /* (c) as loaded, for bpf_prog_info.xlated */
 	struct bpf_dinsn *dinsns; /* (c) decoded for the fast interpreter */
 	struct bpf_jit_image jit; /* (c) JIT-compiled code, or fn NULL */
+	struct bpf_btf *btf; /* (c) prog_btf_fd's BTF (a reference) when func/line info came */
+	struct bpf_func_info *func_info; /* (c) one per subprogram, or NULL */
+	uint32_t nr_func_info; /* (c) */
+	struct bpf_line_info *linfo; /* (c) or NULL */
+	uint32_t nr_linfo; /* (c) */
+	/* during BPF_PROG_LOAD only: the attributes (and the user's, for record sizes written
+	 * back) that bpf_prog_check_btf reads once the subprograms are known */
+	const union bpf_attr *load_attr;
+	union bpf_attr *load_uattr;
 };
 
 /* prog.c */
 extern const struct ksvc_file_ops bpf_prog_fops;
 extern const struct ksvc_file_ops bpf_map_fops;
-/* BPF_PROG_LOAD with attr already copied in: the new fd or -errno. */
-int bpf_prog_load(const union bpf_attr *attr);
+/* BPF_PROG_LOAD with attr already copied in (uattr: the user's, for what Linux writes back):
+ * the new fd or -errno. */
+int bpf_prog_load(const union bpf_attr *attr, union bpf_attr *uattr);
+/* prog_btf.c: check and keep func_info / line_info (prog->load_attr) against the
+ * subprograms starting at sub_start[0..nr_sub): 0 or -errno with Linux's log line. */
+int bpf_prog_check_btf(struct bpf_prog *prog, const uint32_t *sub_start, uint32_t nr_sub,
+		       struct bpf_verifier_log *log);
+/* The verifier log's "; <source line>" before insn when its line differs from *prev. */
+void bpf_prog_log_linfo(const struct bpf_prog *prog, uint32_t insn, struct bpf_verifier_log *log,
+			const struct bpf_line_info **prev);
 /* A new fd for prog, taking over the caller's reference: the fd or -errno (caller keeps it). */
 int bpf_prog_fd_install(struct bpf_prog *prog);
 /* bpf_prog_run's "jited" state: the JIT's code runs (Linux's prog->jited). */
@@ -432,7 +457,7 @@ int bpf_link_get_fd(int fd, struct bpf_link **out);
 
 /* ---- object ids, fds by id, pins, stats (obj.c) ---- */
 
-enum bpf_obj_kind { BPF_OBJ_PROG = 1, BPF_OBJ_MAP, BPF_OBJ_LINK, BPF_OBJ_BTF /* none: no BTF_LOAD */ };
+enum bpf_obj_kind { BPF_OBJ_PROG = 1, BPF_OBJ_MAP, BPF_OBJ_LINK, BPF_OBJ_BTF };
 /* One id table for programs, maps and links, each kind with its own ids (as Linux's three
  * idrs): an id for obj, whose reference count refcnt GET_FD_BY_ID raises: 0 or -ENOSPC. */
 int bpf_id_alloc(enum bpf_obj_kind kind, void *obj, _Atomic uint32_t *refcnt, uint32_t *id);
@@ -453,6 +478,21 @@ static inline bool bpf_stats_on(void)
 {
 	return atomic_load_explicit(&bpf_stats_users, memory_order_relaxed) > 0;
 }
+
+/* ---- BTF objects (btf.c parses, btf_sys.c) ---- */
+
+struct bpf_btf;
+extern const struct ksvc_file_ops bpf_btf_fops;
+/* BPF_BTF_LOAD with attr copied in: the new fd or -errno. */
+int bpf_btf_load(const union bpf_attr *attr);
+/* fd -> BTF with a reference: -EBADF / -EINVAL (not a BTF fd). */
+int bpf_btf_get_fd(int fd, struct bpf_btf **out);
+/* A new fd taking over the caller's reference: the fd or -errno (caller keeps it). */
+int bpf_btf_fd_install(struct bpf_btf *btf);
+void bpf_btf_put(struct bpf_btf *btf);
+uint32_t bpf_btf_id(const struct bpf_btf *btf);
+/* BPF_OBJ_GET_INFO_BY_FD of a BTF fd. */
+int bpf_btf_info(struct bpf_btf *btf, const union bpf_attr *attr, union bpf_attr *uattr);
 
 /* ---- BPF_OBJ_GET_INFO_BY_FD and fdinfo (info.c) ---- */
 

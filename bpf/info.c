@@ -13,7 +13,8 @@
  * jited_prog_insns / jited_prog_len, nr_jited_ksyms / jited_ksyms and nr_jited_func_lens /
  * jited_func_lens (one function: the JIT makes one image of a program and its subprograms),
  * nr_prog_tags / prog_tags, the record sizes of func_info, line_info and jited_line_info
- * (EINVAL for other sizes), nr_func_info and nr_line_info 0 (no BTF: no func_info).
+ * (EINVAL for other sizes), btf_id, nr_func_info / func_info and nr_line_info / line_info as
+ * loaded (prog_btf.c), nr_jited_line_info 0 (Linux: one address per line when JITed).
  * An fd that is not open: EBADFD; not a bpf object: EINVAL.
  *
  * Differences from Linux: helper calls in xlated_prog_insns keep the helper's id (Linux: the
@@ -150,9 +151,19 @@ static int prog_info_arrays(const struct bpf_prog *prog, struct bpf_prog_info *i
 	info->nr_jited_func_lens = 1;
 	if (ulen && (err = put_u32(info->jited_func_lens, 0, prog->jit.len)))
 		return err;
-	info->nr_func_info = 0;
-	info->nr_line_info = 0;
-	info->nr_jited_line_info = 0;
+	ulen = info->nr_func_info;
+	info->nr_func_info = prog->nr_func_info;
+	if (ulen && prog->nr_func_info &&
+	    ksvc_copy_to_user(BPF_UPTR(info->func_info), prog->func_info,
+			      sizeof(*prog->func_info) * MIN(ulen, prog->nr_func_info)))
+		return -EFAULT;
+	ulen = info->nr_line_info;
+	info->nr_line_info = prog->nr_linfo;
+	if (ulen && prog->nr_linfo &&
+	    ksvc_copy_to_user(BPF_UPTR(info->line_info), prog->linfo,
+			      sizeof(*prog->linfo) * MIN(ulen, prog->nr_linfo)))
+		return -EFAULT;
+	info->nr_jited_line_info = 0; /* one JIT image without a per-line address map */
 	ulen = info->nr_prog_tags;
 	info->nr_prog_tags = 1;
 	if (ulen && ksvc_copy_to_user(BPF_UPTR(info->prog_tags), prog->tag, sizeof(prog->tag)))
@@ -206,7 +217,7 @@ static int prog_info(struct bpf_prog *prog, const union bpf_attr *attr, union bp
 	info.run_cnt = atomic_load(&prog->run_cnt);
 	info.recursion_misses = 0;
 	info.verified_insns = prog->verified_insns;
-	info.btf_id = 0;
+	info.btf_id = prog->btf ? bpf_btf_id(prog->btf) : 0;
 	info.attach_btf_id = 0;
 	info.attach_btf_obj_id = 0;
 	err = prog_info_arrays(prog, &info);
@@ -231,6 +242,11 @@ static int map_info(struct bpf_map *map, const union bpf_attr *attr, union bpf_a
 	info.map_flags = map->map_flags;
 	info.map_extra = map->map_extra;
 	memcpy(info.name, map->name, sizeof(info.name));
+	if (map->btf) {
+		info.btf_id = bpf_btf_id(map->btf);
+		info.btf_key_type_id = map->btf_key_type_id;
+		info.btf_value_type_id = map->btf_value_type_id;
+	}
 	return info_out(attr, &info, len, uattr);
 }
 
@@ -254,6 +270,7 @@ int bpf_obj_info(const union bpf_attr *attr, union bpf_attr *uattr)
 	struct bpf_prog *prog;
 	struct bpf_map *map;
 	struct bpf_link *link;
+	struct bpf_btf *btf;
 
 	if (bpf_attr_tail_dirty(attr, BPF_END_OF(info.info)))
 		return -EINVAL;
@@ -273,6 +290,11 @@ int bpf_obj_info(const union bpf_attr *attr, union bpf_attr *uattr)
 	if (!bpf_link_get_fd(fd, &link)) {
 		err = link_info(link, attr, uattr);
 		bpf_link_put(link);
+		return err;
+	}
+	if (!bpf_btf_get_fd(fd, &btf)) {
+		err = bpf_btf_info(btf, attr, uattr);
+		bpf_btf_put(btf);
 		return err;
 	}
 	return -EINVAL;

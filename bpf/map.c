@@ -83,8 +83,9 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	if (name_check(attr->map_name))
 		return -EINVAL;
 	/* inner_map_fd: read by the map-in-map types only, ignored by the others (Linux) */
-	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id ||
-	    attr->map_ifindex)
+	/* btf_key_type_id, btf_value_type_id: map_btf.c, once the map is allocated */
+	if (attr->btf_vmlinux_value_type_id || attr->map_ifindex ||
+	    (attr->btf_key_type_id && !attr->btf_value_type_id))
 		return -EINVAL;
 	if (attr->map_extra && attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER)
 		return -EINVAL;
@@ -119,9 +120,16 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	err = ops->alloc(map);
 	if (err)
 		goto err_free_map;
+	err = bpf_map_check_btf(map, attr);
+	if (err) {
+		ops->free(map);
+		goto err_free_map;
+	}
 	err = bpf_id_alloc(BPF_OBJ_MAP, map, &map->refcnt, &map->id);
 	if (err) {
 		ops->free(map);
+		if (map->btf)
+			bpf_btf_put(map->btf);
 		goto err_free_map;
 	}
 	*out = map;
@@ -144,6 +152,8 @@ void bpf_map_put(struct bpf_map *map)
 		return;
 	bpf_id_free(BPF_OBJ_MAP, map->id);
 	map->ops->free(map);
+	if (map->btf)
+		bpf_btf_put(map->btf);
 	ksvc_free(map->inner_meta);
 	ksvc_free(map);
 }

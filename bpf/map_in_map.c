@@ -50,6 +50,8 @@ int bpf_map_meta_alloc(int inner_fd, struct bpf_map **out)
 		meta->max_entries = inner->max_entries;
 		meta->map_flags = inner->map_flags;
 		meta->map_extra = inner->map_extra;
+		meta->spin_lock_off = inner->spin_lock_off;
+		meta->timer_off = inner->timer_off;
 		memcpy(meta->name, inner->name, sizeof(meta->name));
 		*out = meta;
 	}

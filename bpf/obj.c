@@ -18,8 +18,7 @@
  *
  * Map fds opened with BPF_F_RDONLY / BPF_F_WRONLY (open_flags, file_flags) are O_RDONLY /
  * O_WRONLY files: the element commands check the fd's mode (syscall.c).
- * There are no BTF objects (BPF_BTF_LOAD is refused): BPF_BTF_GET_NEXT_ID and _GET_FD_BY_ID walk
- * an empty id space (ENOENT), as on a Linux where nothing loaded BTF.
+ * BTF objects (btf_sys.c) have ids of their own; a BTF fd cannot be pinned (EINVAL, as 6.1).
  * Not here: raw tracepoint links.
  */
 #include <stdint.h>
@@ -164,6 +163,11 @@ static int obj_fd_install(enum bpf_obj_kind kind, void *obj, uint32_t open_flags
 		fd = bpf_map_fd_install(obj, open_flags);
 		if (fd < 0)
 			bpf_map_put(obj);
+		return fd;
+	case BPF_OBJ_BTF:
+		fd = bpf_btf_fd_install(obj);
+		if (fd < 0)
+			bpf_btf_put(obj);
 		return fd;
 	default:
 		fd = ksvc_fd_install(&bpf_link_fops, obj, true);

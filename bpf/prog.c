@@ -36,6 +36,10 @@ static void prog_free(struct bpf_prog *prog)
 	ksvc_free(prog->orig);
 	ksvc_free(prog->dinsns);
 	bpf_jit_free(&prog->jit);
+	ksvc_free(prog->func_info);
+	ksvc_free(prog->linfo);
+	if (prog->btf)
+		bpf_btf_put(prog->btf);
 	ksvc_free(prog);
 }
 
@@ -227,6 +231,28 @@ static bool sleepable_map(uint32_t type)
 	}
 }
 
+/* Linux 6.1's check_map_prog_compatibility for values with a bpf_spin_lock or bpf_timer
+ * (map_btf.c finds them): no program type here may use them yet. */
+static int lock_timer_compat(const struct bpf_prog *prog, const struct bpf_map *map,
+			     struct bpf_verifier_log *log)
+{
+	bool tracing = prog->type == BPF_PROG_TYPE_KPROBE || prog->type == BPF_PROG_TYPE_TRACEPOINT ||
+		       prog->type == BPF_PROG_TYPE_PERF_EVENT;
+	const char *why = NULL;
+
+	if (map->spin_lock_off >= 0)
+		why = prog->type == BPF_PROG_TYPE_SOCKET_FILTER ? "socket filter progs cannot use bpf_spin_lock yet\n" :
+		      tracing					    ? "tracing progs cannot use bpf_spin_lock yet\n" :
+		      (prog->prog_flags & BPF_F_SLEEPABLE)	    ? "sleepable progs cannot use bpf_spin_lock yet\n" :
+								      NULL;
+	if (!why && map->timer_off >= 0 && tracing)
+		why = "tracing progs cannot use bpf_timer yet\n";
+	if (!why)
+		return 0;
+	bpf_log(log, "%s", why);
+	return -EINVAL;
+}
+
 /*
  * lddw with a map source: take the map (the program holds it) and put its address, or its
  * value's address, in the instruction pair (Linux's resolve_pseudo_ldimm64).
@@ -261,6 +287,11 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 		err = bpf_map_get_fd(fd, &map);
 		if (err) {
 			bpf_log(log, "fd %d is not pointing to valid bpf_map\n", fd);
+			return err;
+		}
+		err = lock_timer_compat(prog, map, log);
+		if (err) {
+			bpf_map_put(map);
 			return err;
 		}
 		if ((prog->prog_flags & BPF_F_SLEEPABLE) && !sleepable_map(map->type)) {
@@ -346,8 +377,8 @@ static int load_check(const union bpf_attr *attr)
 		return -E2BIG;
 	if (bpf_obj_name_check(attr->prog_name))
 		return -EINVAL;
-	if (attr->prog_btf_fd || attr->func_info_cnt || attr->line_info_cnt ||
-	    attr->attach_btf_id || attr->attach_prog_fd || attr->core_relo_cnt)
+	/* prog_btf_fd, func_info and line_info: prog_btf.c, once the subprograms are known */
+	if (attr->attach_btf_id || attr->attach_prog_fd || attr->core_relo_cnt)
 		return -EINVAL;
 	if (attr->log_level || attr->log_buf || attr->log_size) {
 		if (attr->log_size < 128 || attr->log_size > (UINT32_MAX >> 2) || !attr->log_level ||
@@ -357,7 +388,7 @@ static int load_check(const union bpf_attr *attr)
 	return 0;
 }
 
-int bpf_prog_load(const union bpf_attr *attr)
+int bpf_prog_load(const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_verifier_log log = { .ubuf = (char *)(uintptr_t)attr->log_buf,
 					.size = attr->log_size,
@@ -380,6 +411,8 @@ int bpf_prog_load(const union bpf_attr *attr)
 	if (!prog)
 		return -ENOMEM;
 	atomic_store(&prog->refcnt, 1);
+	prog->load_attr = attr;
+	prog->load_uattr = uattr;
 	prog->type = attr->prog_type;
 	prog->expected_attach_type = attr->expected_attach_type;
 	prog->prog_flags = attr->prog_flags;
@@ -411,6 +444,8 @@ int bpf_prog_load(const union bpf_attr *attr)
 		if (lerr)
 			err = lerr;
 	}
+	prog->load_attr = NULL;
+	prog->load_uattr = NULL;
 	if (err)
 		goto err_free_prog;
 

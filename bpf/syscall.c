@@ -8,7 +8,7 @@
  * MAP_FREEZE, PROG_LOAD (prog.c), OBJ_GET_INFO_BY_FD (info.c), PROG_TEST_RUN
  * (BPF_PROG_TYPE_SYSCALL; others ENOTSUPP as Linux's perf_event programs), the ids, fds by id,
  * pins, ENABLE_STATS and TASK_FD_QUERY (obj.c), LINK_CREATE (link.c: BPF_PERF_EVENT links),
- * BTF_LOAD (EINVAL: no BTF, libbpf falls back).  Others: EINVAL.
+ * BTF_LOAD (btf_sys.c).  Others: EINVAL.
  * Every user pointer goes through ksvc_copy_{from,to}_user (EFAULT).
  */
 #include <stddef.h>
@@ -86,6 +86,16 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	return 0;
 }
 
+/* copy_map_value and check_and_init_map_value: a value's bpf_spin_lock and bpf_timer are
+ * neither written by nor shown to the syscalls (zeros). */
+static void lock_fields_zero(const struct bpf_map *map, void *value)
+{
+	if (map->spin_lock_off >= 0)
+		memset((uint8_t *)value + map->spin_lock_off, 0, sizeof(struct bpf_spin_lock));
+	if (map->timer_off >= 0)
+		memset((uint8_t *)value + map->timer_off, 0, sizeof(struct bpf_timer));
+}
+
 static int map_elem(int cmd, const union bpf_attr *attr)
 {
 	struct bpf_map *map;
@@ -115,8 +125,9 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		goto out;
 	if (cmd == BPF_MAP_LOOKUP_AND_DELETE_ELEM && attr->flags)
 		goto out; /* no bpf_spin_lock here; queues and stacks take no flags */
-	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_UPDATE_ELEM) && (attr->flags & BPF_F_LOCK))
-		goto out; /* no map here has a bpf_spin_lock in its value */
+	if ((cmd == BPF_MAP_LOOKUP_ELEM || cmd == BPF_MAP_UPDATE_ELEM) &&
+	    (attr->flags & BPF_F_LOCK) && map->spin_lock_off < 0)
+		goto out; /* BPF_F_LOCK wants a bpf_spin_lock in the value */
 	err = copy_key(map, attr->key, cmd == BPF_MAP_GET_NEXT_KEY, &key);
 	if (err)
 		goto out;
@@ -133,6 +144,8 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 			break;
 		}
 		err = map->ops->sys_lookup(map, key, value);
+		if (!err)
+			lock_fields_zero(map, value);
 		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->value), value, vsize))
 			err = -EFAULT;
 		break;
@@ -140,7 +153,9 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 		err = -EFAULT;
 		if (ksvc_copy_from_user(value, BPF_UPTR(attr->value), vsize))
 			break;
-		err = map->ops->sys_update(map, key, value, attr->flags);
+		lock_fields_zero(map, value);
+		/* no program can hold a value's lock (prog.c): a plain copy is BPF_F_LOCK's */
+		err = map->ops->sys_update(map, key, value, attr->flags & ~(uint64_t)BPF_F_LOCK);
 		break;
 	case BPF_MAP_DELETE_ELEM:
 		err = map->ops->delete(map, key);
@@ -278,7 +293,7 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_PROG_LOAD:
 		if (bpf_attr_tail_dirty(&attr, BPF_END_OF(core_relo_rec_size)))
 			return -EINVAL;
-		return bpf_prog_load(&attr);
+		return bpf_prog_load(&attr, (union bpf_attr *)uattr);
 	case BPF_OBJ_GET_INFO_BY_FD:
 		return bpf_obj_info(&attr, (union bpf_attr *)uattr);
 	case BPF_PROG_TEST_RUN:
@@ -304,7 +319,7 @@ long bpf_sys(int cmd, const void *uattr, unsigned int size)
 	case BPF_LINK_CREATE:
 		return bpf_link_create(&attr);
 	case BPF_BTF_LOAD:
-		return -EINVAL;
+		return bpf_btf_load(&attr);
 	default:
 		return -EINVAL;
 	}

@@ -234,6 +234,7 @@ static struct vstate *state_copy(const struct vstate *s, bool with_hist)
 		return NULL;
 	n->curframe = s->curframe;
 	n->nrefs = s->nrefs;
+	n->active_lock = s->active_lock;
 	memcpy(n->refs, s->refs, sizeof(n->refs));
 	n->parent = s->parent;
 	n->first = s->first;
@@ -317,6 +318,7 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 	case PTR_TO_FUNC:
 		return old->mem_size == cur->mem_size;
 	case PTR_TO_MAP_VALUE_OR_NULL:
+	case PTR_TO_MAP_VALUE: /* a value with a bpf_spin_lock keeps its id */
 		if (!ids_match(m, old->id, cur->id))
 			return false;
 		/* fall through */
@@ -397,6 +399,8 @@ static bool states_subsume(struct venv *env, const struct vstate *old,
 		if (!stacksafe(of, cf, m, exact))
 			return false;
 	}
+	if (old->active_lock != cur->active_lock) /* Linux compares the ids as they are */
+		return false;
 	/* the same references, held by the same registers (Linux's refsafe) */
 	if (old->nrefs != cur->nrefs)
 		return false;
@@ -614,9 +618,10 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 	int err = 0;
 
 	env->idx = idx;
-	if (env->log && (env->log->level & 3)) { /* do_check's line per instruction walked */
+	if (env->log && (env->log->level & 3)) { /* do_check's lines per instruction walked */
 		char text[96];
 
+		bpf_prog_log_linfo(env->prog, idx, env->log, &env->prev_linfo); /* "; <source>" */
 		bpf_disasm(text, sizeof(text), in, env->len - idx);
 		bpf_log(env->log, "%u: %s\n", idx, text);
 	}
@@ -703,14 +708,20 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 		case BPF_OP_JA32:
 			return idx + 1 + in->imm;
 		case BPF_OP_CALL:
+			if (env->cur->active_lock && in->imm != BPF_FUNC_spin_unlock)
+				return verr(env, -EINVAL, "function calls are not allowed while holding a lock\n");
 			env->call_next = -1;
 			err = check_helper_call(env, in);
 			if (!err && env->call_next >= 0)
 				return env->call_next; /* into the helper's callback */
 			return err ? (int64_t)err : (int64_t)idx + 1;
 		case BPF_OP_CALL_LOCAL:
+			if (env->cur->active_lock)
+				return verr(env, -EINVAL, "function calls are not allowed while holding a lock\n");
 			return check_local_call(env, in, idx);
 		case BPF_OP_EXIT:
+			if (env->cur->active_lock)
+				return verr(env, -EINVAL, "bpf_spin_unlock is missing\n");
 			return check_exit(env);
 		default:
 			return check_cond_jmp(env, in, idx);
@@ -836,6 +847,8 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	}
 	env.max_frames = 1;
 	err = check_subprogs_and_cfg(&env);
+	if (!err) /* Linux's check_btf_info, which needs the subprograms */
+		err = bpf_prog_check_btf(prog, env.subprog_start, env.nr_subprogs, log);
 	if (!err)
 		err = compute_liveness(&env);
 	if (!err) {

@@ -87,6 +87,7 @@ struct vstate {
 	struct frame *frames[BPF_MAX_FRAMES];
 	struct vref refs[MAX_REFS];
 	uint32_t nrefs;
+	uint32_t active_lock; /* id of the map value whose bpf_spin_lock is held, 0: none */
 	uint32_t curframe;
 	struct vstate *parent; /* last checkpoint on this path */
 	uint32_t branches; /* checkpoints: live paths below this one */
@@ -120,6 +121,7 @@ struct venv {
 	const struct bpf_insn *insns;
 	uint32_t len;
 	struct bpf_verifier_log *log;
+	const struct bpf_line_info *prev_linfo; /* the source line the log quoted last */
 	struct vstate *cur;
 	uint32_t idx; /* instruction being checked */
 	uint32_t processed;

@@ -142,7 +142,9 @@ static void null_check_reg(struct reg *x, uint32_t id, bool is_null)
 		x->id = 0;
 	} else {
 		x->type = x->type == PTR_TO_MEM_OR_NULL ? PTR_TO_MEM : PTR_TO_MAP_VALUE;
-		x->id = 0;
+		/* a value with a bpf_spin_lock keeps its id: the lock's owner (Linux) */
+		if (x->type != PTR_TO_MAP_VALUE || x->map->spin_lock_off < 0)
+			x->id = 0;
 	}
 }
 

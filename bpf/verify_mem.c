@@ -238,7 +238,15 @@ static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p
 	if (!write && (m->map_flags & BPF_F_WRONLY_PROG))
 		return verr(env, -EACCES, "read from map forbidden, value_size=%u off=%lld size=%llu\n",
 			    m->value_size, (long long)off, (unsigned long long)size);
-	return region_access(env, regno, p, off, size, m->value_size);
+	int err = region_access(env, regno, p, off, size, m->value_size);
+
+	if (err)
+		return err;
+	/* Linux's check_map_access: no load, store or helper touches a bpf_spin_lock */
+	if (m->spin_lock_off >= 0 && p->smin + off < m->spin_lock_off + (int64_t)sizeof(struct bpf_spin_lock) &&
+	    m->spin_lock_off < (int64_t)p->umax + off + (int64_t)size)
+		return verr(env, -EACCES, "bpf_spin_lock cannot be accessed directly by load/store\n");
+	return 0;
 }
 
 /* ---- ctx ---- */
@@ -582,6 +590,63 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 	return 0;
 }
 
+
+/* Linux's process_timer_func up to the timer itself, which this kernel does not run:
+ * ENOTSUPP for a well-placed one (its EINVALs are check_func_arg's EACCES). */
+static int timer_arg(struct venv *env, const struct reg *r)
+{
+	const struct bpf_map *m = r->map;
+	int64_t off = r->off + (int64_t)r->umin;
+
+	if (m->timer_off == -E2BIG)
+		return verr(env, -EACCES, "map '%s' has more than one 'struct bpf_timer'\n", m->name);
+	if (m->timer_off == -ENOENT)
+		return verr(env, -EACCES, "map '%s' doesn't have 'struct bpf_timer'\n", m->name);
+	if (m->timer_off < 0)
+		return verr(env, -EACCES, "map '%s' is not a struct type or bpf_timer is mangled\n",
+			    m->name);
+	if (off != m->timer_off)
+		return verr(env, -EACCES, "off %lld doesn't point to 'struct bpf_timer' that is at %d\n",
+			    (long long)off, m->timer_off);
+	return verr(env, -BPF_ENOTSUPP, "bpf_timer is not supported by this kernel\n");
+}
+
+/* Linux's process_spin_lock: the map value's one struct bpf_spin_lock, at a constant offset;
+ * one lock held at a time, released by the value (reg id) that took it.  Its EINVAL is
+ * check_func_arg's EACCES. */
+static int spin_lock_arg(struct venv *env, uint32_t regno, const struct reg *r, bool lock)
+{
+	const struct bpf_map *m = r->map;
+	struct vstate *st = env->cur;
+	int64_t off = r->off + (int64_t)r->umin;
+
+	if (m->spin_lock_off < 0) {
+		if (m->spin_lock_off == -E2BIG)
+			return verr(env, -EACCES, "map '%s' has more than one 'struct bpf_spin_lock'\n",
+				    m->name);
+		if (m->spin_lock_off == -ENOENT)
+			return verr(env, -EACCES, "map '%s' doesn't have 'struct bpf_spin_lock'\n", m->name);
+		return verr(env, -EACCES, "map '%s' is not a struct type or bpf_spin_lock is mangled\n",
+			    m->name);
+	}
+	if (off != m->spin_lock_off)
+		return verr(env, -EACCES, "off %lld doesn't point to 'struct bpf_spin_lock'\n",
+			    (long long)off);
+	(void)regno;
+	if (lock) {
+		if (st->active_lock)
+			return verr(env, -EACCES, "Locking two bpf_spin_locks are not allowed\n");
+		st->active_lock = r->id; /* 0 for a value not from a lookup: as Linux, not held */
+		return 0;
+	}
+	if (!st->active_lock)
+		return verr(env, -EACCES, "bpf_spin_unlock without taking a lock\n");
+	if (st->active_lock != r->id)
+		return verr(env, -EACCES, "bpf_spin_unlock of different lock\n");
+	st->active_lock = 0;
+	return 0;
+}
+
 int check_helper_call(struct venv *env, const struct bpf_insn *in)
 {
 	struct frame *cb_frame = NULL;
@@ -693,9 +758,17 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				return verr(env, -EACCES, "R%u doesn't have constant offset. %s has to be "
 							  "at the constant offset\n", regno,
 					    in->imm == BPF_FUNC_kptr_xchg ? "kptr" : what);
-			/* no map here has BTF */
-			return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
-				    r->map->name, what);
+			if (!r->map->btf)
+				return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
+					    r->map->name, what);
+			if (in->imm == BPF_FUNC_kptr_xchg) /* no kptr field here: they name kernel BTF */
+				return verr(env, -EACCES, "map '%s' has no valid kptr\n", r->map->name);
+			if (in->imm != BPF_FUNC_spin_lock && in->imm != BPF_FUNC_spin_unlock)
+				return timer_arg(env, r);
+			err = spin_lock_arg(env, regno, r, in->imm == BPF_FUNC_spin_lock);
+			if (err)
+				return err;
+			break;
 		}
 		case ARG_DYNPTR:
 		case ARG_DYNPTR_UNINIT_LOCAL:

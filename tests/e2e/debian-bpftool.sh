@@ -64,6 +64,9 @@ sec "stats"; echo 1 > /proc/sys/kernel/bpf_stats_enabled; sleep 1; $B prog show 
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 sec "prog show -f"; $B -f prog show id "$PID"; $B -f map show id "$MID"
 sec "prog load"; $B prog load /root/pagefaults.bpf.o /sys/fs/bpf/pf; echo "LOAD-RC=$?"
+sec "btf show"; $B btf show
+sec "btf dump prog pinned /sys/fs/bpf/pf"; $B btf dump prog pinned /sys/fs/bpf/pf
+sec "prog dump xlated pinned /sys/fs/bpf/pf"; $B prog dump xlated pinned /sys/fs/bpf/pf
 sec "ls /sys/fs/bpf"; ls -1 /sys/fs/bpf
 sec "prog show pinned /sys/fs/bpf/pf"; $B prog show pinned /sys/fs/bpf/pf
 sec "map dump pinned /sys/fs/bpf/pk_counts"; $B map dump pinned /sys/fs/bpf/pk_counts
@@ -142,6 +145,15 @@ grep -q '^LOAD-RC=0$' "$L" && sec "prog show pinned /sys/fs/bpf/pf" | grep -Eq '
 	ok "prog load pagefaults.bpf.o /sys/fs/bpf/pf; prog show pinned names on_overflow" || bad "prog load / pinned"
 [ "$(sec "ls /sys/fs/bpf" | tr '\n' ' ')" = "pf pk_counts pk_tp " ] && ok "ls /sys/fs/bpf: pf pk_counts pk_tp" ||
 	bad "ls /sys/fs/bpf: $(sec "ls /sys/fs/bpf" | tr '\n' ' ')"
+# libbpf loaded the object's BTF (BTF_LOAD) and gave its func_info and line_info with the program
+sec "btf show" | grep -Eq '^[0-9]+: name <anon>  size [0-9]+B  prog_ids [0-9]+' &&
+	ok "btf show: the object's BTF, with its program" || bad "btf show: $(sec "btf show" | head -3)"
+sec "btf dump prog pinned /sys/fs/bpf/pf" | grep -q "^\[[0-9]*\] FUNC 'on_overflow' type_id=[0-9]* linkage=global$" &&
+	ok "btf dump prog: FUNC 'on_overflow'" || bad "btf dump prog: $(sec "btf dump prog pinned /sys/fs/bpf/pf" | head -5)"
+sec "prog dump xlated pinned /sys/fs/bpf/pf" | grep -q '^int on_overflow(' &&
+	sec "prog dump xlated pinned /sys/fs/bpf/pf" | grep -q '^; ' &&
+	ok "prog dump xlated: the function's prototype and source lines (func_info, line_info)" ||
+	bad "prog dump xlated: $(sec "prog dump xlated pinned /sys/fs/bpf/pf" | head -5)"
 sec "map dump pinned /sys/fs/bpf/pk_counts" | grep -q '^Found 3 elements$' && ok "map dump pinned /sys/fs/bpf/pk_counts" ||
 	bad "map dump pinned"
 f=$(sec "feature probe kernel")

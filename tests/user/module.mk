@@ -43,6 +43,8 @@ UPROGS += t_perf_bp
 t_perf_bp_SRCS := tests/user/t_perf_bp.c
 UPROGS += t_bpf_obj
 t_bpf_obj_SRCS := tests/user/t_bpf_obj.c
+UPROGS += t_bpf_btf
+t_bpf_btf_SRCS := tests/user/t_bpf_btf.c
 UPROGS += t_bpf_ringbuf
 t_bpf_ringbuf_SRCS := tests/user/t_bpf_ringbuf.c
 # dynamically linked: Debian's ld.so and libc.so.6 (mkinitramfs.sh puts them in /lib)

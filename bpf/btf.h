@@ -1,0 +1,62 @@
+/*
+ * btf.h - program BTF (BPF Type Format) objects inside bpf/: the parser and validator
+ * (btf.c) and what programs and maps look up in a loaded BTF.  Shared by bpf/ files only.
+ *
+ * Lock legend: (c) set at creation, constant after; (a) atomic.
+ */
+#pragma once
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/btf.h>
+
+struct bpf_verifier_log;
+
+#define BPF_BTF_MAX_SIZE (16u * 1024 * 1024) /* Linux's BTF_MAX_SIZE */
+
+struct bpf_btf {
+	_Atomic uint32_t refcnt; /* (a) fds, programs, maps */
+	uint32_t id; /* (c) 0 until the id table has it */
+	uint8_t *data; /* (c) the bytes as loaded (bpf_btf_info.btf gives them back) */
+	uint32_t size; /* (c) */
+	struct btf_header hdr; /* (c) the known part of the header */
+	uint32_t *tsec; /* (c) a 4-byte aligned copy of the type section */
+	const char *strs; /* (c) the string section inside data */
+	const struct btf_type **types; /* (c) [0] is void */
+	uint32_t nr_types; /* (c) with void */
+	uint32_t *rid, *rsize; /* (c) per type: what it resolved to, and its size */
+};
+
+/*
+ * Parse and validate size bytes (a kernel copy; the object keeps its own) as Linux 6.1's
+ * btf_parse does, logging its messages when log->level is set: 0 and *out with one
+ * reference, or -EINVAL / -E2BIG / -ENOTSUPP / -ELOOP / -ENOSPC (log full) / -ENOMEM.
+ */
+int bpf_btf_parse(const void *data, uint32_t size, struct bpf_verifier_log *log,
+		  struct bpf_btf **out);
+void bpf_btf_get(struct bpf_btf *btf);
+/* [sleep] Drop a reference; the last one frees the object and its id. */
+void bpf_btf_put(struct bpf_btf *btf);
+
+/* The type with this id (0: void), or NULL beyond the last. */
+const struct btf_type *bpf_btf_type(const struct bpf_btf *btf, uint32_t id);
+/* The string at off, or NULL when off is outside the string section. */
+const char *bpf_btf_str(const struct bpf_btf *btf, uint32_t off);
+/* Linux's btf_type_id_size: the sized type *id stands for (through modifiers and vars),
+ * its id back in *id and its size in *size; NULL for void, fwd, func, func_proto. */
+const struct btf_type *bpf_btf_type_id_size(const struct bpf_btf *btf, uint32_t *id,
+					    uint32_t *size);
+/* Skip typedef/volatile/const/restrict/type_tag from id; the id reached in *res (may be NULL). */
+const struct btf_type *bpf_btf_skip_modifiers(const struct bpf_btf *btf, uint32_t id,
+					      uint32_t *res);
+
+static inline uint32_t bpf_btf_kind(const struct btf_type *t)
+{
+	return BTF_INFO_KIND(t->info);
+}
+
+static inline uint32_t bpf_btf_vlen(const struct btf_type *t)
+{
+	return BTF_INFO_VLEN(t->info);
+}
