@@ -1,12 +1,14 @@
 #!/bin/sh
 # user.sh KERNEL INITRAMFS - run every tests/user program inside perfkernel at -smp 4 (and the
-# busybox script), counting their PASS/FAIL lines.  A program that exits non-zero without a
+# busybox script), counting their PASS/FAIL lines (USER_PROGS and USER_PRE: a subset, after a
+# command).  A program that exits non-zero without a
 # FAIL line, a missing end-of-run line, a panic or a hang is a failure too.
 set -u
 kernel=$1 initramfs=$2
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-cmd='for t in /bin/t_*; do echo "== $t"; "$t"; echo "== rc($t)=$?"; done; echo "== user tests done"'
+# USER_PROGS: which programs (a guest glob, default every one); USER_PRE: a command run first
+cmd="${USER_PRE:-:}; for t in ${USER_PROGS:-/bin/t_*}; do echo \"== \$t\"; \"\$t\"; echo \"== rc(\$t)=\$?\"; done; echo \"== user tests done\""
 MACHINE=${MACHINE:-} CPU=${CPU:-} SMP=4 TIMEOUT=${USER_TEST_TIMEOUT:-240} sh tools/host/run.sh "$kernel" "$initramfs" "$cmd" > "$log" 2>&1
 rc=$?
 # Expected failures (tests/qemu/xfail.txt) are reported as XFAIL, not counted as failures.
