@@ -524,27 +524,30 @@ static void test_prctl(void)
 	close(fd);
 
 	/* an event a child opens on its parent is the child's: the parent's DISABLE leaves it */
-	int r2[2];
+	int r2[2], back[2];
+	char c;
 
-	if (pipe(r2))
+	if (pipe(r2) || pipe(back))
 		return;
 	ch = fork();
 	if (ch == 0) {
+		/* each step waits for the other side: a child slow to run (a loaded host) must not
+		 * take both readings after the parent's spin */
 		int efd = (int)sys_perf_event_open(&a, getppid(), -1, -1, 0);
 		uint64_t v0, v1;
-		char c;
 
-		if (read(r2[0], &c, 1) != 1) /* parent disabled its events */
+		if (write(back[1], "o", 1) != 1 || read(r2[0], &c, 1) != 1) /* parent disabled */
 			_exit(2);
 		v0 = read1(efd);
-		if (read(r2[0], &c, 1) != 1) /* parent spun */
+		if (write(back[1], "r", 1) != 1 || read(r2[0], &c, 1) != 1) /* parent spun */
 			_exit(2);
 		v1 = read1(efd);
 		_exit(efd >= 0 && v1 > v0 ? 0 : 1);
 	}
+	if (read(back[0], &c, 1) != 1) /* the child's event is open */
+		return;
 	prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0);
-	spin_ms(10);
-	if (write(r2[1], "x", 1) != 1)
+	if (write(r2[1], "x", 1) != 1 || read(back[0], &c, 1) != 1) /* its first reading taken */
 		return;
 	spin_ms(30);
 	if (write(r2[1], "x", 1) != 1)
@@ -557,6 +560,8 @@ static void test_prctl(void)
 		  "prctl: an event another process opened on us keeps counting", "status %#x", st);
 	close(r2[0]);
 	close(r2[1]);
+	close(back[0]);
+	close(back[1]);
 }
 
 /* ---- big groups ---- */
