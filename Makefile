@@ -112,7 +112,9 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wstrict-prototypes -Wmissin
 SEAM_INC := -Iinclude -Iarch/arm64/include
 KERNEL_INC := -Ikernel/include
 inc_of = $(if $(filter perf/% bpf/%,$(1)),,$(KERNEL_INC))
-KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -nostdinc -isystem $(GCC_INC) \
+# -gdwarf-4 -gstrict-dwarf: DWARF without DW_TAG_atomic_type (C11 _Atomic), which pahole 1.24
+# cannot encode as BTF (tools/host/btf.sh)
+KCFLAGS := -std=gnu11 -O2 -g -gdwarf-4 -gstrict-dwarf -ffreestanding -nostdinc -isystem $(GCC_INC) \
 	-mgeneral-regs-only -mno-outline-atomics -fno-pie -fno-pic -mcmodel=small \
 	-fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
 	-fno-common -fno-strict-aliasing -ffunction-sections -fdata-sections \
@@ -139,21 +141,41 @@ KERNEL_IMG := $(BUILD)/perfkernel.img
 
 kernel: $(KERNEL_IMG)
 
-$(BUILD)/k/%.o: %.c $(UAPI_STAMP)
+# The compiler flags of the last build: objects are rebuilt when they change (a changed -g
+# option changes the BTF), the file's date moves only then.
+KFLAGS_STAMP := $(BUILD)/k/.kcflags
+$(KFLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(KCFLAGS) $(KCFLAGS_KERNEL)' | cmp -s - $@ || echo '$(KCFLAGS) $(KCFLAGS_KERNEL)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/k/%.o: %.c $(UAPI_STAMP) $(KFLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(KCC) $(KCFLAGS) $(if $(call inc_of,$<),$(KCFLAGS_KERNEL)) -c $< -o $@
 
-$(BUILD)/k/%.o: %.S $(UAPI_STAMP)
+$(BUILD)/k/%.o: %.S $(UAPI_STAMP) $(KFLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(Q)$(KCC) $(KASFLAGS) -c $< -o $@
 
+KLINK := $(KLD) -nostdlib -T linker.ld --gc-sections --build-id=sha1 -z max-page-size=4096 $(KOBJS) \
+	$(LIBFDT_A) $(LIBGCC)
+# The kernel's BTF (/sys/kernel/btf/vmlinux): pahole's encoding of the kernel's DWARF, in .BTF
+KERNEL_BTF := $(BUILD)/perfkernel.btf
+KBTF_OBJ := $(BUILD)/k/kernel/btf.o
+$(KERNEL_BTF): $(KOBJS) linker.ld kernel/kallsyms.S kernel/btf.S tools/host/btf.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/btf.sh $@ pahole "$(KLINK)" "$(KCC) $(KASFLAGS)"
+$(KBTF_OBJ): kernel/btf.S $(KERNEL_BTF) $(UAPI_STAMP) $(KFLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(KCC) $(KASFLAGS) -DBTF_FILE='"$(KERNEL_BTF)"' -c $< -o $@
+
 # three links: the image carries its own symbol table (/proc/kallsyms)
-$(KERNEL_ELF): $(KOBJS) linker.ld kernel/kallsyms.S tools/host/kallsyms.sh \
-		tools/host/check-nosimd.sh $(DEPS_STAMP)
-	$(Q)sh tools/host/kallsyms.sh $@.tmp $(CROSS)nm \
-		"$(KLD) -nostdlib -T linker.ld --gc-sections --build-id=sha1 -z max-page-size=4096 $(KOBJS) \
-		$(LIBFDT_A) $(LIBGCC)" "$(KCC) $(KASFLAGS)" $(BUILD)/perfkernel.kallsyms
+$(KERNEL_ELF): $(KOBJS) $(KBTF_OBJ) linker.ld kernel/kallsyms.S tools/host/kallsyms.sh \
+		tools/host/check-nosimd.sh tools/host/btf.sh $(DEPS_STAMP)
+	$(Q)sh tools/host/kallsyms.sh $@.tmp $(CROSS)nm "$(KLINK) $(KBTF_OBJ)" "$(KCC) $(KASFLAGS)" \
+		$(BUILD)/perfkernel.kallsyms
 	$(Q)sh tools/host/check-nosimd.sh $@.tmp $(CROSS)objdump
+	$(Q)sh tools/host/btf.sh --check $@.tmp $(KERNEL_BTF) pahole $(KOBJCOPY)
 	$(Q)mv $@.tmp $@
 
 $(KERNEL_IMG): $(KERNEL_ELF)

@@ -291,6 +291,10 @@ struct inode *pseudo_mkdir_locked(struct inode *dir, const char *name, uint32_t 
 				  const struct pseudo_ops *ops, long arg);
 struct inode *pseudo_file_locked(struct inode *dir, const char *name, uint32_t mode,
 				 const struct pseudo_ops *ops, long arg);
+/* A read-only binary file over len bytes at data, which must outlive it (a sysfs
+ * bin_attribute: st_size len). */
+struct inode *pseudo_blob_locked(struct inode *dir, const char *name, uint32_t mode,
+				 const void *data, size_t len);
 /* A read-only file whose contents are fixed now (printf format). */
 struct inode *pseudo_text_locked(struct inode *dir, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

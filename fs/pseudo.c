@@ -12,6 +12,9 @@
  * go.  A pseudo symlink may have a fixed target or only ops->readlink (sys_readlinkat).
  * vfs_inode_path_locked finds a file's name for /proc/PID/maps and exe; pseudo_cpu_midr reads
  * MIDR_EL1 on the CPU it describes (a cross-CPU call; an offline CPU shows the reader's).
+ * A pseudo blob is a sysfs bin_attribute over bytes that never change (the kernel's BTF): its
+ * size is st_size, reads copy from the bytes at the file offset, a page at most per read as
+ * kernfs_file_direct_read, and lseek takes SEEK_END.
  *
  * What it does not do: poll notification (sysfs_notify), mmap of pseudo files (ENODEV, as
  * proc and sysfs attribute files), partial-page sysfs writes at an offset.
@@ -232,6 +235,36 @@ const struct file_ops pseudo_file_ops = {
 	.release = pf_release,
 };
 
+/* ---- fixed binary contents: sysfs bin_attribute files ---- */
+
+/* kernfs_file_direct_read: at most a page per read(2), clipped at the attribute's size */
+static long blob_read(struct file *f, void *ubuf, size_t n, uint64_t *pos)
+{
+	struct inode *ino = f->inode;
+	const char *data = (const char *)(uintptr_t)ino->parg;
+	size_t c;
+
+	if (*pos >= ino->size)
+		return 0;
+	c = MIN(MIN(n, (size_t)KSVC_PAGE_SIZE), (size_t)(ino->size - *pos));
+	if (ksvc_copy_to_user(ubuf, data + *pos, c))
+		return -EFAULT;
+	*pos += c;
+	return (long)c;
+}
+
+static int64_t blob_llseek(struct file *f, int64_t off, int whence)
+{
+	return file_llseek_pos(f, off, whence, (int64_t)f->inode->size);
+}
+
+static const struct file_ops blob_file_ops = {
+	.read = blob_read,
+	.llseek = blob_llseek,
+	.mmap = pf_mmap,
+};
+static const struct pseudo_ops blob_ops = { 0 };
+
 /* ---- building the tree ---- */
 
 static struct inode *pseudo_new_locked(struct inode *dir, const char *name, uint32_t mode,
@@ -271,6 +304,20 @@ struct inode *pseudo_file_locked(struct inode *dir, const char *name, uint32_t m
 {
 	fs_mutex_assert_held(&vfs_lock);
 	return pseudo_new_locked(dir, name, S_IFREG | mode, ops, arg);
+}
+
+struct inode *pseudo_blob_locked(struct inode *dir, const char *name, uint32_t mode,
+				 const void *data, size_t len)
+{
+	struct inode *ino;
+
+	fs_mutex_assert_held(&vfs_lock);
+	ino = pseudo_new_locked(dir, name, S_IFREG | mode, &blob_ops, (long)(uintptr_t)data);
+	if (ino) {
+		ino->fops = &blob_file_ops;
+		ino->size = len;
+	}
+	return ino;
 }
 
 static int text_show(struct inode *ino, struct pbuf *b)

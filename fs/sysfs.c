@@ -11,6 +11,8 @@
  *   devices/system/node/{online,possible,has_cpu,has_memory}, node0/{cpulist,cpumap,meminfo};
  *   devices/system/memory/block_size_bytes (128 MiB, "%lx" as Linux);
  *   kernel/notes (the kernel's ELF notes, raw: its NT_GNU_BUILD_ID, as perf buildid-list reads);
+ *   kernel/btf/vmlinux (the kernel's BTF, raw, mode 0444, st_size its size, as
+ *     kernel/bpf/sysfs_btf.c: what libbpf's CO-RE and bpftool btf dump read);
  *   bus/event_source/devices/<pmu>/ for each PMU perf registered (perf_sysfs_pmus): type,
  *     cpus, format/, events/, caps/ (Linux makes these symlinks to /sys/devices/<pmu>;
  *     here they are the directories themselves).
@@ -231,6 +233,9 @@ static int notes_show(struct inode *ino, struct pbuf *b)
 
 static const struct pseudo_ops notes_ops = { .show = notes_show };
 
+/* linker.ld: .BTF, the kernel's own types as pahole encodes them (kernel/btf.S) */
+extern const char __start_BTF[], __stop_BTF[];
+
 void sysfs_init(struct inode *sysdir)
 {
 	static const char *const cpu_path[] = { "devices", "system", "cpu" };
@@ -238,6 +243,7 @@ void sysfs_init(struct inode *sysdir)
 	static const char *const mem_path[] = { "devices", "system", "memory" };
 	static const char *const pmu_path[] = { "bus", "event_source", "devices" };
 	static const char *const kern_path[] = { "kernel" };
+	static const char *const btf_path[] = { "kernel", "btf" };
 	static const char *const bpf_path[] = { "fs", "bpf" }; /* where bpffs is mounted */
 	struct inode *d;
 
@@ -270,6 +276,9 @@ void sysfs_init(struct inode *sysdir)
 	d = mkdirs_locked(sysdir, kern_path, 1);
 	if (d)
 		pseudo_file_locked(d, "notes", 0444, &notes_ops, 0);
+	d = mkdirs_locked(sysdir, btf_path, 2);
+	if (d)
+		pseudo_blob_locked(d, "vmlinux", 0444, __start_BTF, (size_t)(__stop_BTF - __start_BTF));
 	mkdirs_locked(sysdir, bpf_path, 2);
 	d = mkdirs_locked(sysdir, pmu_path, 3);
 	if (d)

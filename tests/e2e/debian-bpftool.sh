@@ -12,8 +12,10 @@
 # hold process's fd carrying pk_tp on sched_switch), prog load + pin of a
 # clang-built object into the bpffs and prog show pinned, feature probe kernel, and that
 # programs go when their last fd and pin go.
-# --linux runs the same guest part on Linux 6.1 under refvm.sh (with /sys/kernel/btf hidden, so
-# bpftool sees a kernel without BTF, as here) and applies the same checks.
+# The kernel's own BTF too: btf dump file /sys/kernel/btf/vmlinux (raw, and format c with
+# struct perf_event_attr as the uapi header has it); both kernels have vmlinux BTF, and every
+# check passes with it visible.
+# --linux runs the same guest part on Linux 6.1 under refvm.sh and applies the same checks.
 # Without the overlay: FAIL when make deps has downloaded bpftool, SKIP otherwise.
 set -u
 BUILD=${BUILD:-build}
@@ -39,15 +41,19 @@ cp "$BUILD/user/bin/t_bpf_obj" "$w/ov/bin/"
 cp "$BUILD/user/bpf/pagefaults.bpf.o" "$w/ov/root/"
 cat > "$w/ov/root/bpftool-e2e.sh" << 'EOF'
 B=/usr/sbin/bpftool
-# a Linux with BTF (refvm) shows what one without it shows when its vmlinux BTF is out of reach
-[ -d /sys/kernel/btf ] && mount -t tmpfs none /sys/kernel/btf
+# the kernel's own BTF, as bpftool prints it
+sec() { echo "=== $1"; }
+sec "btf dump file"; $B btf dump file /sys/kernel/btf/vmlinux > /tmp/btf.txt; echo "BTF-RC=$?"
+head -3 /tmp/btf.txt; echo "BTF-TYPES=$(grep -c '^\[[0-9]*\] ' /tmp/btf.txt)"
+sec "btf dump format c"; $B btf dump file /sys/kernel/btf/vmlinux format c > /tmp/btf.h; echo "BTFC-RC=$?"
+awk '$0 == "struct perf_event_attr {" { on = 1 } on && n++ < 5' /tmp/btf.h
+grep -E '^struct task(_struct)? \{$' /tmp/btf.h
 [ -d /sys/fs/bpf ] || mkdir -p /sys/fs/bpf
 grep -q ' /sys/fs/bpf bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 t_bpf_obj hold /sys/fs/bpf > /tmp/hold.log 2>&1 &
 HOLD=$!
 for i in 1 2 3 4 5 6 7 8 9 10; do grep -q READY /tmp/hold.log && break; sleep 1; done
 echo "HOLD=$HOLD $(cat /tmp/hold.log)"
-sec() { echo "=== $1"; }
 sec "prog show"; $B prog show
 sec "prog list"; $B prog list
 sec "map show"; $B map show
@@ -100,6 +106,16 @@ sec() { awk -v s="=== $1" '$0 == s { on = 1; next } /^=== / { on = 0 } on' "$L";
 echo "# bpftool on $where:"
 sed -n '/^=== prog show$/,/^=== DONE/p' "$L" | grep -v '^eBPF helper\|^	- ' | sed 's/^/#   /'
 grep -q '^=== DONE' "$L" || { bad "the guest run ended early"; tail -20 "$L"; }
+b=$(sec "btf dump file")
+nt=$(printf '%s\n' "$b" | sed -n 's/^BTF-TYPES=//p')
+printf '%s\n' "$b" | grep -q '^BTF-RC=0$' && printf '%s\n' "$b" | grep -Eq "^\[1\] [A-Z_]+ '" && [ "${nt:-0}" -gt 100 ] &&
+	ok "btf dump file /sys/kernel/btf/vmlinux: $nt types" || bad "btf dump file: $(printf '%s\n' "$b" | head -3)"
+c=$(sec "btf dump format c")
+printf '%s\n' "$c" | grep -q '^BTFC-RC=0$' &&
+	[ "$(printf '%s\n' "$c" | sed -n '/^struct perf_event_attr {$/,$p' | head -4 | tr '\t\n' '  ')" = \
+		"struct perf_event_attr {  __u32 type;  __u32 size;  __u64 config; " ] &&
+	ok "btf dump format c: struct perf_event_attr { __u32 type; __u32 size; __u64 config; ... ($(printf '%s\n' "$c" | grep '^struct task'))" ||
+	bad "btf dump format c: $(printf '%s\n' "$c" | head -6 | tr '\n' ' ')"
 grep -q '^HOLD=[0-9]* READY' "$L" && ok "t_bpf_obj hold loaded and pinned its objects" || bad "the holder: $(grep '^HOLD' "$L")"
 hold=$(sed -n 's/^HOLD=\([0-9]*\) .*/\1/p' "$L")
 mid=$(sed -n 's/^MID=\([0-9]*\) PID=.*/\1/p' "$L")

@@ -89,6 +89,18 @@ echo "function $fn"
 # (here bpftrace warns that it "is not traceable": there is no available_filter_functions)
 bpftrace -e "kprobe:$fn /comm == \"hot\"/ { @[comm] = count(); @s[kstack] = count(); }" -c '/bin/hot 1'
 echo "rc=$?"
+sec btf-struct
+# the kernel's BTF handed to bpftrace as a file (BPFTRACE_BTF; bpftrace 0.17 looks for the
+# kernel's own only as the BTF object named vmlinux, which perfkernel does not have yet): a
+# kprobe reads the current thread's id through the kernel's own thread struct, typed from that
+# BTF (Linux's struct task_struct .pid, perfkernel's struct task .tid)
+if grep -q task_struct /sys/kernel/btf/vmlinux; then
+	expr='((struct task_struct *)curtask)->pid'
+else
+	expr='((struct task *)curtask)->tid'
+fi
+BPFTRACE_BTF=/sys/kernel/btf/vmlinux bpftrace -e "kprobe:$fn /comm == \"hot\"/ { printf(\"btf tid %d tid %d\\n\", $expr, tid); exit(); }" -c '/bin/hot 1'
+echo "rc=$?"
 sec pagefaults
 bpftrace -e 'software:page-faults:1 { @[comm] = count(); }' -c '/bin/hot 1'
 echo "rc=$?"

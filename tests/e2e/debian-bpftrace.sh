@@ -5,7 +5,8 @@
 # libraries are 188 MB, unpacked from the initramfs) and this script checks what they print as
 # a user would: burn tops the ustack map (symbolized while hot runs, burn's address when hot
 # has exited before the map prints, as on Linux), counts in range, the tick printed once, maps
-# and histograms printed at exit() and at SIGINT.  --linux runs the same guest script on Linux
+# and histograms printed at exit() and at SIGINT, the kernel's thread struct read through its
+# BTF (BPFTRACE_BTF=/sys/kernel/btf/vmlinux).  --linux runs the same guest script on Linux
 # 6.1 under refvm.sh (../shared/tools/refvm.sh, -smp 2, 2 GiB) and checks it the same way.
 # Without the overlay: FAIL when make deps has downloaded bpftrace, SKIP otherwise.
 # KEEP_LOG=file keeps the guest's console (each section stamped with the guest's uptime);
@@ -214,6 +215,14 @@ if [ "$n" = 1 ] && [ "${2:-}" = "$fn+0" ]; then
 else
 	bad "$kernel: kprobe:$fn: @[hot] $n, kstack \"$*\""
 	section kprobe | head -20
+fi
+
+set -- $(section btf-struct | sed -n 's/^btf tid \([0-9]*\) tid \([0-9]*\)$/\1 \2/p' | head -n 1)
+if [ -n "${1:-}" ] && [ "$1" = "${2:-}" ] && section btf-struct | grep -q '^rc=0$'; then
+	ok "$kernel: BPFTRACE_BTF=/sys/kernel/btf/vmlinux: curtask's thread id through the BTF's thread struct is tid ($1)"
+else
+	bad "$kernel: BPFTRACE_BTF: thread id '${1:-}', tid '${2:-}'"
+	section btf-struct | tail
 fi
 
 n=$(key_count pagefaults hot)

@@ -192,3 +192,9 @@ $(BUILD)/user/bin/t_bpf_sleepable: tests/user/tap.h tests/user/bpf_raw.h tests/u
 UPROGS += t_bpf_vlog
 t_bpf_vlog_SRCS := tests/user/t_bpf_vlog.c
 $(BUILD)/user/bin/t_bpf_vlog: tests/user/tap.h tests/user/bpf_insn.h tools/lib/sys_bpf.h
+# t_kbtf: /sys/kernel/btf/vmlinux and CO-RE relocations against it (Debian's libbpf 1.1)
+UPROGS += t_kbtf
+t_kbtf_SRCS := tests/user/t_kbtf.c $(BUILD)/user/bpf/core.bpf.lo
+t_kbtf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_kbtf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bin/t_kbtf: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h

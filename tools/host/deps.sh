@@ -15,8 +15,10 @@
 # (debian-bpftrace.sh; about 55 MB of packages, 230 MB unpacked).
 set -eu
 B=${1:-build}
+# (dwarves: pahole, which encodes the kernel's BTF, tools/host/btf.sh)
 HOST_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross linux-libc-dev-arm64-cross
-  libcmocka-dev libfdt-dev device-tree-compiler cpio linux-perf valgrind clang llvm qemu-user"
+  libcmocka-dev libfdt-dev device-tree-compiler cpio linux-perf valgrind clang llvm qemu-user
+  dwarves"
 ARM64_PKGS="libfdt-dev libfdt1 busybox-static libbpf-dev libbpf1 libelf-dev libelf1 zlib1g-dev zlib1g libzstd-dev"
 # linux-perf and the packages of every shared library it needs (its NEEDED closure, less glibc,
 # libstdc++ and libgcc_s, which the cross toolchain's Debian arm64 copies provide)
