@@ -26,6 +26,7 @@ struct bpf_btf {
 	const struct btf_type **types; /* (c) [0] is void */
 	uint32_t nr_types; /* (c) with void */
 	uint32_t *rid, *rsize; /* (c) per type: what it resolved to, and its size */
+	bool kernel; /* (c) the kernel's own (bpf_btf_vmlinux_init): named "vmlinux" */
 };
 
 /*

@@ -7,7 +7,7 @@
  * btf_get_info_by_fd) is the reference: bytes past btf_log_level must be zero (EINVAL);
  * btf_size above 16 MiB is E2BIG; a log needs size in [128, UINT_MAX >> 2], a buffer and a
  * level within 7 (EINVAL); the BTF is parsed (btf.c), given an id and an fd.  Program BTF has
- * no name (name_len 0) and is not kernel BTF.  BTF cannot be pinned in 6.1 (obj.c: EINVAL).
+ * no name (name_len 0) and is not kernel BTF; the kernel's own is, named "vmlinux", id 1.  BTF cannot be pinned in 6.1 (obj.c: EINVAL).
  * BPF_BTF_GET_FD_BY_ID and BPF_BTF_GET_NEXT_ID walk the id table (obj.c).
  */
 #include <stdint.h>
@@ -126,14 +126,41 @@ int bpf_btf_info(struct bpf_btf *btf, const union bpf_attr *attr, union bpf_attr
 	if (copy && ksvc_copy_to_user(BPF_UPTR(info.btf), btf->data, copy))
 		return -EFAULT;
 	info.btf_size = btf->size;
-	info.kernel_btf = 0;
+	info.kernel_btf = btf->kernel;
 	if (!info.name != !info.name_len)
 		return -EINVAL;
-	info.name_len = 0; /* program BTF has no name */
-	if (info.name && ksvc_copy_to_user(BPF_UPTR(info.name), &zero, 1))
-		return -EFAULT;
+	/* the name (program BTF has none), cut to the buffer with ENOSPC after the info is
+	 * written, as btf_get_info_by_fd */
+	const char *name = btf->kernel ? "vmlinux" : "";
+	uint32_t room = info.name_len, nlen = (uint32_t)strlen(name);
+
+	info.name_len = nlen;
+	if (info.name) {
+		uint32_t n = MIN(room - 1, nlen);
+
+		if ((n && ksvc_copy_to_user(BPF_UPTR(info.name), name, n)) ||
+		    ksvc_copy_to_user((char *)BPF_UPTR(info.name) + n, &zero, 1))
+			return -EFAULT;
+		if (room <= nlen)
+			err = -ENOSPC;
+	}
 	if (ksvc_copy_to_user(uinfo, &info, len) ||
 	    ksvc_copy_to_user(&uattr->info.info_len, &len, sizeof(len)))
 		return -EFAULT;
-	return 0;
+	return err;
+}
+
+int bpf_btf_vmlinux_init(const void *data, uint32_t size)
+{
+	struct bpf_verifier_log log = { 0 };
+	struct bpf_btf *btf;
+	int err = bpf_btf_parse(data, size, &log, &btf);
+
+	if (err)
+		return err;
+	btf->kernel = true;
+	err = bpf_id_alloc(BPF_OBJ_BTF, btf, &btf->refcnt, &btf->id);
+	if (err)
+		bpf_btf_put(btf);
+	return err; /* on success the parse's reference stays: the object lives as the kernel */
 }

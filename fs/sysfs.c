@@ -31,10 +31,12 @@
 #include <kern/errno.h>
 #include <kern/format.h>
 #include <kern/mm.h>
+#include <kern/printk.h>
 #include <kern/sched.h>
 #include <kern/string.h>
 #include <linux/stat.h>
 #include <perf/perf.h>
+#include <bpf/bpf.h>
 #include "fs_internal.h"
 
 #define SYSFS_MEMORY_BLOCK (128ull << 20)
@@ -279,6 +281,10 @@ void sysfs_init(struct inode *sysdir)
 	d = mkdirs_locked(sysdir, btf_path, 2);
 	if (d)
 		pseudo_blob_locked(d, "vmlinux", 0444, __start_BTF, (size_t)(__stop_BTF - __start_BTF));
+	/* the same bytes as BTF object 1, the first BTF id, before any program's */
+	if (bpf_btf_vmlinux_init(__start_BTF, (uint32_t)(__stop_BTF - __start_BTF)))
+		printk("bpf: the kernel's BTF (%lu bytes) does not parse\n",
+		       (unsigned long)(__stop_BTF - __start_BTF));
 	mkdirs_locked(sysdir, bpf_path, 2);
 	d = mkdirs_locked(sysdir, pmu_path, 3);
 	if (d)

@@ -125,5 +125,12 @@ int bpf_map_mmap_area(int fd, void **kaddr, size_t *len, bool *writable);
 size_t bpf_trace_read(char *buf, size_t len);
 /* [any] Whether the trace_printk buffer holds bytes not yet read. */
 bool bpf_trace_pending(void);
+/*
+ * [init] The kernel's own BTF (the .BTF section pahole made, /sys/kernel/btf/vmlinux) as the
+ * BTF object Linux boots with: the first id (1), named "vmlinux", kernel_btf set, never freed.
+ * 0, or the parser's errno for a blob it refuses.
+ */
+int bpf_btf_vmlinux_init(const void *data, uint32_t size);
+
 /* [init] The wait queue bpf_trace_printk wakes after each line (tracefs's trace_pipe readers). */
 void bpf_trace_set_waitq(struct wait_queue *wq);

@@ -10,7 +10,10 @@
  * gets gettid(); bpf_core_field_exists / field_offset / type_size answer from the kernel's
  * struct perf_event_attr; a CO-RE read of a field the kernel lacks makes libbpf poison the
  * instruction and the load fails with EINVAL and libbpf's "failed to resolve CO-RE relocation".
- * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01 (35/35).
+ * The same bytes are BTF object 1, named "vmlinux", kernel_btf (what bpftool btf list and
+ * bpftrace look for): its info gives them back, and a name buffer too short is ENOSPC with the
+ * name cut, as btf_get_info_by_fd.
+ * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01.
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -238,6 +241,44 @@ static void check_core(int flavour, int attr_size)
 	bpf_object__close(obj);
 }
 
+/* BTF object 1: the kernel's, with the file's bytes */
+static void check_object(const char *raw, long size)
+{
+	int fd = bpf_btf_get_fd_by_id(1);
+	struct bpf_btf_info info;
+	char name[16], *data = malloc((size_t)size);
+	__u32 len = sizeof(info);
+
+	if (!CHECK(fd >= 0, "BTF_GET_FD_BY_ID 1: the kernel's BTF", "errno %d", errno)) {
+		free(data);
+		return;
+	}
+	memset(&info, 0, sizeof(info));
+	info.btf = (uintptr_t)data;
+	info.btf_size = (__u32)size;
+	info.name = (uintptr_t)name;
+	info.name_len = sizeof(name);
+	CHECK(bpf_obj_get_info_by_fd(fd, &info, &len) == 0, "its info", "errno %d", errno);
+	CHECK(info.id == 1 && info.kernel_btf == 1 && strcmp(name, "vmlinux") == 0 &&
+		      info.name_len == 7,
+	      "id 1, kernel_btf, named vmlinux (name_len 7)", "id %u kernel %u name '%s' len %u",
+	      info.id, info.kernel_btf, name, info.name_len);
+	CHECK(info.btf_size == size && memcmp(data, raw, (size_t)size) == 0,
+	      "its bytes are /sys/kernel/btf/vmlinux's", "%u bytes of %ld", info.btf_size, size);
+	memset(&info, 0, sizeof(info));
+	memset(name, 'x', sizeof(name));
+	info.name = (uintptr_t)name;
+	info.name_len = 4;
+	len = sizeof(info);
+	errno = 0;
+	CHECK(bpf_obj_get_info_by_fd(fd, &info, &len) < 0 && errno == ENOSPC &&
+		      memcmp(name, "vml", 4) == 0 && info.name_len == 7,
+	      "a 4-byte name buffer: ENOSPC, 'vml' and its NUL, name_len 7", "errno %d '%.4s' %u",
+	      errno, name, info.name_len);
+	close(fd);
+	free(data);
+}
+
 int main(void)
 {
 	char *raw;
@@ -252,6 +293,7 @@ int main(void)
 		int flavour = check_libbpf_btf(size, &attr_size);
 
 		check_core(flavour, attr_size);
+		check_object(raw, size);
 	}
 	free(raw);
 	return tap_done();
