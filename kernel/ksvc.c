@@ -286,8 +286,9 @@ int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
 	return irq_register(boot_platform.pmu_intid, pmu_irq, NULL);
 }
 
-void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
-				 void (*suspend)(bool on))
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write,
+					     const uint64_t *regs, bool user, bool irqs_off),
+				 void (*suspend)(bool kernel, bool on))
 {
 	debug_hw_register(hit, suspend);
 }
