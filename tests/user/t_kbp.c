@@ -225,6 +225,7 @@ static int value_prog(int map, struct bpf_insn op)
 /* A 1-entry ARRAY of size bytes and the kernel address of its value (0 if unknown). */
 static int value_map(uint32_t size, uint64_t *kaddr)
 {
+	static uint64_t value[3 * PG / 8]; /* the lookup's copy: size at most */
 	int map = bpf_map_new(BPF_MAP_TYPE_ARRAY, 4, size, 1, 0);
 	uint32_t key = 0;
 
@@ -234,8 +235,9 @@ static int value_map(uint32_t size, uint64_t *kaddr)
 	/* v = lookup(map, &0); if (v) *v = v; return 0 */
 	int prog = value_prog(map, INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_0, 0, 0));
 
-	if (prog >= 0 && run_prog(prog) == 0)
-		bpf_map_elem(BPF_MAP_LOOKUP_ELEM, map, &key, kaddr, 0);
+	if (prog >= 0 && size <= sizeof(value) && run_prog(prog) == 0 &&
+	    bpf_map_elem(BPF_MAP_LOOKUP_ELEM, map, &key, value, 0) == 0)
+		*kaddr = value[0];
 	if (prog >= 0)
 		close(prog);
 	return map;
