@@ -287,8 +287,9 @@ int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
 	return irq_request(boot_platform.pmu_intid, IRQ_VIRQ_ARM_PMU, "arm-pmu", pmu_irq, NULL);
 }
 
-void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
-				 void (*suspend)(bool on))
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write,
+					     const uint64_t *regs, bool user, bool irqs_off),
+				 void (*suspend)(bool kernel, bool on))
 {
 	debug_hw_register(hit, suspend);
 }

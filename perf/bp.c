@@ -1,8 +1,9 @@
 /*
  * bp.c - the hw_breakpoint PMU (PERF_TYPE_BREAKPOINT, "breakpoint" in sysfs): an execute
  * breakpoint on an instruction, or a watchpoint on loads and/or stores of 1 to 8 bytes, on
- * the arm64 debug registers; each hit by user code counts 1 and, with a sample_period, samples
- * as a software event does (addr = attr.bp_addr).
+ * the arm64 debug registers; each hit counts 1 and, with a sample_period, samples as a software
+ * event does (addr = attr.bp_addr), with the registers of the hit: user code's, or the kernel's
+ * for a CPU-wide breakpoint on a kernel address (IP the kernel instruction, misc KERNEL).
  *
  * Linux 6.1 is the reference for what is accepted:
  *  - kernel/events/hw_breakpoint.c: bp_type EMPTY/INVALID is EINVAL; slots are reserved per
@@ -15,12 +16,12 @@
  *    bits); the privilege follows the address (EL1 above TASK_SIZE), and a per-task kernel
  *    breakpoint is EINVAL.
  * Running: pmu add/del install an event in a free register of this CPU (EAGAIN when none is
- * free); the arch trap code reports EL0 debug exceptions through perf_bp_hit and then steps
- * over the instruction with this CPU's EL0 slots suspended (perf_bp_suspend), as Linux does;
- * perf_bp_init registers both with it (ksvc_hw_breakpoint_register).
- *
- * Not built: breakpoints on kernel addresses (Linux allows CPU-wide ones to CAP_SYS_ADMIN): an
- * open that passes Linux's checks gets EOPNOTSUPP.
+ * free); the arch trap code reports EL0 and EL1 debug exceptions through perf_bp_hit and then
+ * steps over the instruction with this CPU's slots of that level suspended (perf_bp_suspend),
+ * as Linux does; perf_bp_init registers both with it (ksvc_hw_breakpoint_register).
+ * A kernel hit is taken like an NMI (debug exceptions are not masked with interrupts): where the
+ * kernel had interrupts masked it only counts, since the sample's ring buffer lock may be the
+ * one that code holds (Linux's ring buffer is lock-free and samples there too).
  * Locks: bp_lock (IRQ-safe) covers the reservations; the per-CPU slot tables are [p] (this
  * CPU, interrupts masked).
  */
@@ -37,8 +38,9 @@
 #define BP_SLOTS 16
 enum { BP_INST, BP_DATA }; /* slot kinds: DBGB* and DBGW* registers */
 
-/* control register fields (DBGBCR/DBGWCR): enable, EL0 only, load/store, byte select */
+/* control register fields (DBGBCR/DBGWCR): enable, EL1 or EL0 only, load/store, byte select */
 #define CTRL_E 0x1u
+#define CTRL_EL1 (1u << 1)
 #define CTRL_EL0 (2u << 1)
 #define CTRL_LOAD (1u << 3)
 #define CTRL_STORE (2u << 3)
@@ -51,7 +53,7 @@ static unsigned int nr_slots[2];				 /* per kind, from ID_AA64DFR0 */
 struct bp_cpu {
 	struct perf_event *ev[2][BP_SLOTS];
 	uint32_t ctrl[2][BP_SLOTS]; /* what the control register holds without the suspension */
-	bool suspended;		    /* EL0 slots off while a task steps over a hit */
+	bool suspended[2];	    /* EL0 [0] or EL1 [1] slots off while stepping over a hit */
 };
 static struct bp_cpu bp_cpus[PERF_MAX_CPUS];
 
@@ -84,11 +86,9 @@ int perf_bp_parse(const struct perf_event_attr *a, bool task, uint64_t *addr, ui
 	off = a->bp_addr & align;
 	*addr = a->bp_addr & ~align;
 	mask = (mask << off) & 0xff;
-	*ctrl = mask << CTRL_BAS_SHIFT | type | CTRL_EL0;
-	if (kernel && task)
-		return -EINVAL; /* no per-task kernel breakpoints */
-	if (kernel)
-		return a->exclude_kernel ? -EINVAL : -EOPNOTSUPP;
+	*ctrl = mask << CTRL_BAS_SHIFT | type | (kernel ? CTRL_EL1 : CTRL_EL0);
+	if (kernel && (task || a->exclude_kernel))
+		return -EINVAL; /* no per-task kernel breakpoints; none that excludes the kernel */
 	return 0;
 }
 
@@ -236,9 +236,15 @@ static struct bp_cpu *this_bp_cpu(void)
 	return &bp_cpus[ksvc_cpu_id() % PERF_MAX_CPUS];
 }
 
+/* Does slot i of kind watch the kernel (EL1)? */
+static bool slot_el1(const struct bp_cpu *c, unsigned int kind, unsigned int i)
+{
+	return (c->ctrl[kind][i] & (3u << 1)) == CTRL_EL1;
+}
+
 static void write_ctrl(struct bp_cpu *c, unsigned int kind, unsigned int i)
 {
-	uint32_t v = c->suspended ? c->ctrl[kind][i] & ~CTRL_E : c->ctrl[kind][i];
+	uint32_t v = c->suspended[slot_el1(c, kind, i)] ? c->ctrl[kind][i] & ~CTRL_E : c->ctrl[kind][i];
 
 	if (kind == BP_INST)
 		dbg_write_bcr(i, v);
@@ -355,13 +361,21 @@ void perf_bp_cpu_init(void)
 	*c = (struct bp_cpu){ 0 };
 }
 
-void perf_bp_suspend(bool on)
+void perf_bp_suspend(bool kernel, bool on)
 {
 	struct bp_cpu *c = this_bp_cpu();
 
-	if (c->suspended == on)
+	if (c->suspended[kernel] == on && !(kernel && !on))
 		return;
-	c->suspended = on;
+	c->suspended[kernel] = on;
+	if (kernel && !on) {
+		/* the trap code may have borrowed execute slots while they were suspended */
+		for (unsigned int i = 0; i < nr_slots[BP_INST] && i < BP_SLOTS; i++) {
+			if (c->ev[BP_INST][i])
+				dbg_write_bvr(i, c->ev[BP_INST][i]->hw.bp_addr);
+			write_ctrl(c, BP_INST, i);
+		}
+	}
 	for (unsigned int kind = BP_INST; kind <= BP_DATA; kind++)
 		for (unsigned int i = 0; i < nr_slots[kind]; i++)
 			if (c->ev[kind][i])
@@ -371,14 +385,24 @@ void perf_bp_suspend(bool on)
 
 /* ---- hits [p] ---- */
 
-static void hit(struct perf_event *e)
+struct bp_hit {
+	const uint64_t *regs;
+	bool user, irqs_off;
+};
+
+static void hit(struct perf_event *e, const struct bp_hit *h)
 {
 	if (e->hw.state & PERF_HES_STOPPED)
 		return;
 	atomic_fetch_add(&e->count, 1);
+	if (h->irqs_off)
+		return; /* count only: the interrupted code may hold any IRQ-safe lock */
 	if (e->attr.sample_period && --e->hw.period_left <= 0) {
 		e->hw.period_left += (int64_t)e->hw.sample_period;
-		perf_sw_sample(e, e->attr.bp_addr, false);
+		if (h->regs)
+			perf_sw_sample_regs(e, e->attr.bp_addr, h->regs, h->user, false);
+		else
+			perf_sw_sample(e, e->attr.bp_addr, false);
 	}
 }
 
@@ -395,17 +419,19 @@ static uint64_t watch_distance(uint64_t addr, uint64_t val, uint32_t ctrl)
 	return addr < lo ? lo - addr : addr > hi ? addr - hi : 0;
 }
 
-bool perf_bp_hit(bool watch, uint64_t addr, bool write)
+bool perf_bp_hit(bool watch, uint64_t addr, bool write, const uint64_t *regs, bool user,
+		 bool irqs_off)
 {
 	struct bp_cpu *c = this_bp_cpu();
+	const struct bp_hit h = { regs, user, irqs_off };
 	bool any = false;
 
 	if (!watch) {
 		for (unsigned int i = 0; i < nr_slots[BP_INST]; i++) {
 			struct perf_event *e = c->ev[BP_INST][i];
 
-			if (e && e->hw.bp_addr == (addr & ~3ull)) {
-				hit(e);
+			if (e && slot_el1(c, BP_INST, i) == !user && e->hw.bp_addr == (addr & ~3ull)) {
+				hit(e, &h);
 				any = true;
 			}
 		}
@@ -418,7 +444,8 @@ bool perf_bp_hit(bool watch, uint64_t addr, bool write)
 	for (unsigned int i = 0; i < nr_slots[BP_DATA]; i++) {
 		struct perf_event *e = c->ev[BP_DATA][i];
 
-		if (!e || !(e->attr.bp_type & (write ? HW_BREAKPOINT_W : HW_BREAKPOINT_R)))
+		if (!e || slot_el1(c, BP_DATA, i) == user ||
+		    !(e->attr.bp_type & (write ? HW_BREAKPOINT_W : HW_BREAKPOINT_R)))
 			continue;
 		uint64_t d = watch_distance(addr, e->hw.bp_addr, c->ctrl[BP_DATA][i]);
 
@@ -427,12 +454,12 @@ bool perf_bp_hit(bool watch, uint64_t addr, bool write)
 			closest = e;
 		}
 		if (!d) {
-			hit(e);
+			hit(e, &h);
 			any = true;
 		}
 	}
 	if (!any && closest) {
-		hit(closest);
+		hit(closest, &h);
 		any = true;
 	}
 	return any;

@@ -82,14 +82,20 @@ static bool process_overflow_throttled(struct perf_event *e, bool throttle)
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 {
 	uint64_t regs[PERF_REGS_NR];
+
+	ksvc_user_regs(regs);
+	perf_sw_sample_regs(e, addr, regs, regs[PERF_REG_ARM64_PC] != 0, throttle);
+}
+
+void perf_sw_sample_regs(struct perf_event *e, uint64_t addr, const uint64_t *regs, bool user,
+			 bool throttle)
+{
 	struct perf_event_core *c = perf_core(e);
 
 	if (process_overflow_throttled(e, throttle))
 		return;
-	ksvc_user_regs(regs);
 	if (!READ_ONCE(c->prog) || perf_bpf_filter(e, e->hw.sample_period, regs, addr))
-		perf_sample_output(e, e->hw.sample_period, regs, regs[PERF_REG_ARM64_PC] != 0, addr,
-				   NULL, 0, false);
+		perf_sample_output(e, e->hw.sample_period, regs, user, addr, NULL, 0, false);
 	if (perf_overflow_notify(e, addr))
 		e->pmu->stop(e, 0); /* the REFRESH limit: no more counts until it is refreshed */
 }

@@ -929,6 +929,9 @@ bool perf_event_overflow(struct perf_event *e, uint64_t period, const uint64_t *
  * overflow of one counted occurrence, which Linux never throttles (perf_swevent_overflow),
  * true for more. */
 void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle);
+/* ... with the registers of the hit (user: of user code), a breakpoint's (bp.c). */
+void perf_sw_sample_regs(struct perf_event *e, uint64_t addr, const uint64_t *regs, bool user,
+			 bool throttle);
 /* [IRQ, tick] Unthrottle and re-tune the freq-mode periods of a context's active events. */
 void perf_adjust_freq_unthr_locked(struct perf_context *ctx);
 
@@ -945,19 +948,24 @@ void perf_bp_init(void);
 /* [p] Turn off every breakpoint and watchpoint register of this CPU. */
 void perf_bp_cpu_init(void);
 /*
- * [IRQs masked] The trap code's handler (registered by perf_bp_init): a debug exception from
- * user code on this CPU, a breakpoint at addr (watch false) or a watchpoint hit at data
- * address addr by a load or a store (write).  Counts (and samples) the events it matches; true
- * when it matched any.  The trap code then steps over the instruction with
- * perf_bp_suspend(true) and calls perf_bp_suspend(false) once it stepped.
+ * [IRQs masked] The trap code's handler (registered by perf_bp_init): a debug exception on
+ * this CPU, a breakpoint at addr (watch false) or a watchpoint hit at data address addr by a
+ * load or a store (write), with the registers at the hit (regs, of user code: user; NULL: the
+ * task's user registers).  Counts (and samples, unless irqs_off: kernel code with interrupts
+ * masked, which may hold the ring buffer's lock) the events it matches; true when it matched
+ * any.  The trap code then steps over the instruction with perf_bp_suspend(kernel, true) and
+ * calls perf_bp_suspend(kernel, false) once it stepped.
  */
-bool perf_bp_hit(bool watch, uint64_t addr, bool write);
-/* [IRQs masked] Suspend (on) or resume this CPU's user breakpoints and watchpoints. */
-void perf_bp_suspend(bool on);
+bool perf_bp_hit(bool watch, uint64_t addr, bool write, const uint64_t *regs, bool user,
+		 bool irqs_off);
+/* [IRQs masked] Suspend (on) or resume this CPU's kernel (kernel) or user breakpoints and
+ * watchpoints.  While the kernel ones are suspended the trap code may borrow execute slots
+ * (value and control): their resume writes every execute slot back. */
+void perf_bp_suspend(bool kernel, bool on);
 /*
  * arm64's arch_build_bp_info + hw_breakpoint_arch_parse: the register value (*addr, aligned)
- * and control (*ctrl, not enabled) for attr; task: a per-task event.  0, -EINVAL as Linux,
- * or -EOPNOTSUPP for a kernel address (not built).
+ * and control (*ctrl, not enabled: EL1 for a kernel address, else EL0) for attr; task: a
+ * per-task event.  0, or -EINVAL as Linux (a per-task or exclude_kernel kernel breakpoint).
  */
 int perf_bp_parse(const struct perf_event_attr *a, bool task, uint64_t *addr, uint32_t *ctrl);
 /*

@@ -4,6 +4,7 @@
  * kernel/ (syscalls, page faults, signals), and the preemption points on interrupt return.
  */
 #include <arch/arch.h>
+#include <arch/debug.h>
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
 #include <arch/trapframe.h>
@@ -40,6 +41,9 @@ static const char *const ec_names[64] = {
 	[ESR_EC_BREAKPT_LOW] = "breakpoint from EL0",
 	[ESR_EC_SOFTSTP_LOW] = "software step from EL0",
 	[ESR_EC_WATCHPT_LOW] = "watchpoint from EL0",
+	[ESR_EC_BREAKPT_CUR] = "breakpoint from EL1",
+	[ESR_EC_SOFTSTP_CUR] = "software step from EL1",
+	[ESR_EC_WATCHPT_CUR] = "watchpoint from EL1",
 	[ESR_EC_BRK64] = "BRK instruction",
 };
 
@@ -154,6 +158,12 @@ void trap_el1_sync(struct trapframe *tf)
 {
 	uint32_t ec = (uint32_t)(tf->esr >> ESR_EC_SHIFT) & 0x3f;
 
+	/* perf breakpoints on kernel addresses: count, step over (debug exceptions masked) */
+	if (ec == ESR_EC_BREAKPT_CUR || ec == ESR_EC_WATCHPT_CUR || ec == ESR_EC_SOFTSTP_CUR) {
+		debug_kernel_trap(tf, ec);
+		return;
+	}
+	debug_kernel_cancel(tf); /* the instruction stepped over a hit trapped: no more step */
 	/* A fault in a user-copy routine resumes at its fixup (EFAULT), never panics. */
 	if ((ec == ESR_EC_DABT_CUR) && trap_fixup_uaccess(tf))
 		return;
@@ -166,7 +176,15 @@ void trap_el1_sync(struct trapframe *tf)
 
 void trap_el0_sync(struct trapframe *tf)
 {
-	__asm__ volatile("msr daifclr, #2" ::: "memory");
+	uint32_t ec = (uint32_t)(tf->esr >> ESR_EC_SHIFT) & 0x3f;
+
+	debug_user_enter();
+	/* Interrupts on; debug exceptions too (kernel breakpoints in syscalls, as Linux), except
+	 * while a user debug exception is handled, so perf's handler never nests in itself. */
+	if (ec == ESR_EC_BREAKPT_LOW || ec == ESR_EC_SOFTSTP_LOW || ec == ESR_EC_WATCHPT_LOW)
+		__asm__ volatile("msr daifclr, #2" ::: "memory");
+	else
+		__asm__ volatile("msr daifclr, #10" ::: "memory");
 	trap_user_sync(tf);
 }
 
@@ -191,15 +209,20 @@ void trap_irq(struct trapframe *tf)
 
 void trap_return_user(struct trapframe *tf)
 {
+	/* an interrupt from a stepping user task comes here with MDSCR_EL1.SS still set */
+	debug_user_enter();
 	for (;;) {
-		__asm__ volatile("msr daifset, #2" ::: "memory");
+		/* interrupts and debug exceptions off until the eret (ELR/SPSR are live) */
+		__asm__ volatile("msr daifset, #10" ::: "memory");
 		if (atomic_load(&this_cpu()->need_resched)) {
 			__asm__ volatile("msr daifclr, #2" ::: "memory");
 			schedule_preempt();
 			continue;
 		}
-		if (!trap_user_work_pending(tf))
+		if (!trap_user_work_pending(tf)) {
+			debug_user_return();
 			return; /* return to EL0 with interrupts masked until eret */
+		}
 		__asm__ volatile("msr daifclr, #2" ::: "memory");
 		trap_user_work(tf);
 	}

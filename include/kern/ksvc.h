@@ -266,14 +266,20 @@ int ksvc_signal_current(int sig, bool thread);
  */
 int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user));
 /*
- * [boot] An EL0 hardware breakpoint or watchpoint exception calls hit, interrupts masked: a
- * breakpoint at addr (watch false) or a watchpoint hit at data address addr by a load or a
- * store (write).  The trap code then steps the task over the instruction with suspend(true)
- * on its CPU and calls suspend(false) once it stepped; context switches call suspend on the
- * CPU that runs a stepping task or stops running one.
+ * [boot] A hardware breakpoint or watchpoint exception calls hit on its CPU, interrupts masked:
+ * a breakpoint at addr (watch false) or a watchpoint hit at data address addr by a load or a
+ * store (write); regs are the registers at the hit (user_pt_regs order), of user code (user)
+ * or of the kernel.  irqs_off: the kernel code hit had interrupts masked, and may hold any
+ * interrupt-safe lock (count, do not sample).  The trap code then steps over the instruction
+ * with suspend(kernel, true) on its CPU (kernel: the kernel's slots, else the user ones) and
+ * calls suspend(kernel, false) once it stepped; context switches call suspend(false, ...) on
+ * the CPU that runs a stepping user task or stops running one.  While the kernel's slots are
+ * suspended the trap code may borrow execute slots: suspend(true, false) writes every
+ * execute slot's value and control back.
  */
-void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
-				 void (*suspend)(bool on));
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write,
+					     const uint64_t *regs, bool user, bool irqs_off),
+				 void (*suspend)(bool kernel, bool on));
 
 /* ---- the interrupted context ---- */
 

@@ -381,8 +381,9 @@ int ksvc_pmu_irq_register(bool (*fn)(const uint64_t *regs, bool user))
 	return 0;
 }
 
-void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write),
-				 void (*suspend)(bool on))
+void ksvc_hw_breakpoint_register(bool (*hit)(bool watch, uint64_t addr, bool write,
+					     const uint64_t *regs, bool user, bool irqs_off),
+				 void (*suspend)(bool kernel, bool on))
 {
 	ksvc_fake.bp_hit = hit;
 	ksvc_fake.bp_suspend = suspend;

@@ -35,8 +35,9 @@ struct ksvc_fake_state {
 	bool in_irq;	 /* what ksvc_in_irq answers */
 	/* the handlers perf registered with the interrupt and trap code (NULL: none) */
 	bool (*pmu_irq)(const uint64_t *regs, bool user);
-	bool (*bp_hit)(bool watch, uint64_t addr, bool write);
-	void (*bp_suspend)(bool on);
+	bool (*bp_hit)(bool watch, uint64_t addr, bool write, const uint64_t *regs, bool user,
+		       bool irqs_off);
+	void (*bp_suspend)(bool kernel, bool on);
 	struct ksvc_irq_work *irq_work; /* queued, run by ksvc_fake_irq_work_run */
 	int fasync_kills[8]; /* ksvc_kill_fasync calls by reason (POLL_IN..POLL_HUP) */
 	int sig_perf; /* ksvc_send_sig_perf calls */

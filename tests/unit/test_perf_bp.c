@@ -31,6 +31,17 @@ void perf_sw_sample(struct perf_event *e, uint64_t addr, bool throttle)
 	sample_addr = addr;
 }
 
+static const uint64_t *sample_regs;
+static bool sample_user;
+
+void perf_sw_sample_regs(struct perf_event *e, uint64_t addr, const uint64_t *regs, bool user,
+			 bool throttle)
+{
+	perf_sw_sample(e, addr, throttle);
+	sample_regs = regs;
+	sample_user = user;
+}
+
 #define MAX_EV 40
 static struct perf_event evs[MAX_EV];
 static int nev;
@@ -110,7 +121,7 @@ static void test_parse(void **state)
 		{ HW_BREAKPOINT_X | HW_BREAKPOINT_R, 0x400100, 4, -EINVAL, 0, 0 },
 		{ HW_BREAKPOINT_W, 0x500000, 0, -EINVAL, 0, 0 },
 		{ HW_BREAKPOINT_W, 0x500000, 9, -EINVAL, 0, 0 },
-		/* kernel addresses: not per task; CPU-wide ones are not built */
+		/* kernel addresses: not per task */
 		{ HW_BREAKPOINT_X, 0xffff800000080000ull, 4, -EINVAL, 0, 0 },
 	};
 
@@ -132,7 +143,10 @@ static void test_parse(void **state)
 	uint64_t addr;
 	uint32_t ctrl;
 
-	assert_int_equal(perf_bp_parse(&k, false, &addr, &ctrl), -EOPNOTSUPP);
+	/* CPU-wide: an EL1 breakpoint (privilege 1), unless it excludes the kernel */
+	assert_int_equal(perf_bp_parse(&k, false, &addr, &ctrl), 0);
+	assert_int_equal(addr, 0xffff800000080000ull);
+	assert_int_equal(ctrl, 0xf << 5 | 1 << 1);
 	k.exclude_kernel = 1;
 	assert_int_equal(perf_bp_parse(&k, false, &addr, &ctrl), -EINVAL);
 	/* the last byte below TASK_SIZE: user space */
@@ -215,35 +229,35 @@ static void test_install_and_hits(void **state)
 	assert_int_equal(dbg_fake.wcr[1], 0x08 << 5 | 1 << 3 | 2 << 1 | 1);
 
 	/* breakpoint hits: the matching started event counts; every 2nd hit samples */
-	assert_true(perf_bp_hit(false, 0x400100, false));
-	assert_true(perf_bp_hit(false, 0x400100, false));
+	assert_true(perf_bp_hit(false, 0x400100, false, NULL, true, false));
+	assert_true(perf_bp_hit(false, 0x400100, false, NULL, true, false));
 	assert_int_equal(b->count, 2);
 	assert_int_equal(samples, 1);
 	assert_int_equal(sample_addr, 0x400100);
-	assert_false(perf_bp_hit(false, 0x400104, false));
-	perf_bp_hit(false, 0x400200, false); /* b2 is stopped */
+	assert_false(perf_bp_hit(false, 0x400104, false, NULL, true, false));
+	perf_bp_hit(false, 0x400200, false, NULL, true, false); /* b2 is stopped */
 	assert_int_equal(b2->count, 0);
 
 	/* watchpoints: the access type must match; an exact byte match first */
-	assert_true(perf_bp_hit(true, 0x50000c, true));
+	assert_true(perf_bp_hit(true, 0x50000c, true, NULL, true, false));
 	assert_int_equal(w->count, 1);
 	assert_int_equal(r->count, 0);
-	assert_true(perf_bp_hit(true, 0x500013, false));
+	assert_true(perf_bp_hit(true, 0x500013, false, NULL, true, false));
 	assert_int_equal(r->count, 1);
 	assert_int_equal(w->count, 1);
 	/* a load reported near (not in) the watched byte: the closest load watchpoint */
-	assert_true(perf_bp_hit(true, 0x500016, false));
+	assert_true(perf_bp_hit(true, 0x500016, false, NULL, true, false));
 	assert_int_equal(r->count, 2);
 
 	/* suspend: every control register loses E, and gets it back */
-	perf_bp_suspend(true);
+	perf_bp_suspend(false, true);
 	assert_int_equal(dbg_fake.bcr[0] & 1, 0);
 	assert_int_equal(dbg_fake.wcr[0] & 1, 0);
 	assert_int_equal(dbg_fake.wcr[1] & 1, 0);
 	/* an event started while suspended stays off in the register until the resume */
 	pmu->start(b2, 0);
 	assert_int_equal(dbg_fake.bcr[1] & 1, 0);
-	perf_bp_suspend(false);
+	perf_bp_suspend(false, false);
 	assert_int_equal(dbg_fake.bcr[0] & 1, 1);
 	assert_int_equal(dbg_fake.bcr[1] & 1, 1);
 	assert_int_equal(dbg_fake.wcr[1] & 1, 1);
@@ -252,7 +266,7 @@ static void test_install_and_hits(void **state)
 	pmu->del(b, 0);
 	assert_int_equal(dbg_fake.bcr[0], 0);
 	assert_int_equal(b->hw.idx, -1);
-	assert_false(perf_bp_hit(false, 0x400100, false));
+	assert_false(perf_bp_hit(false, 0x400100, false, NULL, true, false));
 	/* registers are per CPU: CPU 1 has its own free slot 0 */
 	ksvc_fake.cpu = 1;
 	assert_int_equal(pmu->add(b, PERF_EF_START), 0);
@@ -262,6 +276,63 @@ static void test_install_and_hits(void **state)
 	pmu->del(b2, 0);
 	pmu->del(w, 0);
 	pmu->del(r, 0);
+}
+
+/* A CPU-wide breakpoint and watchpoint on kernel addresses: EL1 slots, which the user step's
+ * suspension leaves on; kernel hits count and sample with the kernel's registers, except where
+ * the kernel had interrupts masked (count only); a user hit never counts a kernel slot. */
+static void test_kernel_slots(void **state)
+{
+	struct perf_event *k, *kw, *u;
+	struct perf_pmu *pmu = perf_bp_pmu();
+	uint64_t regs[34] = { 0 };
+
+	(void)state;
+	assert_int_equal(open_bp(HW_BREAKPOINT_X, 0xffff800000081000ull, 4, 0, 0, &k), 0);
+	assert_int_equal(open_bp(HW_BREAKPOINT_W, 0xffff800000200008ull, 8, 0, 0, &kw), 0);
+	assert_int_equal(open_bp(HW_BREAKPOINT_W, 0x500008, 8, 100, -1, &u), 0);
+	k->attr.sample_period = 1;
+	k->hw.sample_period = 1;
+	k->hw.period_left = 1;
+	assert_int_equal(pmu->add(k, PERF_EF_START), 0);
+	assert_int_equal(pmu->add(kw, PERF_EF_START), 0);
+	assert_int_equal(pmu->add(u, PERF_EF_START), 0);
+	assert_int_equal(dbg_fake.bcr[0], 0xf << 5 | 1 << 1 | 1);
+	assert_int_equal(dbg_fake.wcr[0], 0xff << 5 | 2 << 3 | 1 << 1 | 1);
+
+	assert_true(perf_bp_hit(false, 0xffff800000081000ull, false, regs, false, false));
+	assert_int_equal(k->count, 1);
+	assert_int_equal(samples, 1);
+	assert_ptr_equal(sample_regs, regs);
+	assert_false(sample_user);
+	/* interrupts were masked where it hit: counted, not sampled */
+	assert_true(perf_bp_hit(false, 0xffff800000081000ull, false, regs, false, true));
+	assert_int_equal(k->count, 2);
+	assert_int_equal(samples, 1);
+	/* a user store reported near both watchpoints: only the user one is a candidate */
+	assert_true(perf_bp_hit(true, 0x500010, true, regs, true, false));
+	assert_int_equal(u->count, 1);
+	assert_int_equal(kw->count, 0);
+	assert_true(perf_bp_hit(true, 0xffff800000200008ull, true, regs, false, false));
+	assert_int_equal(kw->count, 1);
+	assert_int_equal(u->count, 1);
+
+	/* the user step suspends the EL0 slots only, the kernel step the EL1 ones only */
+	perf_bp_suspend(false, true);
+	assert_int_equal(dbg_fake.bcr[0] & 1, 1);
+	assert_int_equal(dbg_fake.wcr[0] & 1, 1);
+	assert_int_equal(dbg_fake.wcr[1] & 1, 0);
+	perf_bp_suspend(false, false);
+	perf_bp_suspend(true, true);
+	assert_int_equal(dbg_fake.bcr[0] & 1, 0);
+	assert_int_equal(dbg_fake.wcr[0] & 1, 0);
+	assert_int_equal(dbg_fake.wcr[1] & 1, 1);
+	perf_bp_suspend(true, false);
+	assert_int_equal(dbg_fake.bcr[0] & 1, 1);
+	assert_int_equal(dbg_fake.wcr[0] & 1, 1);
+	pmu->del(k, 0);
+	pmu->del(kw, 0);
+	pmu->del(u, 0);
 }
 
 static void test_slots_run_out(void **state)
@@ -290,6 +361,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event_init_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reservation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_install_and_hits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots_run_out, setup, teardown),
 	};
 

@@ -41,6 +41,8 @@ t_ftrace_files_SRCS := tests/user/t_ftrace_files.c
 UPROGS += t_perf_sample
 UPROGS += t_perf_bp
 t_perf_bp_SRCS := tests/user/t_perf_bp.c
+UPROGS += t_kbp
+t_kbp_SRCS := tests/user/t_kbp.c
 UPROGS += t_bpf_obj
 t_bpf_obj_SRCS := tests/user/t_bpf_obj.c
 UPROGS += t_bpf_btf
@@ -92,7 +94,7 @@ UPROGS += t_usdt
 t_usdt_SRCS := tests/user/t_usdt.c
 UPROGS += t_probe_fetch
 t_probe_fetch_SRCS := tests/user/t_probe_fetch.c
-TESTS_USER_C := t_tracepoint t_tp_filter t_tp_kmem t_tp_irq t_usdt t_probe_fetch t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fifo t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe t_probe_input t_ftrace_files
+TESTS_USER_C := t_tracepoint t_tp_filter t_tp_kmem t_tp_irq t_usdt t_probe_fetch t_proc t_files t_pipe t_mm t_thread t_signal t_badptr t_perf_errno t_bpf_basic t_bpf_mmap t_bpf_jit t_perf_rdpmc t_perf_swsample t_perf_count t_procsys t_perf_sample t_perf_bp t_kbp t_bpf_ringbuf t_dynamic t_eventfd t_socketpair t_unix t_lock t_signalfd t_inotify t_fifo t_fork_exec t_perf_signal t_bigexec t_procabi t_vdso t_vdso_dyn t_ptrace t_uprobe t_probe_input t_ftrace_files
 # (keep whatever the default goal was: this rule must not become it)
 tests_user_goal := $(.DEFAULT_GOAL)
 $(patsubst %,$(BUILD)/user/bin/%,$(TESTS_USER_C)): tests/user/tap.h

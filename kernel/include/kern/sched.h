@@ -108,6 +108,8 @@ struct cpu {
 	struct ktimer *_Atomic running_timer; /* callback in progress (ktimer_cancel waits) */
 	bool in_timer_irq; /* [timer_lock] timer_irq is running callbacks: it reprograms after */
 	bool dbg_stepping; /* the user task it runs steps over a breakpoint (arch/arm64/debug.c) */
+	bool dbg_ss_armed; /* MDSCR_EL1.SS set for that step, on the way to EL0 (same file) */
+	bool dbg_kguard;   /* execute slots guard an exclusive sequence (same file) */
 	uint32_t gic_cpu_mask; /* GICv2 CPU interface bit */
 	uint64_t gicr_base; /* GICv3 redistributor (virtual address) */
 	struct trapframe *irq_tf; /* the frame the current interrupt interrupted (debugging) */

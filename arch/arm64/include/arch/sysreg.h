@@ -112,8 +112,11 @@ static inline void wfi(void)
 #define ESR_EC_FP_EXC64 0x2c
 #define ESR_EC_SERROR 0x2f
 #define ESR_EC_BREAKPT_LOW 0x30
+#define ESR_EC_BREAKPT_CUR 0x31
 #define ESR_EC_SOFTSTP_LOW 0x32
+#define ESR_EC_SOFTSTP_CUR 0x33
 #define ESR_EC_WATCHPT_LOW 0x34
+#define ESR_EC_WATCHPT_CUR 0x35
 #define ESR_EC_BRK64 0x3c
 #define ESR_ISS_MASK 0x1ffffff
 #define ESR_WNR (1 << 6)
