@@ -82,6 +82,12 @@ void debug_cpu_init(void)
 	isb();
 }
 
+/* After any change of the three flags: whether debug_user_return has work */
+static void note_return_work(struct cpu *c)
+{
+	c->dbg_return_work = c->dbg_kguard || c->dbg_stepping != c->dbg_ss_armed;
+}
+
 static void set_step(bool on)
 {
 	uint64_t m = read_sysreg(mdscr_el1);
@@ -95,6 +101,7 @@ void debug_switch_slow(bool next_stepping)
 	struct cpu *c = this_cpu();
 
 	c->dbg_stepping = next_stepping;
+	note_return_work(c);
 	if (hw.suspend)
 		hw.suspend(false, next_stepping);
 }
@@ -102,18 +109,33 @@ void debug_switch_slow(bool next_stepping)
 void debug_user_enter_slow(void)
 {
 	this_cpu()->dbg_ss_armed = false;
+	note_return_work(this_cpu());
 	set_step(false);
+}
+
+static void user_return_step(void)
+{
+	this_cpu()->dbg_ss_armed = true;
+	note_return_work(this_cpu());
+	set_step(true);
 }
 
 void debug_user_return_slow(void)
 {
-	this_cpu()->dbg_ss_armed = true;
-	set_step(true);
+	struct cpu *c = this_cpu();
+
+	debug_kguard_drop();
+	if (c->dbg_stepping != c->dbg_ss_armed)
+		c->dbg_stepping ? user_return_step() : debug_user_enter_slow();
 }
 
 void debug_user_trap(struct trapframe *tf, unsigned int ec)
 {
 	struct uthread *ut = current_uthread();
+
+	/* debug exceptions off first: perf's handler below never runs inside itself (the
+	 * entry, trap_el0_sync, unmasks them for every class, to keep the syscall path short) */
+	__asm__ volatile("msr daifset, #8" ::: "memory");
 	unsigned long f = ksvc_irq_save(); /* this CPU's slots and MDSCR stay ours */
 
 	switch (ec) {
@@ -293,6 +315,7 @@ static bool guard_excl(struct kstep *k, struct trapframe *tf)
 	isb();
 	k->nguard = n;
 	this_cpu()->dbg_kguard = true;
+	note_return_work(this_cpu());
 	tf->pc = lo;
 	return true;
 }
@@ -303,6 +326,7 @@ void debug_kguard_drop_slow(void)
 
 	k->nguard = 0;
 	this_cpu()->dbg_kguard = false;
+	note_return_work(this_cpu());
 	if (hw.suspend)
 		hw.suspend(true, false); /* writes the borrowed slots back */
 }

@@ -17,6 +17,7 @@
 void trap_el1_sync(struct trapframe *tf);
 void trap_el0_sync(struct trapframe *tf);
 void trap_irq(struct trapframe *tf);
+void trap_el0_irq(struct trapframe *tf);
 void trap_unexpected(struct trapframe *tf, int kind);
 void trap_return_user(struct trapframe *tf);
 void schedule_preempt(void);
@@ -174,18 +175,33 @@ void trap_el1_sync(struct trapframe *tf)
 	kpanic("unhandled kernel exception");
 }
 
+/* A user task that steps over a hit: its MDSCR_EL1.SS goes before debug exceptions are on. */
+static __attribute__((noinline)) void trap_el0_sync_stepping(struct trapframe *tf)
+{
+	debug_user_enter_slow();
+	__asm__ volatile("msr daifclr, #10" ::: "memory");
+	trap_user_sync(tf);
+}
+
 void trap_el0_sync(struct trapframe *tf)
 {
-	uint32_t ec = (uint32_t)(tf->esr >> ESR_EC_SHIFT) & 0x3f;
-
-	debug_user_enter();
-	/* Interrupts on; debug exceptions too (kernel breakpoints in syscalls, as Linux), except
-	 * while a user debug exception is handled, so perf's handler never nests in itself. */
-	if (ec == ESR_EC_BREAKPT_LOW || ec == ESR_EC_SOFTSTP_LOW || ec == ESR_EC_WATCHPT_LOW)
-		__asm__ volatile("msr daifclr, #2" ::: "memory");
-	else
-		__asm__ volatile("msr daifclr, #10" ::: "memory");
+	/* Interrupts on, debug exceptions too (kernel breakpoints in syscalls, as Linux; a user
+	 * debug exception masks them again first thing, debug_user_trap).  Kept to a load and a
+	 * branch beyond the old path: every syscall comes here. */
+	if (unlikely(this_cpu()->dbg_ss_armed)) {
+		trap_el0_sync_stepping(tf);
+		return;
+	}
+	__asm__ volatile("msr daifclr, #10" ::: "memory");
 	trap_user_sync(tf);
+}
+
+/* An interrupt from EL0: a stepping user task's MDSCR_EL1.SS goes first (the return path may
+ * switch to a task whose kernel code runs with debug exceptions on). */
+void trap_el0_irq(struct trapframe *tf)
+{
+	debug_user_enter();
+	trap_irq(tf);
 }
 
 void trap_irq(struct trapframe *tf)
@@ -209,8 +225,6 @@ void trap_irq(struct trapframe *tf)
 
 void trap_return_user(struct trapframe *tf)
 {
-	/* an interrupt from a stepping user task comes here with MDSCR_EL1.SS still set */
-	debug_user_enter();
 	for (;;) {
 		/* interrupts and debug exceptions off until the eret (ELR/SPSR are live) */
 		__asm__ volatile("msr daifset, #10" ::: "memory");

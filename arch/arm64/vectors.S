@@ -4,7 +4,7 @@
  *
  * Every entry saves a struct trapframe on the current kernel stack and calls C:
  *   EL1h sync -> trap_el1_sync(tf)    EL1h irq -> trap_irq(tf)
- *   EL0 sync  -> trap_el0_sync(tf)    EL0 irq  -> trap_irq(tf)
+ *   EL0 sync  -> trap_el0_sync(tf)    EL0 irq  -> trap_el0_irq(tf)
  * and everything else (EL1t, FIQ, SError, AArch32) -> trap_unexpected(tf, kind).
  * Returning to EL0 runs trap_return_user(tf) first (signals, rescheduling).
  */
@@ -125,7 +125,7 @@ el0_sync:
 	b	ret_to_user
 el0_irq:
 	save_frame
-	bl	trap_irq
+	bl	trap_el0_irq
 	b	ret_to_user
 
 ret_to_kernel:

@@ -110,6 +110,8 @@ struct cpu {
 	bool dbg_stepping; /* the user task it runs steps over a breakpoint (arch/arm64/debug.c) */
 	bool dbg_ss_armed; /* MDSCR_EL1.SS set for that step, on the way to EL0 (same file) */
 	bool dbg_kguard;   /* execute slots guard an exclusive sequence (same file) */
+	bool dbg_return_work; /* dbg_kguard, or dbg_stepping != dbg_ss_armed: the return to EL0
+				 * has debug work (arch/arm64/debug.c keeps it; one load there) */
 	uint32_t gic_cpu_mask; /* GICv2 CPU interface bit */
 	uint64_t gicr_base; /* GICv3 redistributor (virtual address) */
 	struct trapframe *irq_tf; /* the frame the current interrupt interrupted (debugging) */

@@ -49,14 +49,14 @@ static inline void debug_user_enter(void)
 	if (this_cpu()->dbg_ss_armed)
 		debug_user_enter_slow();
 }
-/* [the return to EL0, IRQs and debug exceptions masked] Set MDSCR_EL1.SS when the CPU's user
- * task steps over a hit. */
+/* [the return to EL0, IRQs and debug exceptions masked] Drop an exclusive-sequence guard, and
+ * set MDSCR_EL1.SS when the CPU's user task steps over a hit (clear it when it no longer does).
+ * One load when there is nothing to do (dbg_return_work): every syscall comes this way. */
 void debug_user_return_slow(void);
 static inline void debug_user_return(void)
 {
-	debug_kguard_drop();
-	if (this_cpu()->dbg_stepping != this_cpu()->dbg_ss_armed)
-		this_cpu()->dbg_stepping ? debug_user_return_slow() : debug_user_enter_slow();
+	if (this_cpu()->dbg_return_work)
+		debug_user_return_slow();
 }
 /* [kernel trap] A breakpoint, watchpoint or software-step exception from EL1 (its ESR class). */
 void debug_kernel_trap(struct trapframe *tf, unsigned int ec);
