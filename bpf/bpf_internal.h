@@ -32,6 +32,11 @@
 #define BPF_MEMSX 0x80
 #endif
 
+/* Kernel-internal load modes (Linux's filter.h values) the verifier gives loads through a
+ * kernel object's pointer: a fault reads 0.  Never accepted from userland. */
+#define BPF_PROBE_MEM 0x20
+#define BPF_PROBE_MEMSX 0x40
+
 _Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is one 64-bit slot");
 
 /* ---- interpreter ---- */
@@ -521,6 +526,8 @@ struct bpf_verifier_log {
 };
 
 void bpf_log(struct bpf_verifier_log *log, const char *fmt, ...);
+/* [any] A BPF_PROBE_MEM load: size (1, 2, 4, 8) bytes at addr zero-extended, 0 if it faults. */
+uint64_t bpf_probe_load(uintptr_t addr, uint32_t size);
 /* Linux's bpf_vlog_reset: the user's log ends at pos again (a NUL written there) */
 void bpf_log_rewind(struct bpf_verifier_log *log, uint32_t pos);
 /* disasm.c: in as Linux's verifier log writes it, without index or newline (left: the

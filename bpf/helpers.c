@@ -12,8 +12,9 @@
  * perf_event helpers: callbacks (loop, for_each_map_elem), strings (strncmp, strtol, strtoul;
  * snprintf and trace_vprintk in bprintf.c), the legacy probe reads, clocks and ids, signals,
  * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
- * the BTF-bound ones (timers, kptr, task storage, ...) whose arguments the verifier refuses
- * without BTF as Linux does; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
+ * get_current_task_btf (the current struct task, which the verifier types by the kernel's
+ * BTF: PTR_TO_BTF_ID, verify_mem.c), the BTF-bound ones (timers, kptr, task storage, ...)
+ * whose arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
  * (map_btf.c finds it; Linux 6.1 lets no program type here use such a map yet, prog.c).
  * Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
@@ -184,6 +185,15 @@ static uint64_t h_read_user(uint64_t dst, uint64_t size, uint64_t src, uint64_t 
 static uint64_t h_read_kernel(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
 {
 	return (uint64_t)probe_read(P(dst), size, P(src), false);
+}
+
+uint64_t bpf_probe_load(uintptr_t addr, uint32_t size)
+{
+	uint64_t v = 0; /* little-endian: the low size bytes */
+
+	if (probe_read(&v, size, P(addr), false))
+		return 0;
+	return v;
 }
 
 static uint64_t h_read_user_str(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
@@ -594,7 +604,7 @@ static uint64_t h_ancestor_cgroup_id(uint64_t level, uint64_t a2, uint64_t a3, u
 
 static uint64_t h_current_task(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return (uintptr_t)ksvc_task_current(); /* opaque: nothing here dereferences it */
+	return (uintptr_t)ksvc_task_current(); /* get_current_task_btf: the verifier types it */
 }
 
 /* The initial pid namespace as stat(2) of /proc/self/ns/pid shows it on Linux (nsfs 0:4). */
@@ -846,7 +856,7 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	/* a BPF_MAP_TYPE_CGROUP_ARRAY only, which is not built here: every call is refused */
 	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_ANY),
 	H(get_current_task, h_current_task, RET_INTEGER, true, AV_BASE, 0),
-	H(get_current_task_btf, h_einval, RET_BTF_ID, true, AV_BASE, 0),
+	H(get_current_task_btf, h_current_task, RET_BTF_ID, true, AV_BASE, 0),
 	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, AV_TRACING, ARG_ANY, ARG_ANY,
 	  ARG_MEM_UNINIT, ARG_SIZE_NZ),
 	H(strncmp, bpf_h_strncmp, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),

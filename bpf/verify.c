@@ -64,6 +64,7 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_MEM_OR_NULL] = "alloc_mem_or_null",
 		[PTR_TO_FUNC] = "func",
 		[PTR_TO_DYNPTR] = "dynptr_ptr",
+		[PTR_TO_BTF_ID] = "ptr_",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -317,6 +318,8 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 		/* fall through */
 	case PTR_TO_FUNC:
 		return old->mem_size == cur->mem_size;
+	case PTR_TO_BTF_ID:
+		return old->btf_id == cur->btf_id && old->off == cur->off && range_within(old, cur);
 	case PTR_TO_MAP_VALUE_OR_NULL:
 	case PTR_TO_MAP_VALUE: /* a value with a bpf_spin_lock keeps its id */
 		if (!ids_match(m, old->id, cur->id))
@@ -872,6 +875,14 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	 * becomes "ja -1", so neither the decoder nor the JIT ever looks at it. */
 	for (uint32_t i = 0; i < prog->len; i++) {
 		if (env.aux[i] & AUX_SEEN) {
+			/* Linux's convert_ctx_accesses: a kernel object's load may fault, it reads 0 */
+			if (env.aux[i] & AUX_PROBE_MEM) {
+				uint8_t c = prog->insns[i].code;
+
+				prog->insns[i].code = (uint8_t)(BPF_LDX | BPF_SIZE(c) |
+								 (BPF_MODE(c) == BPF_MEMSX ?
+									  BPF_PROBE_MEMSX : BPF_PROBE_MEM));
+			}
 			if (prog->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
 				i++;
 			continue;

@@ -1,0 +1,230 @@
+/*
+ * test_bpf_btf_access.c - bpf/btf_access.c (what a load through a kernel-typed pointer reads)
+ * and the verifier's PTR_TO_BTF_ID around it.  A small BTF stands in for the kernel's: its
+ * struct task starts like the fake seam's task (tid, tgid, a pointer), so that programs calling
+ * bpf_get_current_task_btf() can run here.  Each access outcome and log line is Linux 6.1's
+ * btf_struct_walk's; the verified loads become BPF_PROBE_MEM and a fault reads 0.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+
+#include <bpf/bpf.h>
+#include <kern/errno.h>
+#include "../../bpf/bpf_internal.h"
+#include "../../bpf/btf.h"
+#include "../fakes/ksvc_fake.h"
+
+#define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
+
+enum { T_INT = 1, T_TASK, T_PTR_TASK, T_ARR, T_INNER, T_PTR_INT };
+
+/*
+ * struct task {			size 48
+ *	int tid;			0
+ *	int tgid;			4
+ *	struct task *slot;		8   (the fake's perf_slot: NULL)
+ *	int arr[4];			16..32, then a hole to 40
+ *	struct inner { int x, y; } in;	40..48
+ * };  and an int *ip would be a scalar: struct inner2 is not needed
+ */
+static uint32_t kbtf_blob(uint8_t *raw)
+{
+	static const char strs[] = "\0int\0task\0tid\0tgid\0slot\0arr\0in\0inner\0x\0y";
+	uint32_t w[64], n = 0;
+
+	uint32_t off[16], no = 0;
+	const char *p = strs + 1;
+
+	off[no++] = 0;
+	while (p < strs + sizeof(strs) - 1) {
+		off[no++] = (uint32_t)(p - strs);
+		p += strlen(p) + 1;
+	}
+	/* off[1] int, [2] task, [3] tid, [4] tgid, [5] slot, [6] arr, [7] in, [8] inner, [9] x,
+	 * [10] y */
+	w[n++] = off[1], w[n++] = INFO(BTF_KIND_INT, 0), w[n++] = 4, w[n++] = 1u << 24 | 32;
+	w[n++] = off[2], w[n++] = INFO(BTF_KIND_STRUCT, 5), w[n++] = 48;
+	w[n++] = off[3], w[n++] = T_INT, w[n++] = 0;
+	w[n++] = off[4], w[n++] = T_INT, w[n++] = 32;
+	w[n++] = off[5], w[n++] = T_PTR_TASK, w[n++] = 64;
+	w[n++] = off[6], w[n++] = T_ARR, w[n++] = 128;
+	w[n++] = off[7], w[n++] = T_INNER, w[n++] = 320;
+	w[n++] = 0, w[n++] = INFO(BTF_KIND_PTR, 0), w[n++] = T_TASK;
+	w[n++] = 0, w[n++] = INFO(BTF_KIND_ARRAY, 0), w[n++] = 0;
+	w[n++] = T_INT, w[n++] = T_INT, w[n++] = 4;
+	w[n++] = off[8], w[n++] = INFO(BTF_KIND_STRUCT, 2), w[n++] = 8;
+	w[n++] = off[9], w[n++] = T_INT, w[n++] = 0;
+	w[n++] = off[10], w[n++] = T_INT, w[n++] = 32;
+	w[n++] = 0, w[n++] = INFO(BTF_KIND_PTR, 0), w[n++] = T_INT;
+	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = 24,
+				.type_len = n * 4, .str_off = n * 4, .str_len = sizeof(strs) };
+
+	memcpy(raw, &h, sizeof(h));
+	memcpy(raw + 24, w, n * 4);
+	memcpy(raw + 24 + n * 4, strs, sizeof(strs));
+	return 24 + n * 4 + (uint32_t)sizeof(strs);
+}
+
+static char logbuf[4096];
+
+static int walk(uint32_t off, uint32_t size, uint32_t *next)
+{
+	struct bpf_verifier_log log = { .ubuf = logbuf, .size = sizeof(logbuf), .level = 1 };
+
+	memset(logbuf, 0, sizeof(logbuf));
+	*next = 0;
+	return bpf_btf_struct_access(bpf_btf_vmlinux(), &log, T_TASK, off, size, next);
+}
+
+static int setup(void **state)
+{
+	static uint8_t raw[1024];
+	uint32_t size = kbtf_blob(raw);
+
+	return bpf_btf_vmlinux_init(raw, size);
+}
+
+static void test_walk(void **state)
+{
+	uint32_t next;
+
+	assert_int_equal(bpf_btf_find_by_name_kind(bpf_btf_vmlinux(), "task", BTF_KIND_STRUCT),
+			 T_TASK);
+	assert_int_equal(bpf_btf_find_by_name_kind(bpf_btf_vmlinux(), "tid", BTF_KIND_STRUCT), 0);
+	assert_int_equal(walk(0, 4, &next), BTF_WALK_SCALAR);
+	assert_int_equal(walk(4, 2, &next), BTF_WALK_SCALAR); /* part of an int */
+	/* a pointer to a struct: typed, read whole only */
+	assert_int_equal(walk(8, 8, &next), BTF_WALK_PTR);
+	assert_int_equal(next, T_TASK);
+	assert_int_equal(walk(8, 4, &next), -EACCES);
+	assert_string_equal(logbuf, "cannot access ptr member slot with moff 8 in struct task with "
+				    "off 8 size 4\n");
+	assert_int_equal(walk(12, 4, &next), -EACCES); /* its upper half */
+	/* array elements, and the array as scratch space up to its true end */
+	assert_int_equal(walk(20, 4, &next), BTF_WALK_SCALAR);
+	assert_int_equal(walk(16, 16, &next), BTF_WALK_SCALAR);
+	assert_int_equal(walk(28, 8, &next), -EACCES);
+	assert_string_equal(logbuf, "access beyond the end of member arr (mend:32) in struct task "
+				    "with off 28 size 8\n");
+	/* an int read across two members */
+	assert_int_equal(walk(2, 4, &next), -EACCES);
+	assert_string_equal(logbuf, "access beyond the end of member tid (mend:4) in struct task "
+				    "with off 2 size 4\n");
+	/* the hole after arr */
+	assert_int_equal(walk(32, 4, &next), -EINVAL);
+	assert_string_equal(logbuf, "struct task doesn't have field at offset 32\n");
+	/* into the nested struct */
+	assert_int_equal(walk(44, 4, &next), BTF_WALK_SCALAR);
+	assert_int_equal(walk(40, 8, &next), -EACCES); /* the whole inner struct: x ends at 4 */
+	assert_string_equal(logbuf, "access beyond the end of member x (mend:4) in struct inner "
+				    "with off 0 size 8\n");
+	assert_int_equal(walk(46, 4, &next), -EACCES);
+	assert_int_equal(walk(48, 1, &next), -EACCES);
+	assert_string_equal(logbuf, "access beyond struct task at off 48 size 1\n");
+	assert_int_equal(walk(44, 8, &next), -EACCES);
+	assert_string_equal(logbuf, "access beyond struct task at off 44 size 8\n");
+}
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define MOVR(d, s) INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define MOV(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define LDX(sz, d, s, o) INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define STX(sz, d, s, o) INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
+#define ALU(op, d, i) INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
+#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+static long load(const struct bpf_insn *insns, uint32_t n, const char *license)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	memset(logbuf, 0, sizeof(logbuf));
+	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = n;
+	a.license = (uintptr_t)license;
+	a.log_buf = (uintptr_t)logbuf;
+	a.log_size = sizeof(logbuf);
+	a.log_level = 1;
+	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+}
+
+static uint64_t run(long fd)
+{
+	struct bpf_perf_event_data_kern ctx;
+	struct bpf_prog *prog;
+	uint64_t r0;
+
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(bpf_prog_get_fd((int)fd, &prog), 0);
+	r0 = bpf_prog_run(prog, &ctx);
+	bpf_prog_put(prog);
+	return r0;
+}
+
+#define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
+static void test_verify_and_run(void **state)
+{
+	/* the current task's tid, then its slot (NULL) followed: the probe read gives 0 */
+	const struct bpf_insn tid[] = { CALL(BPF_FUNC_get_current_task_btf), LDX(BPF_W, 0, 0, 0),
+					EXIT };
+	const struct bpf_insn chase[] = { CALL(BPF_FUNC_get_current_task_btf), LDX(BPF_DW, 1, 0, 8),
+					  LDX(BPF_W, 0, 1, 4), ALU(BPF_ADD, 0, 7), EXIT };
+	const struct bpf_insn nested[] = { CALL(BPF_FUNC_get_current_task_btf), ALU(BPF_ADD, 0, 40),
+					   LDX(BPF_W, 0, 0, 4), EXIT };
+	const struct bpf_insn store[] = { CALL(BPF_FUNC_get_current_task_btf), MOV(1, 0),
+					  STX(BPF_W, 0, 1, 0), MOV(0, 0), EXIT };
+	const struct bpf_insn helper_mem[] = { CALL(BPF_FUNC_get_current_task_btf), MOVR(1, 0),
+					       MOV(2, 4), CALL(BPF_FUNC_trace_printk), MOV(0, 0),
+					       EXIT };
+	long fd;
+
+	ksvc_fake.tid = 4242;
+	/* the fake's nofault reads fault only in the ranges it is told: the first page, as NULL's */
+	ksvc_fake.bad_user[0].start = 0;
+	ksvc_fake.bad_user[0].len = 4096;
+	fd = load(tid, N(tid), "GPL");
+	assert_true(fd >= 0);
+	assert_int_equal(run(fd), 4242);
+	ksvc_fake_close((int)fd);
+	fd = load(chase, N(chase), "GPL");
+	if (fd < 0)
+		fail_msg("chase: %ld %s", fd, logbuf);
+	assert_int_equal(run(fd), 7);
+	ksvc_fake_close((int)fd);
+	fd = load(nested, N(nested), "GPL");
+	if (fd < 0)
+		fail_msg("nested: %ld %s", fd, logbuf);
+	ksvc_fake_close((int)fd);
+	assert_int_equal(load(store, N(store), "GPL"), -EACCES);
+	assert_non_null(strstr(logbuf, "only read is supported\n"));
+	/* gpl_only, as Linux */
+	assert_int_equal(load(tid, N(tid), "MIT"), -EINVAL);
+	/* a kernel object is not memory a helper may read */
+	assert_int_equal(load(helper_mem, N(helper_mem), "GPL"), -EACCES);
+}
+
+static int teardown(void **state)
+{
+	ksvc_fake_close_all();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_walk),
+		cmocka_unit_test_teardown(test_verify_and_run, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,58 @@
+/* task.bpf.c - t_bpf_task's programs: loads through bpf_get_current_task_btf()'s pointer,
+ * which the verifier types by the kernel's BTF (PTR_TO_BTF_ID).  The fields are relocated by
+ * libbpf against the running kernel: perfkernel's struct task (tid, all_node, comm) or Linux's
+ * struct task_struct (pid, tasks, comm); the ___flavour suffixes let one object name both. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+struct list_node___pk {
+	struct list_node___pk *next, *prev;
+} __attribute__((preserve_access_index));
+struct task___pk {
+	int tid;
+	char comm[16];
+	struct list_node___pk all_node;
+} __attribute__((preserve_access_index));
+
+struct list_head___lx {
+	struct list_head___lx *next, *prev;
+} __attribute__((preserve_access_index));
+struct task_struct___lx {
+	int pid;
+	char comm[16];
+	struct list_head___lx tasks;
+} __attribute__((preserve_access_index));
+
+/* out[]: t_bpf_task.c's OUT_* indexes */
+#include "out.h"
+
+SEC("perf_event")
+int task_fields(void *ctx)
+{
+	__u32 k = 0;
+	__u64 *runs = bpf_map_lookup_elem(&out, &k);
+
+	if (runs)
+		__sync_fetch_and_add(runs, 1);
+	/* plain loads (no bpf_probe_read): the verifier checks each against the struct's BTF */
+	if (bpf_core_type_exists(struct task___pk)) {
+		struct task___pk *t = (void *)bpf_get_current_task_btf();
+
+		put(1, 1);
+		put(2, (__u64)t->tid);
+		put(3, *(__u64 *)t->comm);
+		/* a pointer member is itself a typed pointer: the list links back to the task */
+		put(4, t->all_node.next->prev == &t->all_node);
+	} else if (bpf_core_type_exists(struct task_struct___lx)) {
+		struct task_struct___lx *t = (void *)bpf_get_current_task_btf();
+
+		put(1, 2);
+		put(2, (__u64)t->pid);
+		put(3, *(__u64 *)t->comm);
+		put(4, t->tasks.next->prev == &t->tasks);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,156 @@
+/* t_bpf_task: kernel-typed pointers (the verifier's PTR_TO_BTF_ID) from the kernel's BTF.
+ * bpf_get_current_task_btf() returns the current thread's struct (perfkernel's struct task,
+ * Linux's struct task_struct) typed by /sys/kernel/btf/vmlinux, and a program reads its fields
+ * with plain loads (tests/user/bpf/task.bpf.c, relocated by Debian's libbpf 1.1): the thread
+ * id is gettid(), eight bytes of the comm array are prctl(PR_GET_NAME)'s, and a pointer member
+ * (the all-tasks list link) is a typed pointer too, whose prev leads back into the task.
+ * Refused as Linux 6.1's check_ptr_to_btf_access / btf_struct_access refuse them (raw
+ * instructions, EACCES): a store through the pointer ("only read is supported"), a load past
+ * the struct's end ("access beyond struct"), at a negative offset ("invalid negative access"),
+ * at a variable offset ("invalid variable offset").  Such loads run as probe reads (JIT-compiled
+ * here and on Linux) and xlated_prog_insns shows them as the loads they were.
+ * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01.
+ */
+#define _GNU_SOURCE
+#include "tap.h"
+#include "bpf_faults.h"
+#include "bpf_insn.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+extern const char _binary_task_bpf_o_start[], _binary_task_bpf_o_end[];
+
+enum { OUT_RUNS, OUT_FLAVOUR, OUT_TID, OUT_COMM, OUT_LINK };
+
+static char vlog[65536];
+
+static void check_fields(void)
+{
+	struct bpf_object *obj = bpf_object__open_mem(
+		_binary_task_bpf_o_start, (size_t)(_binary_task_bpf_o_end - _binary_task_bpf_o_start), NULL);
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	uint64_t v[8] = { 0 }, comm8 = 0;
+	char comm[16] = { 0 };
+	int err;
+
+	if (!CHECK(obj, "bpf_object__open_mem(task.bpf.o)", "errno %d", errno))
+		return;
+	prog = bpf_object__find_program_by_name(obj, "task_fields");
+	vlog[0] = 0;
+	bpf_program__set_log_buf(prog, vlog, sizeof(vlog));
+	err = bpf_object__load(obj);
+	if (!CHECK(!err, "load task_fields (loads through get_current_task_btf's pointer)",
+		   "err %d: %.2000s", err, vlog)) {
+		bpf_object__close(obj);
+		return;
+	}
+	map = bpf_object__find_map_by_name(obj, "out");
+	struct bpf_prog_info info;
+	__u32 ilen = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	CHECK(bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen) == 0 &&
+		      info.jited_prog_len > 0,
+	      "the program is JIT-compiled, its probe loads too", "errno %d jited_prog_len %u", errno,
+	      info.jited_prog_len);
+	EXPECT_OK(run_on_faults(prog, 16), "task_fields on 16 page faults of this thread");
+	for (uint32_t k = 0; k < 8; k++)
+		bpf_map__lookup_elem(map, &k, sizeof(k), &v[k], sizeof(v[k]), 0);
+	prctl(PR_GET_NAME, comm);
+	memcpy(&comm8, comm, sizeof(comm8));
+	CHECK(v[OUT_RUNS] >= 16, "the program ran for each fault", "%llu runs",
+	      (unsigned long long)v[OUT_RUNS]);
+	CHECK(v[OUT_FLAVOUR] == 1 || v[OUT_FLAVOUR] == 2, "the kernel's BTF has its thread struct",
+	      "%llu", (unsigned long long)v[OUT_FLAVOUR]);
+	CHECK(v[OUT_TID] == (uint64_t)gettid(), "task->tid (task_struct->pid) is gettid()",
+	      "%llu, gettid %d", (unsigned long long)v[OUT_TID], (int)gettid());
+	CHECK(v[OUT_COMM] == comm8, "8 bytes of task->comm are PR_GET_NAME's", "%#llx, comm '%s'",
+	      (unsigned long long)v[OUT_COMM], comm);
+	CHECK(v[OUT_LINK] == 1, "a pointer member is typed: link.next->prev is &task->link", "%llu",
+	      (unsigned long long)v[OUT_LINK]);
+	bpf_object__close(obj);
+}
+
+#define CALL_TASK CALL(BPF_FUNC_get_current_task_btf)
+#define LDX(sz, d, s, o) INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+
+/* A raw program is refused with EACCES and the log line Linux gives. */
+static void refused(const char *what, const struct bpf_insn *insns, size_t n, const char *line)
+{
+	int fd;
+
+	vlog[0] = 0;
+	errno = 0;
+	fd = prog_load_log(BPF_PROG_TYPE_PERF_EVENT, insns, n, vlog, sizeof(vlog));
+	CHECK(fd < 0 && errno == EACCES && strstr(vlog, line), what, "fd %d errno %d log: %.600s", fd,
+	      errno, vlog);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void check_refusals(void)
+{
+	const struct bpf_insn store[] = { CALL_TASK, MOV_K(1, 0),
+					  INSN(BPF_STX | BPF_MEM | BPF_DW, 0, 1, 0, 0), RET0 };
+	const struct bpf_insn beyond[] = { CALL_TASK, LDX(BPF_DW, 1, 0, 32000), RET0 };
+	const struct bpf_insn negative[] = { CALL_TASK, LDX(BPF_W, 1, 0, -8), RET0 };
+	const struct bpf_insn variable[] = {
+		CALL(BPF_FUNC_get_prandom_u32),
+		MOV_X(6, 0),
+		INSN(BPF_ALU64 | BPF_AND | BPF_K, 6, 0, 0, 8),
+		CALL_TASK,
+		INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 6, 0, 0),
+		LDX(BPF_B, 1, 0, 0),
+		RET0,
+	};
+	const struct bpf_insn ok[] = { CALL_TASK, LDX(BPF_B, 1, 0, 0), RET0 };
+	int fd;
+
+	refused("a store through the task pointer: EACCES, only read is supported", store,
+		N_INSNS(store), "only read is supported");
+	refused("a load 32000 bytes in: EACCES, access beyond struct", beyond, N_INSNS(beyond),
+		"access beyond struct");
+	refused("a load at -8: EACCES, invalid negative access", negative, N_INSNS(negative),
+		"invalid negative access: off=-8");
+	refused("a load at a variable offset: EACCES, invalid variable offset", variable,
+		N_INSNS(variable), "invalid variable offset");
+	/* byte 0 is the first member's (perfkernel: a saved register; Linux: thread_info) */
+	vlog[0] = 0;
+	fd = prog_load_log(BPF_PROG_TYPE_PERF_EVENT, ok, N_INSNS(ok), vlog, sizeof(vlog));
+	CHECK(fd >= 0, "the same program loading byte 0 is accepted", "errno %d log: %.600s", errno,
+	      vlog);
+	if (fd >= 0) {
+		/* the load runs as a probe read, but the dump shows it as loaded (Linux's
+		 * bpf_insn_prepare_dump) */
+		struct bpf_insn x[8];
+		struct bpf_prog_info info;
+		__u32 ilen = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		memset(x, 0xff, sizeof(x));
+		info.xlated_prog_len = sizeof(x);
+		info.xlated_prog_insns = (uintptr_t)x;
+		CHECK(bpf_obj_get_info_by_fd(fd, &info, &ilen) == 0 && info.xlated_prog_len >= 16 &&
+			      x[1].code == (BPF_LDX | BPF_MEM | BPF_B) && x[1].dst_reg == 1 &&
+			      x[1].src_reg == 0 && x[1].off == 0,
+		      "xlated: the load is BPF_LDX|BPF_MEM|BPF_B as loaded", "errno %d len %u code %#x",
+		      errno, info.xlated_prog_len, x[1].code);
+		close(fd);
+	}
+}
+
+int main(void)
+{
+	tap_init("t_bpf_task", 20);
+	libbpf_set_print(faults_quiet);
+	check_fields();
+	check_refusals();
+	return tap_done();
+}
