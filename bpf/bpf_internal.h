@@ -144,6 +144,7 @@ enum bpf_arg {
 	ARG_PTR_TO_LONG, /* 8 writable bytes (strtol's result) */
 	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
 	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
+	ARG_TASK, /* a task: PTR_TO_BTF_ID of the kernel's struct task, unmoved */
 	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
 	ARG_DYNPTR, /* an initialized struct bpf_dynptr on the stack, of any type */
 	ARG_DYNPTR_UNINIT_LOCAL, /* stack slots that become a local dynptr */

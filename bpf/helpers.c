@@ -13,8 +13,9 @@
  * snprintf and trace_vprintk in bprintf.c), the legacy probe reads, clocks and ids, signals,
  * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
  * get_current_task_btf (the current struct task, which the verifier types by the kernel's
- * BTF: PTR_TO_BTF_ID, verify_mem.c), the BTF-bound ones (timers, kptr, task storage, ...)
- * whose arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
+ * BTF: PTR_TO_BTF_ID, verify_mem.c), find_vma on such a task (its callback gets the kernel's
+ * struct vm_area, typed too), the BTF-bound ones (timers, kptr, task storage, ...) whose
+ * arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
  * (map_btf.c finds it; Linux 6.1 lets no program type here use such a map yet, prog.c).
  * Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
@@ -529,6 +530,30 @@ static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, u
 }
 
 /*
+ * bpf_find_vma: the callback once with (task, vma, ctx) for the task's memory area holding
+ * addr, then 0; -EINVAL for flags, -ENOENT without one, -EBUSY when its mm is locked.
+ */
+struct find_vma_call {
+	uint64_t fn, task, ctx;
+};
+
+static void find_vma_cb(void *vma, void *arg)
+{
+	const struct find_vma_call *c = arg;
+
+	(void)bpf_callback_run(c->fn, c->task, (uintptr_t)vma, c->ctx, 0);
+}
+
+static uint64_t h_find_vma(uint64_t task, uint64_t addr, uint64_t fn, uint64_t ctx, uint64_t flags)
+{
+	struct find_vma_call c = { .fn = fn, .task = task, .ctx = ctx };
+
+	if (flags)
+		return (uint64_t)-EINVAL;
+	return (uint64_t)(int64_t)ksvc_task_find_vma(P(task), addr, find_vma_cb, &c);
+}
+
+/*
  * bpf_for_each_map_elem: the callback with (map, key, value, ctx) for each element in key
  * order until it returns 1; the elements visited.  Keys come from get_next_key (IRQ-safe);
  * at most max_entries visits, so deleting from the callback cannot loop forever.
@@ -883,9 +908,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(get_task_stack, h_einval, RET_INTEGER, false, AV_TRACING, ARG_BTF_ONLY, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
 	H(task_pt_regs, h_einval, RET_BTF_ID, true, AV_BASE, ARG_BTF_ONLY),
-	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_einval, .ret = RET_INTEGER,
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_find_vma, .ret = RET_INTEGER,
 				.cb = CB_FIND_VMA,
-				.args = { ARG_BTF_ONLY, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
+				.args = { ARG_TASK, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },
 	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF, ARG_ANY),
 	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF),

@@ -345,6 +345,33 @@ static const char *btf_type_str(uint32_t id)
 	return n ? n : "";
 }
 
+/* The kernel's struct task's BTF id (Linux's btf_tracing_ids[TASK]), 0 without kernel BTF. */
+static uint32_t task_btf_id(void)
+{
+	const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+
+	return kbtf ? bpf_btf_find_by_name_kind(kbtf, "task", BTF_KIND_STRUCT) : 0;
+}
+
+/* A helper's task argument (ARG_PTR_TO_BTF_ID with the task's id): Linux's check_reg_type
+ * and check_func_arg_reg_off messages, EACCES. */
+static int task_arg(struct venv *env, uint32_t regno, const struct reg *r)
+{
+	uint32_t want = task_btf_id();
+
+	if (r->type != PTR_TO_BTF_ID || !want)
+		return verr(env, -EACCES, "R%u type=%s expected=ptr_\n", regno,
+			    reg_type_name(r->type));
+	/* btf_struct_ids_match: an offset would have to land on a nested task, which has none */
+	if (r->btf_id != want || r->off)
+		return verr(env, -EACCES, "R%u is of type %s but %s is expected\n", regno,
+			    btf_type_str(r->btf_id), btf_type_str(want));
+	if (var_off(r) || r->umin)
+		return verr(env, -EACCES, "variable ptr_ access var_off=(%#llx; %#llx) disallowed\n",
+			    (unsigned long long)r->umin, (unsigned long long)(r->umax - r->umin));
+	return 0;
+}
+
 /*
  * A load through a kernel object's pointer (Linux's check_ptr_to_btf_access): a constant
  * offset, read only, what the struct's BTF has there; the load becomes a probe read.
@@ -628,6 +655,20 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 		r[BPF_REG_3].map = map;
 		r[BPF_REG_4] = caller->regs[BPF_REG_3];
 		break;
+	case CB_FIND_VMA: { /* set_find_vma_callback_state: the task, its vma, ctx */
+		const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+		uint32_t vma = kbtf ? bpf_btf_find_by_name_kind(kbtf, "vm_area", BTF_KIND_STRUCT) : 0;
+
+		if (!vma) {
+			frame_free(callee);
+			return verr(env, -EINVAL, "kernel BTF has no struct vm_area\n");
+		}
+		r[BPF_REG_1] = caller->regs[BPF_REG_1];
+		r[BPF_REG_2].type = PTR_TO_BTF_ID;
+		r[BPF_REG_2].btf_id = vma;
+		r[BPF_REG_3] = caller->regs[BPF_REG_4];
+		break;
+	}
 	case CB_USER_RINGBUF: /* set_user_ringbuf_callback_state */
 		r[BPF_REG_1].type = PTR_TO_DYNPTR;
 		r[BPF_REG_2] = caller->regs[BPF_REG_3];
@@ -832,6 +873,11 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (err)
 				return err;
 			break;
+		case ARG_TASK:
+			err = task_arg(env, regno, r);
+			if (err)
+				return err;
+			break;
 		case ARG_PERCPU_BTF:
 		case ARG_BTF_ONLY:
 			/* only a BTF-typed pointer fits: no register can hold one without BTF */
@@ -891,8 +937,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		 * get_current_task_btf; the others' types are not built here */
 		const struct bpf_btf *kbtf = bpf_btf_vmlinux();
 
-		ret_btf_id = kbtf && in->imm == BPF_FUNC_get_current_task_btf ?
-				     bpf_btf_find_by_name_kind(kbtf, "task", BTF_KIND_STRUCT) : 0;
+		ret_btf_id = kbtf && in->imm == BPF_FUNC_get_current_task_btf ? task_btf_id() : 0;
 		if (!ret_btf_id)
 			return verr(env, -EINVAL, "invalid return type 8 of func %s#%d\n", h->name,
 				    in->imm);

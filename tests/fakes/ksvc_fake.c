@@ -531,6 +531,18 @@ void **ksvc_task_perf_slot(struct ksvc_task *t)
 	return &t->perf_slot;
 }
 
+/* The current fake task's one memory area (ksvc_fake.vma), as the kernel's struct vm_area
+ * starts: a list link, then start and end. */
+int ksvc_task_find_vma(struct ksvc_task *t, uint64_t addr, void (*fn)(void *vma, void *arg),
+		       void *arg)
+{
+	if (t != &fake_tasks[ksvc_fake.current_task] || addr < ksvc_fake.vma.start ||
+	    addr >= ksvc_fake.vma.end)
+		return -ENOENT;
+	fn(&ksvc_fake.vma, arg);
+	return 0;
+}
+
 int ksvc_task_running_cpu(const struct ksvc_task *t)
 {
 	return t == &fake_tasks[ksvc_fake.current_task] ? (int)ksvc_fake.cpu : -1;

@@ -23,6 +23,10 @@ struct ksvc_fake_state {
 		uintptr_t start;
 		size_t len;
 	} bad_user[KSVC_FAKE_MAX_BAD]; /* "user" ranges that fault */
+	struct {
+		void *link[2];
+		uint64_t start, end;
+	} vma; /* the current task's one memory area (ksvc_task_find_vma) */
 	char log[65536]; /* everything printk'd */
 	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
 	/* called by ksvc_waitq_wake_all before it touches wq: a test's window into a wakeup */

@@ -23,7 +23,7 @@
 
 #define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
 
-enum { T_INT = 1, T_TASK, T_PTR_TASK, T_ARR, T_INNER, T_PTR_INT };
+enum { T_INT = 1, T_TASK, T_PTR_TASK, T_ARR, T_INNER, T_PTR_INT, T_VMA, T_U64 };
 
 /*
  * struct task {			size 48
@@ -36,8 +36,9 @@ enum { T_INT = 1, T_TASK, T_PTR_TASK, T_ARR, T_INNER, T_PTR_INT };
  */
 static uint32_t kbtf_blob(uint8_t *raw)
 {
-	static const char strs[] = "\0int\0task\0tid\0tgid\0slot\0arr\0in\0inner\0x\0y";
-	uint32_t w[64], n = 0;
+	static const char strs[] = "\0int\0task\0tid\0tgid\0slot\0arr\0in\0inner\0x\0y\0vm_area"
+				    "\0start\0end\0u64";
+	uint32_t w[96], n = 0;
 
 	uint32_t off[16], no = 0;
 	const char *p = strs + 1;
@@ -48,7 +49,7 @@ static uint32_t kbtf_blob(uint8_t *raw)
 		p += strlen(p) + 1;
 	}
 	/* off[1] int, [2] task, [3] tid, [4] tgid, [5] slot, [6] arr, [7] in, [8] inner, [9] x,
-	 * [10] y */
+	 * [10] y, [11] vm_area, [12] start, [13] end, [14] u64 */
 	w[n++] = off[1], w[n++] = INFO(BTF_KIND_INT, 0), w[n++] = 4, w[n++] = 1u << 24 | 32;
 	w[n++] = off[2], w[n++] = INFO(BTF_KIND_STRUCT, 5), w[n++] = 48;
 	w[n++] = off[3], w[n++] = T_INT, w[n++] = 0;
@@ -63,6 +64,11 @@ static uint32_t kbtf_blob(uint8_t *raw)
 	w[n++] = off[9], w[n++] = T_INT, w[n++] = 0;
 	w[n++] = off[10], w[n++] = T_INT, w[n++] = 32;
 	w[n++] = 0, w[n++] = INFO(BTF_KIND_PTR, 0), w[n++] = T_INT;
+	/* struct vm_area { (a list link) u64 start; u64 end; }: the fake's vma */
+	w[n++] = off[11], w[n++] = INFO(BTF_KIND_STRUCT, 2), w[n++] = 32;
+	w[n++] = off[12], w[n++] = T_U64, w[n++] = 128;
+	w[n++] = off[13], w[n++] = T_U64, w[n++] = 192;
+	w[n++] = off[14], w[n++] = INFO(BTF_KIND_INT, 0), w[n++] = 8, w[n++] = 64;
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = 24,
 				.type_len = n * 4, .str_off = n * 4, .str_len = sizeof(strs) };
 
@@ -140,6 +146,8 @@ static void test_walk(void **state)
 #define STX(sz, d, s, o) INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
 #define ALU(op, d, i) INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
 #define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define LD_FUNC(d, off) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_FUNC, 0, off), INSN(0, 0, 0, 0, 0)
+#define ST(sz, d, o, i) INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
 
 static long load(const struct bpf_insn *insns, uint32_t n, const char *license)
 {
@@ -213,6 +221,55 @@ static void test_verify_and_run(void **state)
 	assert_int_equal(load(helper_mem, N(helper_mem), "GPL"), -EACCES);
 }
 
+/* bpf_find_vma: the callback gets the task and the fake's vma (typed: it reads end), once */
+static void test_find_vma(void **state)
+{
+	/* ctx at fp-8: the callback stores vma->end there; r0 = ret + that */
+	const struct bpf_insn prog[] = {
+		ST(BPF_DW, 10, -8, 0), CALL(BPF_FUNC_get_current_task_btf), MOVR(1, 0),
+		MOV(2, 0x5000), LD_FUNC(3, 8), MOVR(4, 10), ALU(BPF_ADD, 4, -8), MOV(5, 0),
+		CALL(BPF_FUNC_find_vma), LDX(BPF_DW, 1, 10, -8),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0), EXIT,
+		/* callback (task, vma, ctx): *ctx = vma->end + task->tid */
+		LDX(BPF_DW, 4, 2, 24), LDX(BPF_W, 5, 1, 0), INSN(BPF_ALU64 | BPF_ADD | BPF_X, 4, 5, 0, 0),
+		STX(BPF_DW, 3, 4, 0), MOV(0, 0), EXIT,
+	};
+	/* the callback writing the vma: refused */
+	const struct bpf_insn write_vma[] = {
+		CALL(BPF_FUNC_get_current_task_btf), MOVR(1, 0), MOV(2, 0), LD_FUNC(3, 5), MOV(4, 0),
+		MOV(5, 0), CALL(BPF_FUNC_find_vma), EXIT,
+		MOV(0, 0), STX(BPF_DW, 2, 0, 16), EXIT,
+	};
+	/* a scalar task, and the task moved by 4 */
+	const struct bpf_insn scalar[] = {
+		MOV(1, 0), MOV(2, 0), LD_FUNC(3, 5), MOV(4, 0), MOV(5, 0), CALL(BPF_FUNC_find_vma),
+		EXIT, MOV(0, 0), EXIT,
+	};
+	const struct bpf_insn moved[] = {
+		CALL(BPF_FUNC_get_current_task_btf), MOVR(1, 0), ALU(BPF_ADD, 1, 4), MOV(2, 0),
+		LD_FUNC(3, 5), MOV(4, 0), MOV(5, 0), CALL(BPF_FUNC_find_vma), EXIT, MOV(0, 0), EXIT,
+	};
+	long fd;
+
+	ksvc_fake.tid = 5;
+	ksvc_fake.vma.start = 0x4000;
+	ksvc_fake.vma.end = 0x6000;
+	fd = load(prog, N(prog), "GPL");
+	if (fd < 0)
+		fail_msg("find_vma: %ld %s", fd, logbuf);
+	assert_int_equal(run(fd), 0x6000 + 5); /* returned 0, the callback ran */
+	ksvc_fake.vma.start = 0x8000; /* 0x5000 is no longer mapped */
+	ksvc_fake.vma.end = 0x9000;
+	assert_int_equal((int64_t)run(fd), -ENOENT);
+	ksvc_fake_close((int)fd);
+	assert_int_equal(load(write_vma, N(write_vma), "GPL"), -EACCES);
+	assert_non_null(strstr(logbuf, "only read is supported\n"));
+	assert_int_equal(load(scalar, N(scalar), "GPL"), -EACCES);
+	assert_non_null(strstr(logbuf, "R1 type=scalar expected=ptr_\n"));
+	assert_int_equal(load(moved, N(moved), "GPL"), -EACCES);
+	assert_non_null(strstr(logbuf, "R1 is of type task but task is expected\n"));
+}
+
 static int teardown(void **state)
 {
 	ksvc_fake_close_all();
@@ -224,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test_teardown(test_verify_and_run, teardown),
+		cmocka_unit_test_teardown(test_find_vma, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

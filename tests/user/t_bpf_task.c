@@ -4,6 +4,9 @@
  * with plain loads (tests/user/bpf/task.bpf.c, relocated by Debian's libbpf 1.1): the thread
  * id is gettid(), eight bytes of the comm array are prctl(PR_GET_NAME)'s, and a pointer member
  * (the all-tasks list link) is a typed pointer too, whose prev leads back into the task.
+ * bpf_find_vma(task, an address of this program's text, callback, ctx, 0) returns 0 after one
+ * callback whose vma (struct vm_area / vm_area_struct, typed too) holds the address; address
+ * 0 is -ENOENT, flags 1 -EINVAL.
  * Refused as Linux 6.1's check_ptr_to_btf_access / btf_struct_access refuse them (raw
  * instructions, EACCES): a store through the pointer ("only read is supported"), a load past
  * the struct's end ("access beyond struct"), at a negative offset ("invalid negative access"),
@@ -30,10 +33,15 @@ enum { OUT_RUNS, OUT_FLAVOUR, OUT_TID, OUT_COMM, OUT_LINK };
 
 static char vlog[65536];
 
+/* task.bpf.o with only program name to load */
+static struct bpf_object *open_one(const char *name)
+{
+	return open_one_prog(_binary_task_bpf_o_start, _binary_task_bpf_o_end, name);
+}
+
 static void check_fields(void)
 {
-	struct bpf_object *obj = bpf_object__open_mem(
-		_binary_task_bpf_o_start, (size_t)(_binary_task_bpf_o_end - _binary_task_bpf_o_start), NULL);
+	struct bpf_object *obj = open_one("task_fields");
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	uint64_t v[8] = { 0 }, comm8 = 0;
@@ -76,6 +84,66 @@ static void check_fields(void)
 	CHECK(v[OUT_LINK] == 1, "a pointer member is typed: link.next->prev is &task->link", "%llu",
 	      (unsigned long long)v[OUT_LINK]);
 	bpf_object__close(obj);
+}
+
+/* Run task_vma on 4 page faults with this address and these flags; out[] back in v. */
+static void find_vma_run(struct bpf_program *prog, struct bpf_map *map, uint64_t addr,
+			 uint64_t flags, uint64_t *v)
+{
+	uint64_t in[8] = { [5] = addr, [6] = flags };
+
+	for (uint32_t k = 0; k < 8; k++)
+		bpf_map__update_elem(map, &k, sizeof(k), &in[k], sizeof(in[k]), 0);
+	EXPECT_OK(run_on_faults(prog, 4), "task_vma on 4 page faults of this thread");
+	for (uint32_t k = 0; k < 8; k++)
+		bpf_map__lookup_elem(map, &k, sizeof(k), &v[k], sizeof(v[k]), 0);
+}
+
+/* bpf_find_vma(current task, an address of this program's text, callback, ctx, flags) */
+static void check_find_vma(void)
+{
+	struct bpf_object *obj = open_one("task_vma");
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	uint64_t v[8] = { 0 }, text = (uint64_t)(uintptr_t)&check_find_vma;
+	int err;
+
+	if (!CHECK(obj, "bpf_object__open_mem(task.bpf.o) for task_vma", "errno %d", errno))
+		return;
+	prog = bpf_object__find_program_by_name(obj, "task_vma");
+	vlog[0] = 0;
+	bpf_program__set_log_buf(prog, vlog, sizeof(vlog));
+	err = bpf_object__load(obj);
+	if (!CHECK(!err, "load task_vma (find_vma with a callback reading the vma)", "err %d: %.2000s",
+		   err, vlog)) {
+		bpf_object__close(obj);
+		return;
+	}
+	map = bpf_object__find_map_by_name(obj, "out");
+	find_vma_run(prog, map, text, 0, v);
+	CHECK(v[1] == 0 && v[2] == 1, "find_vma on our text: 0, the callback ran once",
+	      "ret %lld calls %llu", (long long)v[1], (unsigned long long)v[2]);
+	CHECK(v[3] <= text && text < v[4], "the callback's vma holds the address",
+	      "[%#llx, %#llx) %#llx", (unsigned long long)v[3], (unsigned long long)v[4],
+	      (unsigned long long)text);
+	find_vma_run(prog, map, 0, 0, v);
+	CHECK((int64_t)v[1] == -ENOENT && v[2] == 0, "find_vma on address 0: -ENOENT, no callback",
+	      "%lld, %llu calls", (long long)v[1], (unsigned long long)v[2]);
+	find_vma_run(prog, map, text, 1, v);
+	CHECK((int64_t)v[1] == -EINVAL && v[2] == 0, "find_vma with flags 1: -EINVAL, no callback",
+	      "%lld, %llu calls", (long long)v[1], (unsigned long long)v[2]);
+	bpf_object__close(obj);
+
+	err = load_one_prog(_binary_task_bpf_o_start, _binary_task_bpf_o_end, "vma_scalar_task",
+			    vlog, sizeof(vlog));
+	CHECK(err == -EACCES && strstr(vlog, "R1 type=scalar expected=ptr_"),
+	      "find_vma with a number as its task: EACCES, R1 type=scalar expected=ptr_",
+	      "err %d log: %.600s", err, vlog);
+	err = load_one_prog(_binary_task_bpf_o_start, _binary_task_bpf_o_end, "vma_moved_task",
+			    vlog, sizeof(vlog));
+	CHECK(err == -EACCES && strstr(vlog, "R1 is of type task"),
+	      "find_vma with the task pointer + 8: EACCES, R1 is of type task.. but task.. expected",
+	      "err %d log: %.600s", err, vlog);
 }
 
 #define CALL_TASK CALL(BPF_FUNC_get_current_task_btf)
@@ -148,9 +216,10 @@ static void check_refusals(void)
 
 int main(void)
 {
-	tap_init("t_bpf_task", 20);
+	tap_init("t_bpf_task", 30);
 	libbpf_set_print(faults_quiet);
 	check_fields();
+	check_find_vma();
 	check_refusals();
 	return tap_done();
 }

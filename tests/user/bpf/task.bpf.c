@@ -24,6 +24,15 @@ struct task_struct___lx {
 	struct list_head___lx tasks;
 } __attribute__((preserve_access_index));
 
+/* a memory area: perfkernel's struct vm_area (kernel/include/kern/vm.h), Linux's
+ * struct vm_area_struct */
+struct vm_area___pk {
+	__u64 start, end;
+} __attribute__((preserve_access_index));
+struct vm_area_struct___lx {
+	unsigned long vm_start, vm_end;
+} __attribute__((preserve_access_index));
+
 /* out[]: t_bpf_task.c's OUT_* indexes */
 #include "out.h"
 
@@ -53,6 +62,61 @@ int task_fields(void *ctx)
 		put(4, t->tasks.next->prev == &t->tasks);
 	}
 	return 0;
+}
+
+/* what the find_vma callback saw */
+struct vma_seen {
+	__u64 calls, start, end;
+};
+
+static long vma_cb(void *task, void *vma, struct vma_seen *c)
+{
+	c->calls++;
+	if (bpf_core_type_exists(struct vm_area___pk)) {
+		c->start = ((struct vm_area___pk *)vma)->start;
+		c->end = ((struct vm_area___pk *)vma)->end;
+	} else {
+		c->start = ((struct vm_area_struct___lx *)vma)->vm_start;
+		c->end = ((struct vm_area_struct___lx *)vma)->vm_end;
+	}
+	return 0;
+}
+
+/* bpf_find_vma(current, out[5], vma_cb, &seen, out[6]): the test sets the address and the
+ * flags.  One call a run: Linux answers a second one in the same run -EBUSY while the first
+ * one's unlock waits for its irq_work. */
+SEC("perf_event")
+int task_vma(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct vma_seen c = { 0 };
+	__u32 ka = 5, kf = 6;
+	__u64 *addr = bpf_map_lookup_elem(&out, &ka), *flags = bpf_map_lookup_elem(&out, &kf);
+
+	if (!addr || !flags)
+		return 0;
+	put(1, bpf_find_vma(t, *addr, vma_cb, &c, *flags));
+	put(2, c.calls);
+	put(3, c.start);
+	put(4, c.end);
+	return 0;
+}
+
+/* refused: find_vma's task must be a task pointer (not a number), unmoved */
+SEC("perf_event")
+int vma_scalar_task(void *ctx)
+{
+	struct vma_seen c = { 0 };
+
+	return bpf_find_vma((struct task_struct *)(long)bpf_get_prandom_u32(), 0, vma_cb, &c, 0);
+}
+
+SEC("perf_event")
+int vma_moved_task(void *ctx)
+{
+	struct vma_seen c = { 0 };
+
+	return bpf_find_vma((void *)((char *)bpf_get_current_task_btf() + 8), 0, vma_cb, &c, 0);
 }
 
 char LICENSE[] SEC("license") = "GPL";
