@@ -914,10 +914,11 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 					  ARG_ANY } },
 	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF, ARG_ANY),
 	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF),
-	/* BPF_MAP_TYPE_TASK_STORAGE needs BTF to be created, on Linux too */
-	H(task_storage_get, h_einval, RET_MAP_VALUE_OR_NULL, false, AV_TRACING, ARG_CONST_MAP,
-	  ARG_BTF_ONLY, ARG_ANY, ARG_ANY),
-	H(task_storage_delete, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_BTF_ONLY),
+	/* BPF_MAP_TYPE_TASK_STORAGE (map_task_storage.c) needs BTF to be created, on Linux too */
+	H(task_storage_get, bpf_h_task_storage_get, RET_MAP_VALUE_OR_NULL, false, AV_TRACING,
+	  ARG_CONST_MAP, ARG_TASK, ARG_MAP_VALUE_OR_NULL, ARG_ANY),
+	H(task_storage_delete, bpf_h_task_storage_delete, RET_INTEGER, false, AV_TRACING,
+	  ARG_CONST_MAP, ARG_TASK),
 	/* bpf_spin_lock, bpf_timer and kptrs live in map values that BTF describes */
 	H(spin_lock, h_spin_lock, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),
 	H(spin_unlock, h_spin_unlock, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),

@@ -777,6 +777,10 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 					    reg_type_name(r->type));
 			map = r->map; /* its type is checked after the arguments, as Linux does */
 			break;
+		case ARG_MAP_VALUE_OR_NULL:
+			if (reg_is_const(r) && !r->umin)
+				break;
+			/* fall through */
 		case ARG_MAP_KEY:
 		case ARG_MAP_VALUE:
 		case ARG_MAP_VALUE_UNINIT:

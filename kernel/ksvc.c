@@ -480,6 +480,11 @@ void **ksvc_task_perf_slot(struct ksvc_task *t)
 	return &((struct task *)t)->perf_ctx;
 }
 
+void **ksvc_task_bpf_slot(struct ksvc_task *t)
+{
+	return &((struct task *)t)->bpf_storage;
+}
+
 int ksvc_task_find_vma(struct ksvc_task *kt, uint64_t addr, void (*fn)(void *vma, void *arg),
 		       void *arg)
 {

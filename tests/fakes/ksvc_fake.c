@@ -482,6 +482,7 @@ void ksvc_poll_wait(struct ksvc_poll *pt, struct wait_queue *wq)
 struct ksvc_task {
 	int tid, tgid;
 	void *perf_slot;
+	void *bpf_slot;
 };
 
 static struct ksvc_task fake_tasks[KSVC_FAKE_MAX_TASKS];
@@ -529,6 +530,17 @@ int ksvc_task_tgid(const struct ksvc_task *t)
 void **ksvc_task_perf_slot(struct ksvc_task *t)
 {
 	return &t->perf_slot;
+}
+
+void **ksvc_task_bpf_slot(struct ksvc_task *t)
+{
+	return &t->bpf_slot;
+}
+
+/* Fake pidfds: fd - KSVC_FAKE_PIDFD_BASE is the pid, for fds from that base on. */
+int ksvc_pidfd_pid(int fd)
+{
+	return fd >= KSVC_FAKE_PIDFD_BASE ? fd - KSVC_FAKE_PIDFD_BASE : -EBADF;
 }
 
 /* The current fake task's one memory area (ksvc_fake.vma), as the kernel's struct vm_area

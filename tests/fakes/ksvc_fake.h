@@ -56,6 +56,9 @@ int ksvc_fake_close(int fd);
 /* The object behind fd, or NULL; *ops receives its ops when ops is not NULL. */
 void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops);
 void ksvc_fake_close_all(void);
+/* ksvc_pidfd_pid: fds from this one on are pidfds of pid fd - base */
+#define KSVC_FAKE_PIDFD_BASE 100000
+
 /* Name fake task index with a tid and tgid (ksvc_task_find finds it). */
 struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);
 /* Run the queued ksvc_irq_work (as the kernel's self-IPI would once interrupts are on). */

@@ -19,6 +19,7 @@
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
 #include "../../bpf/btf.h"
+#include <bpf/task.h>
 #include "../fakes/ksvc_fake.h"
 
 #define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
@@ -270,6 +271,83 @@ static void test_find_vma(void **state)
 	assert_non_null(strstr(logbuf, "R1 is of type task but task is expected\n"));
 }
 
+/* BPF_MAP_TYPE_TASK_STORAGE on the fake task: a program's counter, read by (fake) pidfd,
+ * gone with the thread (bpf_task_free) and with the map (LeakSanitizer checks both) */
+static void test_task_storage(void **state)
+{
+	static uint8_t raw[1024];
+	union bpf_attr a;
+	long btf_fd, map_fd, fd;
+	uint64_t v = 0;
+	int key;
+
+	memset(&a, 0, sizeof(a));
+	a.btf = (uintptr_t)raw;
+	a.btf_size = kbtf_blob(raw);
+	btf_fd = bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
+	assert_true(btf_fd >= 0);
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_TASK_STORAGE;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.map_flags = BPF_F_NO_PREALLOC;
+	a.btf_fd = (uint32_t)btf_fd;
+	a.btf_key_type_id = T_INT;
+	a.btf_value_type_id = T_U64;
+	map_fd = bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
+	assert_true(map_fd >= 0);
+	a.btf_value_type_id = T_INT; /* a 4-byte value type for an 8-byte value */
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, &a, sizeof(a)), -EINVAL);
+	a.btf_value_type_id = T_U64;
+	a.max_entries = 1;
+	assert_int_equal(bpf_sys(BPF_MAP_CREATE, &a, sizeof(a)), -EINVAL);
+
+	/* r0 = ++*task_storage_get(map, current, NULL, F_CREATE) */
+	const struct bpf_insn count[] = {
+		CALL(BPF_FUNC_get_current_task_btf), MOVR(2, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, (int32_t)map_fd), INSN(0, 0, 0, 0, 0),
+		MOV(3, 0), MOV(4, BPF_LOCAL_STORAGE_GET_F_CREATE), CALL(BPF_FUNC_task_storage_get),
+		INSN(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 1, 0), EXIT,
+		LDX(BPF_DW, 1, 0, 0), ALU(BPF_ADD, 1, 1), STX(BPF_DW, 0, 1, 0), MOVR(0, 1), EXIT,
+	};
+	/* the returned value without the NULL check: refused */
+	const struct bpf_insn unchecked[] = {
+		CALL(BPF_FUNC_get_current_task_btf), MOVR(2, 0),
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, (int32_t)map_fd), INSN(0, 0, 0, 0, 0),
+		MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_task_storage_get), LDX(BPF_DW, 0, 0, 0), EXIT,
+	};
+
+	ksvc_fake.current_task = 0;
+	ksvc_fake.tid = 77;
+	fd = load(count, N(count), "GPL");
+	if (fd < 0)
+		fail_msg("count: %ld %s", fd, logbuf);
+	assert_int_equal(run(fd), 1);
+	assert_int_equal(run(fd), 2);
+	key = KSVC_FAKE_PIDFD_BASE + 77;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)map_fd;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&v;
+	assert_int_equal(bpf_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), 0);
+	assert_int_equal(v, 2);
+	key = 3; /* not a pidfd */
+	assert_int_equal(bpf_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), -EBADF);
+	key = KSVC_FAKE_PIDFD_BASE + 4242; /* no such thread */
+	assert_int_equal(bpf_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), -ENOENT);
+	/* the thread's end takes its value */
+	bpf_task_free(ksvc_task_current());
+	key = KSVC_FAKE_PIDFD_BASE + 77;
+	assert_int_equal(bpf_sys(BPF_MAP_LOOKUP_ELEM, &a, sizeof(a)), -ENOENT);
+	assert_int_equal(run(fd), 1); /* made again */
+	assert_int_equal(load(unchecked, N(unchecked), "GPL"), -EACCES);
+	assert_non_null(strstr(logbuf, "invalid mem access 'map_value_or_null'"));
+	/* the map's end takes the rest (LeakSanitizer) */
+	ksvc_fake_close((int)fd);
+	ksvc_fake_close((int)map_fd);
+	ksvc_fake_close((int)btf_fd);
+}
+
 static int teardown(void **state)
 {
 	ksvc_fake_close_all();
@@ -282,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_walk),
 		cmocka_unit_test_teardown(test_verify_and_run, teardown),
 		cmocka_unit_test_teardown(test_find_vma, teardown),
+		cmocka_unit_test_teardown(test_task_storage, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

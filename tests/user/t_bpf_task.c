@@ -7,6 +7,13 @@
  * bpf_find_vma(task, an address of this program's text, callback, ctx, 0) returns 0 after one
  * callback whose vma (struct vm_area / vm_area_struct, typed too) holds the address; address
  * 0 is -ENOENT, flags 1 -EINVAL.
+ * BPF_MAP_TYPE_TASK_STORAGE: a program counts its runs in bpf_task_storage_get(F_CREATE)'s
+ * value of the current thread; user space reads, writes (BPF_NOEXIST EEXIST, BPF_EXIST ENOENT)
+ * and deletes it by a pidfd (pidfd_open), a key that is no pidfd is EBADF, get_next_key
+ * ENOTSUPP; bpf_task_storage_delete gives 0 then -ENOENT; a child's value is there by its
+ * pidfd until it is reaped (ENOENT); map_lookup_elem on such a map is refused (EINVAL);
+ * creation wants BPF_F_NO_PREALLOC, max_entries 0, a 4-byte key, BTF (EINVAL), a value under
+ * 64 KiB (E2BIG).
  * Refused as Linux 6.1's check_ptr_to_btf_access / btf_struct_access refuse them (raw
  * instructions, EACCES): a store through the pointer ("only read is supported"), a load past
  * the struct's end ("access beyond struct"), at a negative offset ("invalid negative access"),
@@ -20,11 +27,16 @@
 #include "bpf_insn.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern const char _binary_task_bpf_o_start[], _binary_task_bpf_o_end[];
@@ -32,6 +44,20 @@ extern const char _binary_task_bpf_o_start[], _binary_task_bpf_o_end[];
 enum { OUT_RUNS, OUT_FLAVOUR, OUT_TID, OUT_COMM, OUT_LINK };
 
 static char vlog[65536];
+
+/* net.core.bpf_jit_enable (1 by default on both kernels; tier 40 also runs us with 0) */
+static int jit_enabled(void)
+{
+	char c = '1';
+	int fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY);
+
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = '1';
+		close(fd);
+	}
+	return c != '0';
+}
 
 /* task.bpf.o with only program name to load */
 static struct bpf_object *open_one(const char *name)
@@ -62,12 +88,13 @@ static void check_fields(void)
 	map = bpf_object__find_map_by_name(obj, "out");
 	struct bpf_prog_info info;
 	__u32 ilen = sizeof(info);
+	int jit = jit_enabled();
 
 	memset(&info, 0, sizeof(info));
 	CHECK(bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen) == 0 &&
-		      info.jited_prog_len > 0,
-	      "the program is JIT-compiled, its probe loads too", "errno %d jited_prog_len %u", errno,
-	      info.jited_prog_len);
+		      (info.jited_prog_len > 0) == (jit != 0),
+	      "JIT-compiled, its probe loads too, as bpf_jit_enable says", "errno %d jited_prog_len %u, "
+	      "bpf_jit_enable %d", errno, info.jited_prog_len, jit);
 	EXPECT_OK(run_on_faults(prog, 16), "task_fields on 16 page faults of this thread");
 	for (uint32_t k = 0; k < 8; k++)
 		bpf_map__lookup_elem(map, &k, sizeof(k), &v[k], sizeof(v[k]), 0);
@@ -146,6 +173,180 @@ static void check_find_vma(void)
 	      "err %d log: %.600s", err, vlog);
 }
 
+static int pidfd_open(pid_t pid, unsigned int flags)
+{
+	return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+/* out[] and counts[pidfd] after prog ran on n faults */
+static void count_run(struct bpf_program *prog, int n)
+{
+	EXPECT_OK(run_on_faults(prog, n), "the program on page faults of this thread");
+}
+
+static uint64_t out_get(struct bpf_map *out, uint32_t k)
+{
+	uint64_t v = 0;
+
+	bpf_map__lookup_elem(out, &k, sizeof(k), &v, sizeof(v), 0);
+	return v;
+}
+
+/* BPF_MAP_TYPE_TASK_STORAGE: a per-thread counter the program keeps and user space reads,
+ * writes and deletes by pidfd */
+static void check_task_storage(void)
+{
+	struct bpf_object *obj = open_one("task_count");
+	struct bpf_program *prog, *uncount;
+	struct bpf_map *out, *counts;
+	uint64_t v = 0, runs;
+	int pidfd, err, fd;
+
+	if (!CHECK(obj, "bpf_object__open_mem(task.bpf.o) for task_count", "errno %d", errno))
+		return;
+	bpf_program__set_autoload(bpf_object__find_program_by_name(obj, "task_uncount"), true);
+	prog = bpf_object__find_program_by_name(obj, "task_count");
+	uncount = bpf_object__find_program_by_name(obj, "task_uncount");
+	vlog[0] = 0;
+	bpf_program__set_log_buf(prog, vlog, sizeof(vlog));
+	err = bpf_object__load(obj);
+	if (!CHECK(!err, "load task_count and task_uncount (a TASK_STORAGE map)", "err %d: %.2000s",
+		   err, vlog)) {
+		bpf_object__close(obj);
+		return;
+	}
+	out = bpf_object__find_map_by_name(obj, "out");
+	counts = bpf_object__find_map_by_name(obj, "counts");
+	fd = bpf_map__fd(counts);
+	pidfd = pidfd_open(getpid(), 0);
+	CHECK(pidfd >= 0, "pidfd_open(getpid(), 0)", "errno %d", errno);
+	errno = 0;
+	CHECK(bpf_map_lookup_elem(fd, &pidfd, &v) < 0 && errno == ENOENT,
+	      "lookup by our pidfd before any run: ENOENT", "errno %d", errno);
+	count_run(prog, 16);
+	runs = out_get(out, 0);
+	CHECK(bpf_map_lookup_elem(fd, &pidfd, &v) == 0 && v == runs && runs >= 16,
+	      "lookup by pidfd: the program's count is its runs", "%llu, %llu runs",
+	      (unsigned long long)v, (unsigned long long)runs);
+	CHECK(out_get(out, 1) == 1, "task_storage_get without F_CREATE finds the same value", "%llu",
+	      (unsigned long long)out_get(out, 1));
+	v = 1000;
+	errno = 0;
+	CHECK(bpf_map_update_elem(fd, &pidfd, &v, BPF_NOEXIST) < 0 && errno == EEXIST,
+	      "update BPF_NOEXIST: EEXIST", "errno %d", errno);
+	CHECK(bpf_map_update_elem(fd, &pidfd, &v, BPF_EXIST) == 0, "update BPF_EXIST to 1000",
+	      "errno %d", errno);
+	count_run(prog, 4);
+	runs = out_get(out, 0) - runs;
+	CHECK(bpf_map_lookup_elem(fd, &pidfd, &v) == 0 && v == 1000 + runs,
+	      "the program counts on from the value written", "%llu, %llu more runs",
+	      (unsigned long long)v, (unsigned long long)runs);
+	count_run(uncount, 1);
+	CHECK(out_get(out, 2) == 0 && (int64_t)out_get(out, 3) == -ENOENT && out_get(out, 4) == 0,
+	      "bpf_task_storage_delete: 0, then -ENOENT; get finds nothing", "%lld %lld %#llx",
+	      (long long)out_get(out, 2), (long long)out_get(out, 3),
+	      (unsigned long long)out_get(out, 4));
+	errno = 0;
+	CHECK(bpf_map_lookup_elem(fd, &pidfd, &v) < 0 && errno == ENOENT,
+	      "lookup after the delete: ENOENT", "errno %d", errno);
+	v = 7;
+	errno = 0;
+	CHECK(bpf_map_update_elem(fd, &pidfd, &v, BPF_EXIST) < 0 && errno == ENOENT,
+	      "update BPF_EXIST without a value: ENOENT", "errno %d", errno);
+	CHECK(bpf_map_update_elem(fd, &pidfd, &v, BPF_NOEXIST) == 0 &&
+		      bpf_map_lookup_elem(fd, &pidfd, &v) == 0 && v == 7,
+	      "update BPF_NOEXIST makes one from user space", "errno %d v %llu", errno,
+	      (unsigned long long)v);
+	CHECK(bpf_map_delete_elem(fd, &pidfd) == 0, "delete by pidfd", "errno %d", errno);
+	errno = 0;
+	CHECK(bpf_map_delete_elem(fd, &pidfd) < 0 && errno == ENOENT, "delete again: ENOENT",
+	      "errno %d", errno);
+	errno = 0;
+	CHECK(bpf_map_lookup_elem(fd, &fd, &v) < 0 && errno == EBADF,
+	      "a key that is not a pidfd (the map's own fd): EBADF", "errno %d", errno);
+	errno = 0;
+	CHECK(bpf_map_get_next_key(fd, NULL, &v) < 0 && errno == 524,
+	      "get_next_key: ENOTSUPP (524)", "errno %d", errno);
+	/* a child's value: there while it lives, its pidfd ENOENT once it is reaped */
+	int go[2], done[2];
+
+	if (pipe(go) == 0 && pipe(done) == 0) {
+		pid_t child = fork();
+		char c = 0;
+
+		if (child == 0) {
+			run_on_faults(prog, 4);
+			if (write(done[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		int cfd = child > 0 ? pidfd_open(child, 0) : -1;
+		int st = 0;
+
+		CHECK(cfd >= 0 && read(done[0], &c, 1) == 1 && bpf_map_lookup_elem(fd, &cfd, &v) == 0 &&
+			      v >= 4,
+		      "a child's count, by its pidfd", "cfd %d errno %d v %llu", cfd, errno,
+		      (unsigned long long)v);
+		if (write(go[1], "x", 1) != 1)
+			perror("write");
+		waitpid(child, &st, 0);
+		errno = 0;
+		CHECK(bpf_map_lookup_elem(fd, &cfd, &v) < 0 && errno == ENOENT,
+		      "the child reaped: its pidfd's lookup is ENOENT", "errno %d", errno);
+		close(cfd);
+	}
+	close(pidfd);
+	bpf_object__close(obj);
+
+	err = load_one_prog(_binary_task_bpf_o_start, _binary_task_bpf_o_end, "count_lookup", vlog,
+			    sizeof(vlog));
+	CHECK(err == -EINVAL && strstr(vlog, "cannot pass map_type 29 into func bpf_map_lookup_elem#1"),
+	      "map_lookup_elem on a task storage map: EINVAL, cannot pass map_type 29",
+	      "err %d log: %.600s", err, vlog);
+}
+
+/* BPF_MAP_CREATE of a TASK_STORAGE map: Linux's attribute rules */
+static void check_task_storage_create(void)
+{
+	struct btf *btf = btf__new_empty();
+	int id = btf ? btf__add_int(btf, "int", 4, BTF_INT_SIGNED) : -1;
+	int btf_fd = id > 0 && btf__load_into_kernel(btf) == 0 ? btf__fd(btf) : -1;
+	struct {
+		const char *what;
+		uint32_t flags, max, ks, vs, kid;
+		int err;
+	} rows[] = {
+		{ "without BPF_F_NO_PREALLOC: EINVAL", 0, 0, 4, 4, 1, EINVAL },
+		{ "max_entries 1: EINVAL", BPF_F_NO_PREALLOC, 1, 4, 4, 1, EINVAL },
+		{ "key_size 8: EINVAL", BPF_F_NO_PREALLOC, 0, 8, 4, 1, EINVAL },
+		{ "no BTF key type: EINVAL", BPF_F_NO_PREALLOC, 0, 4, 4, 0, EINVAL },
+		{ "BPF_F_RDONLY_PROG: EINVAL", BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG, 0, 4, 4, 1,
+		  EINVAL },
+		{ "value_size 65535: E2BIG", BPF_F_NO_PREALLOC, 0, 4, 65535, 1, E2BIG },
+		{ "value_size 65408 (65535 - 127): E2BIG", BPF_F_NO_PREALLOC, 0, 4, 65408, 1, E2BIG },
+		/* at the limit the size passes, and the 4-byte value type is then wrong */
+		{ "value_size 65407 with an int value type: EINVAL", BPF_F_NO_PREALLOC, 0, 4, 65407, 1,
+		  EINVAL },
+		{ "int key and value, BPF_F_NO_PREALLOC: created", BPF_F_NO_PREALLOC, 0, 4, 4, 1, 0 },
+	};
+
+	CHECK(btf_fd >= 0, "a BTF with an int", "errno %d", errno);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = rows[i].flags, .btf_fd = btf_fd,
+			    .btf_key_type_id = rows[i].kid, .btf_value_type_id = rows[i].kid ? 1 : 0);
+		int fd;
+
+		errno = 0;
+		fd = bpf_map_create(BPF_MAP_TYPE_TASK_STORAGE, "ts", rows[i].ks, rows[i].vs,
+				    rows[i].max, &o);
+		CHECK(rows[i].err ? fd < 0 && errno == rows[i].err : fd >= 0, rows[i].what,
+		      "fd %d errno %d", fd, errno);
+		if (fd >= 0)
+			close(fd);
+	}
+	btf__free(btf);
+}
+
 #define CALL_TASK CALL(BPF_FUNC_get_current_task_btf)
 #define LDX(sz, d, s, o) INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
 
@@ -216,10 +417,12 @@ static void check_refusals(void)
 
 int main(void)
 {
-	tap_init("t_bpf_task", 30);
+	tap_init("t_bpf_task", 60);
 	libbpf_set_print(faults_quiet);
 	check_fields();
 	check_find_vma();
+	check_task_storage();
+	check_task_storage_create();
 	check_refusals();
 	return tap_done();
 }

@@ -102,6 +102,53 @@ int task_vma(void *ctx)
 	return 0;
 }
 
+/* a counter per thread */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+/* counts[current] += 1 (made at 0 on the first run: a NULL initial value), out[0] the runs;
+ * out[1]: whether a lookup without F_CREATE found it too */
+SEC("perf_event")
+int task_count(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 *c = bpf_task_storage_get(&counts, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	__u32 k = 0;
+	__u64 *runs = bpf_map_lookup_elem(&out, &k);
+
+	if (runs)
+		__sync_fetch_and_add(runs, 1);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+	put(1, c && bpf_task_storage_get(&counts, t, 0, 0) == c);
+	return 0;
+}
+
+/* bpf_task_storage_delete(counts, current): out[2] its result, then again: out[3] */
+SEC("perf_event")
+int task_uncount(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	put(2, bpf_task_storage_delete(&counts, t));
+	put(3, bpf_task_storage_delete(&counts, t));
+	put(4, (__u64)bpf_task_storage_get(&counts, t, 0, 0));
+	return 0;
+}
+
+/* refused: a task storage map takes only its two helpers */
+SEC("perf_event")
+int count_lookup(void *ctx)
+{
+	int k = 0;
+
+	return bpf_map_lookup_elem(&counts, &k) != 0;
+}
+
 /* refused: find_vma's task must be a task pointer (not a number), unmoved */
 SEC("perf_event")
 int vma_scalar_task(void *ctx)
