@@ -136,6 +136,7 @@ struct venv {
 	uint8_t *prune; /* per insn: a prune point */
 	uint16_t *live; /* per insn: registers that may still be read */
 	uint8_t *aux; /* per insn: AUX_* */
+	uint8_t *ptr_type; /* per load/store insn: the pointer type the first path used (reg_type) */
 	struct vstate **visited; /* per insn: checkpoint list */
 	struct vstate *evicted; /* checkpoints dropped from their list, freed at the end */
 	struct idmap *idmap; /* scratch for comparing states */

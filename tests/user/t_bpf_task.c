@@ -17,7 +17,8 @@
  * Refused as Linux 6.1's check_ptr_to_btf_access / btf_struct_access refuse them (raw
  * instructions, EACCES): a store through the pointer ("only read is supported"), a load past
  * the struct's end ("access beyond struct"), at a negative offset ("invalid negative access"),
- * at a variable offset ("invalid variable offset").  Such loads run as probe reads (JIT-compiled
+ * at a variable offset ("invalid variable offset"); one load reached with the task pointer
+ * and with a stack pointer is EINVAL ("same insn cannot be used with different pointers").  Such loads run as probe reads (JIT-compiled
  * here and on Linux) and xlated_prog_insns shows them as the loads they were.
  * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01.
  */
@@ -380,6 +381,19 @@ static void check_refusals(void)
 		RET0,
 	};
 	const struct bpf_insn ok[] = { CALL_TASK, LDX(BPF_B, 1, 0, 0), RET0 };
+	/* one load reached with the task pointer on one path and a stack pointer on the other */
+	const struct bpf_insn mixed[] = {
+		INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0),
+		CALL(BPF_FUNC_get_prandom_u32),
+		JEQ_K(0, 0, 3),
+		CALL_TASK,
+		MOV_X(1, 0),
+		INSN(BPF_JMP | BPF_JA, 0, 0, 2, 0),
+		MOV_X(1, 10),
+		ADD_K(1, -8),
+		LDX(BPF_B, 0, 1, 0),
+		EXIT_INSN,
+	};
 	int fd;
 
 	refused("a store through the task pointer: EACCES, only read is supported", store,
@@ -390,6 +404,38 @@ static void check_refusals(void)
 		"invalid negative access: off=-8");
 	refused("a load at a variable offset: EACCES, invalid variable offset", variable,
 		N_INSNS(variable), "invalid variable offset");
+	vlog[0] = 0;
+	errno = 0;
+	fd = prog_load_log(BPF_PROG_TYPE_PERF_EVENT, mixed, N_INSNS(mixed), vlog, sizeof(vlog));
+	CHECK(fd < 0 && errno == EINVAL &&
+		      strstr(vlog, "same insn cannot be used with different pointers"),
+	      "one load through the task pointer or the stack: EINVAL, same insn cannot be used "
+	      "with different pointers", "fd %d errno %d log: %.600s", fd, errno, vlog);
+	if (fd >= 0)
+		close(fd);
+	/* the same rule for the context (Linux's reg_type_mismatch) */
+	const struct bpf_insn ctx_or_stack[] = {
+		INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0),
+		MOV_X(6, 1),
+		CALL(BPF_FUNC_get_prandom_u32),
+		MOV_X(2, 6),
+		JEQ_K(0, 0, 2),
+		MOV_X(2, 10),
+		ADD_K(2, -8),
+		LDX(BPF_DW, 0, 2, 0),
+		RET0,
+	};
+
+	vlog[0] = 0;
+	errno = 0;
+	fd = prog_load_log(BPF_PROG_TYPE_PERF_EVENT, ctx_or_stack, N_INSNS(ctx_or_stack), vlog,
+			   sizeof(vlog));
+	CHECK(fd < 0 && errno == EINVAL &&
+		      strstr(vlog, "same insn cannot be used with different pointers"),
+	      "one load through ctx or the stack: EINVAL, the same message", "fd %d errno %d log: "
+	      "%.600s", fd, errno, vlog);
+	if (fd >= 0)
+		close(fd);
 	/* byte 0 is the first member's (perfkernel: a saved register; Linux: thread_info) */
 	vlog[0] = 0;
 	fd = prog_load_log(BPF_PROG_TYPE_PERF_EVENT, ok, N_INSNS(ok), vlog, sizeof(vlog));
