@@ -32,6 +32,11 @@
 #define BPF_MEMSX 0x80
 #endif
 
+/* Kernel-internal load modes (Linux's filter.h values) the verifier gives loads through a
+ * kernel object's pointer: a fault reads 0.  Never accepted from userland. */
+#define BPF_PROBE_MEM 0x20
+#define BPF_PROBE_MEMSX 0x40
+
 _Static_assert(sizeof(struct bpf_insn) == 8, "struct bpf_insn is one 64-bit slot");
 
 /* ---- interpreter ---- */
@@ -122,6 +127,7 @@ enum bpf_arg {
 	ARG_CONST_MAP, /* CONST_PTR_TO_MAP */
 	ARG_MAP_KEY, /* pointer to key_size readable bytes of the map in the map argument */
 	ARG_MAP_VALUE, /* pointer to value_size readable bytes */
+	ARG_MAP_VALUE_OR_NULL, /* the same, or NULL (task_storage_get's initial value) */
 	ARG_MAP_VALUE_UNINIT, /* pointer to value_size writable bytes (pop, peek) */
 	ARG_MEM, /* pointer to readable memory whose size is the next argument */
 	ARG_MEM_UNINIT, /* pointer to writable memory whose size is the next argument */
@@ -139,6 +145,7 @@ enum bpf_arg {
 	ARG_PTR_TO_LONG, /* 8 writable bytes (strtol's result) */
 	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
 	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
+	ARG_TASK, /* a task: PTR_TO_BTF_ID of the kernel's struct task, unmoved */
 	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
 	ARG_DYNPTR, /* an initialized struct bpf_dynptr on the stack, of any type */
 	ARG_DYNPTR_UNINIT_LOCAL, /* stack slots that become a local dynptr */
@@ -211,6 +218,12 @@ void bpf_trace_line(const char *msg);
 uint64_t bpf_h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5);
 uint64_t bpf_h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
 uint64_t bpf_h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
+
+/* map_task_storage.c: bpf_task_storage_get / bpf_task_storage_delete */
+uint64_t bpf_h_task_storage_get(uint64_t map, uint64_t task, uint64_t value, uint64_t flags,
+				uint64_t a5);
+uint64_t bpf_h_task_storage_delete(uint64_t map, uint64_t task, uint64_t a3, uint64_t a4,
+				   uint64_t a5);
 
 /* helpers_dynptr.c: the dynptr helpers; the struct bpf_dynptr a helper fills (Linux's
  * bpf_dynptr_init, offset 0). */
@@ -336,7 +349,7 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
 	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops, bpf_array_of_maps_ops,
-	bpf_hash_of_maps_ops, bpf_user_ringbuf_ops;
+	bpf_hash_of_maps_ops, bpf_user_ringbuf_ops, bpf_task_storage_ops;
 
 /* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
  * program type and JIT state to meet it, which this call records)?  Linux's
@@ -521,6 +534,8 @@ struct bpf_verifier_log {
 };
 
 void bpf_log(struct bpf_verifier_log *log, const char *fmt, ...);
+/* [any] A BPF_PROBE_MEM load: size (1, 2, 4, 8) bytes at addr zero-extended, 0 if it faults. */
+uint64_t bpf_probe_load(uintptr_t addr, uint32_t size);
 /* Linux's bpf_vlog_reset: the user's log ends at pos again (a NUL written there) */
 void bpf_log_rewind(struct bpf_verifier_log *log, uint32_t pos);
 /* disasm.c: in as Linux's verifier log writes it, without index or newline (left: the

@@ -61,3 +61,19 @@ static inline uint32_t bpf_btf_vlen(const struct btf_type *t)
 {
 	return BTF_INFO_VLEN(t->info);
 }
+
+/* The kernel's own BTF object (bpf_btf_vmlinux_init), or NULL before it or without one. */
+struct bpf_btf *bpf_btf_vmlinux(void);
+/* The id of the first type of this kind named name, or 0 when there is none. */
+uint32_t bpf_btf_find_by_name_kind(const struct bpf_btf *btf, const char *name, uint32_t kind);
+
+/* bpf_btf_struct_access: what the access reads */
+#define BTF_WALK_SCALAR 0
+#define BTF_WALK_PTR 1 /* a pointer to the struct *next_id names */
+/*
+ * A read of size bytes at off of the struct (or union) struct_id names, as Linux 6.1's
+ * btf_struct_access: BTF_WALK_SCALAR, BTF_WALK_PTR, or -EACCES / -EINVAL / -EFAULT with
+ * Linux's log line.
+ */
+int bpf_btf_struct_access(const struct bpf_btf *btf, struct bpf_verifier_log *log,
+			  uint32_t struct_id, uint32_t off, uint32_t size, uint32_t *next_id);

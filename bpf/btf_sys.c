@@ -150,6 +150,14 @@ int bpf_btf_info(struct bpf_btf *btf, const union bpf_attr *attr, union bpf_attr
 	return err;
 }
 
+/* The kernel's own BTF once bpf_btf_vmlinux_init made it (set once at boot, never freed). */
+static struct bpf_btf *vmlinux_btf;
+
+struct bpf_btf *bpf_btf_vmlinux(void)
+{
+	return __atomic_load_n(&vmlinux_btf, __ATOMIC_ACQUIRE);
+}
+
 int bpf_btf_vmlinux_init(const void *data, uint32_t size)
 {
 	struct bpf_verifier_log log = { 0 };
@@ -162,5 +170,7 @@ int bpf_btf_vmlinux_init(const void *data, uint32_t size)
 	err = bpf_id_alloc(BPF_OBJ_BTF, btf, &btf->refcnt, &btf->id);
 	if (err)
 		bpf_btf_put(btf);
+	else
+		__atomic_store_n(&vmlinux_btf, btf, __ATOMIC_RELEASE);
 	return err; /* on success the parse's reference stays: the object lives as the kernel */
 }

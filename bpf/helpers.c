@@ -12,8 +12,10 @@
  * perf_event helpers: callbacks (loop, for_each_map_elem), strings (strncmp, strtol, strtoul;
  * snprintf and trace_vprintk in bprintf.c), the legacy probe reads, clocks and ids, signals,
  * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
- * the BTF-bound ones (timers, kptr, task storage, ...) whose arguments the verifier refuses
- * without BTF as Linux does; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
+ * get_current_task_btf (the current struct task, which the verifier types by the kernel's
+ * BTF: PTR_TO_BTF_ID, verify_mem.c), find_vma on such a task (its callback gets the kernel's
+ * struct vm_area, typed too), the BTF-bound ones (timers, kptr, task storage, ...) whose
+ * arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
  * (map_btf.c finds it; Linux 6.1 lets no program type here use such a map yet, prog.c).
  * Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
@@ -184,6 +186,15 @@ static uint64_t h_read_user(uint64_t dst, uint64_t size, uint64_t src, uint64_t 
 static uint64_t h_read_kernel(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
 {
 	return (uint64_t)probe_read(P(dst), size, P(src), false);
+}
+
+uint64_t bpf_probe_load(uintptr_t addr, uint32_t size)
+{
+	uint64_t v = 0; /* little-endian: the low size bytes */
+
+	if (probe_read(&v, size, P(addr), false))
+		return 0;
+	return v;
 }
 
 static uint64_t h_read_user_str(uint64_t dst, uint64_t size, uint64_t src, uint64_t a4, uint64_t a5)
@@ -519,6 +530,30 @@ static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, u
 }
 
 /*
+ * bpf_find_vma: the callback once with (task, vma, ctx) for the task's memory area holding
+ * addr, then 0; -EINVAL for flags, -ENOENT without one, -EBUSY when its mm is locked.
+ */
+struct find_vma_call {
+	uint64_t fn, task, ctx;
+};
+
+static void find_vma_cb(void *vma, void *arg)
+{
+	const struct find_vma_call *c = arg;
+
+	(void)bpf_callback_run(c->fn, c->task, (uintptr_t)vma, c->ctx, 0);
+}
+
+static uint64_t h_find_vma(uint64_t task, uint64_t addr, uint64_t fn, uint64_t ctx, uint64_t flags)
+{
+	struct find_vma_call c = { .fn = fn, .task = task, .ctx = ctx };
+
+	if (flags)
+		return (uint64_t)-EINVAL;
+	return (uint64_t)(int64_t)ksvc_task_find_vma(P(task), addr, find_vma_cb, &c);
+}
+
+/*
  * bpf_for_each_map_elem: the callback with (map, key, value, ctx) for each element in key
  * order until it returns 1; the elements visited.  Keys come from get_next_key (IRQ-safe);
  * at most max_entries visits, so deleting from the callback cannot loop forever.
@@ -594,7 +629,7 @@ static uint64_t h_ancestor_cgroup_id(uint64_t level, uint64_t a2, uint64_t a3, u
 
 static uint64_t h_current_task(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return (uintptr_t)ksvc_task_current(); /* opaque: nothing here dereferences it */
+	return (uintptr_t)ksvc_task_current(); /* get_current_task_btf: the verifier types it */
 }
 
 /* The initial pid namespace as stat(2) of /proc/self/ns/pid shows it on Linux (nsfs 0:4). */
@@ -846,7 +881,7 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	/* a BPF_MAP_TYPE_CGROUP_ARRAY only, which is not built here: every call is refused */
 	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_ANY),
 	H(get_current_task, h_current_task, RET_INTEGER, true, AV_BASE, 0),
-	H(get_current_task_btf, h_einval, RET_BTF_ID, true, AV_BASE, 0),
+	H(get_current_task_btf, h_current_task, RET_BTF_ID, true, AV_BASE, 0),
 	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, AV_TRACING, ARG_ANY, ARG_ANY,
 	  ARG_MEM_UNINIT, ARG_SIZE_NZ),
 	H(strncmp, bpf_h_strncmp, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_CONST_STR_RO),
@@ -873,16 +908,17 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(get_task_stack, h_einval, RET_INTEGER, false, AV_TRACING, ARG_BTF_ONLY, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
 	H(task_pt_regs, h_einval, RET_BTF_ID, true, AV_BASE, ARG_BTF_ONLY),
-	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_einval, .ret = RET_INTEGER,
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_find_vma, .ret = RET_INTEGER,
 				.cb = CB_FIND_VMA,
-				.args = { ARG_BTF_ONLY, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
+				.args = { ARG_TASK, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },
 	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF, ARG_ANY),
 	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF),
-	/* BPF_MAP_TYPE_TASK_STORAGE needs BTF to be created, on Linux too */
-	H(task_storage_get, h_einval, RET_MAP_VALUE_OR_NULL, false, AV_TRACING, ARG_CONST_MAP,
-	  ARG_BTF_ONLY, ARG_ANY, ARG_ANY),
-	H(task_storage_delete, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_BTF_ONLY),
+	/* BPF_MAP_TYPE_TASK_STORAGE (map_task_storage.c) needs BTF to be created, on Linux too */
+	H(task_storage_get, bpf_h_task_storage_get, RET_MAP_VALUE_OR_NULL, false, AV_TRACING,
+	  ARG_CONST_MAP, ARG_TASK, ARG_MAP_VALUE_OR_NULL, ARG_ANY),
+	H(task_storage_delete, bpf_h_task_storage_delete, RET_INTEGER, false, AV_TRACING,
+	  ARG_CONST_MAP, ARG_TASK),
 	/* bpf_spin_lock, bpf_timer and kptrs live in map values that BTF describes */
 	H(spin_lock, h_spin_lock, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),
 	H(spin_unlock, h_spin_unlock, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),

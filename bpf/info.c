@@ -55,7 +55,8 @@ static struct bpf_map *map_of_addr(const struct bpf_prog *prog, uint64_t addr, u
 	return NULL;
 }
 
-/* bpf_insn_prepare_dump: the instructions with map addresses back as map ids. */
+/* bpf_insn_prepare_dump: the instructions with map addresses back as map ids, and the
+ * verifier's probe loads (loads through a kernel object's pointer) as the loads they were. */
 static struct bpf_insn *xlated_dump(const struct bpf_prog *prog)
 {
 	struct bpf_insn *d = ksvc_alloc((size_t)prog->len * sizeof(*d));
@@ -63,6 +64,14 @@ static struct bpf_insn *xlated_dump(const struct bpf_prog *prog)
 	if (!d)
 		return NULL;
 	memcpy(d, prog->insns, (size_t)prog->len * sizeof(*d));
+	for (uint32_t i = 0; i < prog->len; i++) {
+		uint8_t c = d[i].code;
+
+		if (BPF_CLASS(c) == BPF_LDX && BPF_MODE(c) == BPF_PROBE_MEM)
+			d[i].code = (uint8_t)(BPF_LDX | BPF_SIZE(c) | BPF_MEM);
+		if (BPF_CLASS(c) == BPF_LDX && BPF_MODE(c) == BPF_PROBE_MEMSX)
+			d[i].code = (uint8_t)(BPF_LDX | BPF_SIZE(c) | BPF_MEMSX);
+	}
 	for (uint32_t i = 0; i + 1 < prog->len; i++) {
 		uint64_t addr = (uint32_t)d[i].imm | (uint64_t)(uint32_t)d[i + 1].imm << 32;
 		struct bpf_map *m;

@@ -199,6 +199,10 @@ static int decode_one(const struct bpf_insn *in)
 			return BPF_OP_LDXB + size;
 		if (BPF_MODE(in->code) == BPF_MEMSX && size < 3)
 			return BPF_OP_LDXSB + size;
+		if (BPF_MODE(in->code) == BPF_PROBE_MEM)
+			return BPF_OP_PLDXB + size;
+		if (BPF_MODE(in->code) == BPF_PROBE_MEMSX && size < 3)
+			return BPF_OP_PLDXSB + size;
 		return BPF_OP_BAD;
 	case BPF_ST:
 		return BPF_MODE(in->code) == BPF_MEM ? BPF_OP_STB + size : BPF_OP_BAD;

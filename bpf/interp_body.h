@@ -255,6 +255,18 @@ L_LDXSH:
 L_LDXSW:
 	DST = (uint64_t)(int64_t)(int32_t)((const struct bpf_u32u *)ADDR(pc->src))->v;
 	NEXT;
+	/* BPF_PROBE_MEM(SX): a kernel object's field (the verifier typed it by BTF) */
+#define PLDX(name, n, cast)                                                                        \
+	L_##name : DST = (uint64_t)(cast)bpf_probe_load(ADDR(pc->src), n);                         \
+	NEXT;
+	PLDX(PLDXB, 1, uint64_t)
+	PLDX(PLDXH, 2, uint64_t)
+	PLDX(PLDXW, 4, uint64_t)
+	PLDX(PLDXDW, 8, uint64_t)
+	PLDX(PLDXSB, 1, int8_t)
+	PLDX(PLDXSH, 2, int16_t)
+	PLDX(PLDXSW, 4, int32_t)
+#undef PLDX
 L_STB:
 	*(uint8_t *)ADDR(pc->dst) = (uint8_t)pc->imm;
 	NEXT;

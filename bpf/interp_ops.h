@@ -29,7 +29,8 @@
 	X(BE32) X(BE64) X(BSWAP16) X(BSWAP32) X(BSWAP64)                                           \
 	BPF_JMP_OPS(X, 64) BPF_JMP_OPS(X, 32) X(JA) X(JA32) X(CALL) X(CALL_LOCAL) X(CALLX) X(EXIT)  \
 	X(TAIL_CALL)                                                                              \
-	X(LDXB) X(LDXH) X(LDXW) X(LDXDW) X(LDXSB) X(LDXSH) X(LDXSW) X(STB) X(STH) X(STW) X(STDW)    \
+	X(LDXB) X(LDXH) X(LDXW) X(LDXDW) X(LDXSB) X(LDXSH) X(LDXSW) X(PLDXB) X(PLDXH) X(PLDXW) X(PLDXDW) X(PLDXSB) \
+	X(PLDXSH) X(PLDXSW) X(STB) X(STH) X(STW) X(STDW)    \
 	X(STXB) X(STXH) X(STXW) X(STXDW) BPF_ATOMIC_OPS(X, 32) BPF_ATOMIC_OPS(X, 64) X(LDDW)       \
 	X(BAD)
 

@@ -363,6 +363,36 @@ static int emit_atomic(struct jit *j, const struct bpf_insn *in)
 /* ---- calls ---- */
 
 /*
+ * A BPF_PROBE_MEM(SX) load (a kernel object's field, typed by the verifier): a call to
+ * bpf_probe_load, which reads 0 where the load would fault, with r0-r5 (x7, x0-x4) kept around
+ * it on the native stack; dst gets the value, sign-extended for PROBE_MEMSX.
+ */
+static void emit_probe_load(struct jit *j, int size, bool sx, int d, int s, int16_t off)
+{
+	uint64_t fn;
+	uint64_t (*load)(uintptr_t, uint32_t) = bpf_probe_load;
+	static const unsigned int bits[4] = { 7, 15, 31, 63 };
+
+	memcpy(&fn, &load, sizeof(fn));
+	emit_add_imm64(j, TA, s, off);
+	emit(j, a64_ldstp(false, 3, 0, 1, A64_SP, -48));
+	emit(j, a64_ldstp(false, 2, 2, 3, A64_SP, 16));
+	emit(j, a64_ldstp(false, 2, 4, reg_map[0], A64_SP, 32));
+	emit(j, a64_mov(true, 0, TA));
+	emit_mov_imm(j, false, 1, 1u << size);
+	emit_mov_imm(j, true, T1, fn);
+	emit(j, a64_blr(T1));
+	emit(j, a64_mov(true, T2, 0));
+	emit(j, a64_ldstp(true, 2, 4, reg_map[0], A64_SP, 32));
+	emit(j, a64_ldstp(true, 2, 2, 3, A64_SP, 16));
+	emit(j, a64_ldstp(true, 1, 0, 1, A64_SP, 48));
+	if (sx)
+		emit(j, a64_bfm(true, true, d, T2, 0, bits[size]));
+	else
+		emit(j, a64_mov(true, d, T2));
+}
+
+/*
  * The map r1 holds at the call in slot i, when the straight-line code before it (no jump
  * lands in between) set r1 with an lddw of one of the program's maps; else NULL.
  */
@@ -585,6 +615,11 @@ static int emit_insn(struct jit *j, const struct bpf_insn *insns, uint32_t i, ui
 		}
 		if (BPF_MODE(in->code) == BPF_MEMSX && size < 3) {
 			emit_ldst(j, size, 2, d, s, in->off);
+			return 0;
+		}
+		if (BPF_MODE(in->code) == BPF_PROBE_MEM ||
+		    (BPF_MODE(in->code) == BPF_PROBE_MEMSX && size < 3)) {
+			emit_probe_load(j, size, BPF_MODE(in->code) == BPF_PROBE_MEMSX, d, s, in->off);
 			return 0;
 		}
 		return -EINVAL;

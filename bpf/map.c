@@ -36,6 +36,7 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_BLOOM_FILTER: return &bpf_bloom_ops;
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS: return &bpf_array_of_maps_ops;
 	case BPF_MAP_TYPE_HASH_OF_MAPS: return &bpf_hash_of_maps_ops;
+	case BPF_MAP_TYPE_TASK_STORAGE: return &bpf_task_storage_ops;
 	default: return NULL;
 	}
 }
@@ -391,6 +392,10 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
 	case BPF_MAP_TYPE_HASH_OF_MAPS:
 		if (func_id != BPF_FUNC_map_lookup_elem)
+			return false;
+		break;
+	case BPF_MAP_TYPE_TASK_STORAGE:
+		if (func_id != BPF_FUNC_task_storage_get && func_id != BPF_FUNC_task_storage_delete)
 			return false;
 		break;
 	default:

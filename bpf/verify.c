@@ -64,6 +64,7 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_MEM_OR_NULL] = "alloc_mem_or_null",
 		[PTR_TO_FUNC] = "func",
 		[PTR_TO_DYNPTR] = "dynptr_ptr",
+		[PTR_TO_BTF_ID] = "ptr_",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -317,6 +318,8 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 		/* fall through */
 	case PTR_TO_FUNC:
 		return old->mem_size == cur->mem_size;
+	case PTR_TO_BTF_ID:
+		return old->btf_id == cur->btf_id && old->off == cur->off && range_within(old, cur);
 	case PTR_TO_MAP_VALUE_OR_NULL:
 	case PTR_TO_MAP_VALUE: /* a value with a bpf_spin_lock keeps its id */
 		if (!ids_match(m, old->id, cur->id))
@@ -605,6 +608,24 @@ static int64_t check_exit(struct venv *env)
 	st->frames[st->curframe--] = NULL;
 	return ret;
 }
+/*
+ * Linux's reg_type_mismatch for a load's source or a store's destination: every path must
+ * bring the same pointer type when one of them is a context or a kernel object, whose
+ * accesses are rewritten per instruction (EINVAL).
+ */
+static int same_ptr_type(struct venv *env, uint32_t idx, uint8_t type)
+{
+	uint8_t *prev = &env->ptr_type[idx];
+	bool rewritten = type == PTR_TO_CTX || type == PTR_TO_BTF_ID || *prev == PTR_TO_CTX ||
+			 *prev == PTR_TO_BTF_ID;
+
+	if (!*prev)
+		*prev = type;
+	else if (*prev != type && rewritten)
+		return verr(env, -EINVAL, "same insn cannot be used with different pointers\n");
+	return 0;
+}
+
 
 /* ---- the walk ---- */
 
@@ -634,14 +655,20 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 	case BPF_ALU64:
 		err = check_alu(env, in);
 		return err ? (int64_t)err : (int64_t)idx + 1;
-	case BPF_LDX:
+	case BPF_LDX: {
+		uint8_t type;
+
 		err = check_reg_read(env, in->src_reg);
 		if (!err)
 			err = check_reg_write(env, in->dst_reg);
+		type = f->regs[in->src_reg].type; /* before the load may overwrite it */
 		if (!err)
 			err = check_mem_access(env, in->src_reg, in->off, insn_size(in->code), false,
 					       in->dst_reg, BPF_MODE(in->code) == BPF_MEMSX);
+		if (!err)
+			err = same_ptr_type(env, idx, type);
 		return err ? (int64_t)err : (int64_t)idx + 1;
+	}
 	case BPF_ST:
 	case BPF_STX:
 		if (BPF_MODE(in->code) == BPF_ATOMIC) {
@@ -659,6 +686,8 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 		if (!err)
 			err = check_mem_access(env, in->dst_reg, in->off, insn_size(in->code), true,
 					       cls == BPF_STX ? in->src_reg : VALUE_IMM, false);
+		if (!err && cls == BPF_STX)
+			err = same_ptr_type(env, idx, f->regs[in->dst_reg].type);
 		return err ? (int64_t)err : (int64_t)idx + 1;
 	case BPF_LD: {
 		struct reg *d = &f->regs[in->dst_reg];
@@ -818,6 +847,7 @@ static void env_free(struct venv *env)
 	ksvc_free(env->prune);
 	ksvc_free(env->live);
 	ksvc_free(env->aux);
+	ksvc_free(env->ptr_type);
 	ksvc_free(env->idmap);
 }
 
@@ -832,12 +862,13 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 		goto stats;
 	env.prune = ksvc_alloc(prog->len);
 	env.aux = ksvc_alloc(prog->len);
+	env.ptr_type = ksvc_alloc(prog->len);
 	env.idmap = ksvc_alloc(sizeof(*env.idmap));
 	env.visited = ksvc_alloc(sizeof(*env.visited) * prog->len);
 	env.cur = ksvc_alloc(sizeof(*env.cur));
 	if (env.cur)
 		env.cur->frames[0] = frame_new();
-	if (!env.prune || !env.aux || !env.visited || !env.cur || !env.cur->frames[0] || !env.idmap) {
+	if (!env.prune || !env.aux || !env.ptr_type || !env.visited || !env.cur || !env.cur->frames[0] || !env.idmap) {
 		if (env.cur && !env.cur->frames[0]) {
 			ksvc_free(env.cur);
 			env.cur = NULL;
@@ -872,6 +903,14 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	 * becomes "ja -1", so neither the decoder nor the JIT ever looks at it. */
 	for (uint32_t i = 0; i < prog->len; i++) {
 		if (env.aux[i] & AUX_SEEN) {
+			/* Linux's convert_ctx_accesses: a kernel object's load may fault, it reads 0 */
+			if (env.aux[i] & AUX_PROBE_MEM) {
+				uint8_t c = prog->insns[i].code;
+
+				prog->insns[i].code = (uint8_t)(BPF_LDX | BPF_SIZE(c) |
+								 (BPF_MODE(c) == BPF_MEMSX ?
+									  BPF_PROBE_MEMSX : BPF_PROBE_MEM));
+			}
 			if (prog->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
 				i++;
 			continue;

@@ -24,6 +24,7 @@ enum reg_type {
 	PTR_TO_MEM_OR_NULL,
 	PTR_TO_FUNC, /* lddw BPF_PSEUDO_FUNC: a callback subprogram (subprogno) */
 	PTR_TO_DYNPTR, /* a helper's own local dynptr handed to a callback (user_ringbuf_drain) */
+	PTR_TO_BTF_ID, /* a kernel object the kernel's BTF types (btf_id): loads are probe reads */
 };
 
 /*
@@ -39,6 +40,7 @@ struct reg {
 	uint32_t id; /* *_OR_NULL: copies share an id for the null check */
 	uint32_t ref_obj_id; /* PTR_TO_MEM(_OR_NULL): the reference it holds (vstate refs) */
 	uint32_t mem_size; /* PTR_TO_MEM(_OR_NULL): bytes from off 0; PTR_TO_FUNC: subprogno */
+	uint32_t btf_id; /* PTR_TO_BTF_ID: its struct in the kernel's BTF */
 	int32_t off;
 	struct bpf_map *map;
 	uint64_t umin, umax;
@@ -111,6 +113,7 @@ struct vstate {
 #define AUX_SPILL_INDIRECT 2 /* spilled a register through a pointer other than r10 */
 #define AUX_JMP_SCALARS 4 /* compared two scalar registers */
 #define AUX_SEEN 8 /* the walk reached it: the rest is dead code, replaced once verified */
+#define AUX_PROBE_MEM 16 /* a load through PTR_TO_BTF_ID: becomes BPF_PROBE_MEM once verified */
 
 #define MAX_SUBPROGS 64
 
@@ -133,6 +136,7 @@ struct venv {
 	uint8_t *prune; /* per insn: a prune point */
 	uint16_t *live; /* per insn: registers that may still be read */
 	uint8_t *aux; /* per insn: AUX_* */
+	uint8_t *ptr_type; /* per load/store insn: the pointer type the first path used (reg_type) */
 	struct vstate **visited; /* per insn: checkpoint list */
 	struct vstate *evicted; /* checkpoints dropped from their list, freed at the end */
 	struct idmap *idmap; /* scratch for comparing states */

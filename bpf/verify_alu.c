@@ -263,6 +263,7 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	case PTR_TO_MAP_KEY:
 	case PTR_TO_CTX:
 	case PTR_TO_MEM:
+	case PTR_TO_BTF_ID:
 		break;
 	case CONST_PTR_TO_MAP:
 		if (op == BPF_ADD && reg_is_const(&off) && off.umin == 0)

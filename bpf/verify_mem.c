@@ -15,6 +15,7 @@
 #include <kern/errno.h>
 #include <kern/string.h>
 #include "bpf_internal.h"
+#include "btf.h"
 #include "verify.h"
 
 _Static_assert(offsetof(struct bpf_perf_event_data, regs) == 0, "regs first");
@@ -334,6 +335,84 @@ static int ctx_access(struct venv *env, uint32_t regno, const struct reg *p, int
 	return 0;
 }
 
+/* The name of a kernel type (Linux's "ptr_" + name in the messages). */
+static const char *btf_type_str(uint32_t id)
+{
+	const struct bpf_btf *btf = bpf_btf_vmlinux();
+	const struct btf_type *t = btf ? bpf_btf_type(btf, id) : NULL;
+	const char *n = t ? bpf_btf_str(btf, t->name_off) : NULL;
+
+	return n ? n : "";
+}
+
+/* The kernel's struct task's BTF id (Linux's btf_tracing_ids[TASK]), 0 without kernel BTF. */
+static uint32_t task_btf_id(void)
+{
+	const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+
+	return kbtf ? bpf_btf_find_by_name_kind(kbtf, "task", BTF_KIND_STRUCT) : 0;
+}
+
+/* A helper's task argument (ARG_PTR_TO_BTF_ID with the task's id): Linux's check_reg_type
+ * and check_func_arg_reg_off messages, EACCES. */
+static int task_arg(struct venv *env, uint32_t regno, const struct reg *r)
+{
+	uint32_t want = task_btf_id();
+
+	if (r->type != PTR_TO_BTF_ID || !want)
+		return verr(env, -EACCES, "R%u type=%s expected=ptr_\n", regno,
+			    reg_type_name(r->type));
+	/* btf_struct_ids_match: an offset would have to land on a nested task, which has none */
+	if (r->btf_id != want || r->off)
+		return verr(env, -EACCES, "R%u is of type %s but %s is expected\n", regno,
+			    btf_type_str(r->btf_id), btf_type_str(want));
+	if (var_off(r) || r->umin)
+		return verr(env, -EACCES, "variable ptr_ access var_off=(%#llx; %#llx) disallowed\n",
+			    (unsigned long long)r->umin, (unsigned long long)(r->umax - r->umin));
+	return 0;
+}
+
+/*
+ * A load through a kernel object's pointer (Linux's check_ptr_to_btf_access): a constant
+ * offset, read only, what the struct's BTF has there; the load becomes a probe read.
+ */
+static int btf_access(struct venv *env, uint32_t regno, const struct reg *p, int32_t off,
+		      uint32_t size, bool write, int32_t value_regno, bool sign_ext)
+{
+	const char *tname = btf_type_str(p->btf_id);
+	int64_t o = (int64_t)p->off + off;
+	uint32_t next = 0;
+	int ret;
+
+	if (o < 0)
+		return verr(env, -EACCES, "R%u is ptr_%s invalid negative access: off=%lld\n", regno,
+			    tname, (long long)o);
+	if (var_off(p) || p->umin)
+		return verr(env, -EACCES, "R%u is ptr_%s invalid variable offset: off=%lld, "
+					  "var_off=(%#llx; %#llx)\n", regno, tname, (long long)o,
+			    (unsigned long long)p->umin,
+			    (unsigned long long)(p->umax - p->umin));
+	if (write)
+		return verr(env, -EACCES, "only read is supported\n");
+	ret = bpf_btf_struct_access(bpf_btf_vmlinux(), env->log, p->btf_id, (uint32_t)o, size,
+				    &next);
+	if (ret < 0)
+		return ret;
+	env->aux[env->idx] |= AUX_PROBE_MEM;
+	if (value_regno < 0)
+		return 0;
+	if (ret == BTF_WALK_SCALAR) {
+		set_loaded(&cur_frame(env)->regs[value_regno], size, sign_ext);
+		return 0;
+	}
+	struct reg *d = &cur_frame(env)->regs[value_regno];
+
+	memset(d, 0, sizeof(*d));
+	d->type = PTR_TO_BTF_ID;
+	d->btf_id = next;
+	return 0;
+}
+
 int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t size, bool write,
 		     int32_t value_regno, bool sign_ext)
 {
@@ -361,6 +440,8 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 			return verr(env, -EACCES, "write to change key R%u not allowed\n", regno);
 		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->map->key_size);
 		break;
+	case PTR_TO_BTF_ID:
+		return btf_access(env, regno, p, off, size, write, value_regno, sign_ext);
 	/* CONST_PTR_TO_MAP: Linux reads struct bpf_map's fields through vmlinux BTF, and refuses
 	 * most (EACCES) of what is not a field; without BTF, every read here is refused so */
 	case NOT_INIT:
@@ -574,6 +655,20 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 		r[BPF_REG_3].map = map;
 		r[BPF_REG_4] = caller->regs[BPF_REG_3];
 		break;
+	case CB_FIND_VMA: { /* set_find_vma_callback_state: the task, its vma, ctx */
+		const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+		uint32_t vma = kbtf ? bpf_btf_find_by_name_kind(kbtf, "vm_area", BTF_KIND_STRUCT) : 0;
+
+		if (!vma) {
+			frame_free(callee);
+			return verr(env, -EINVAL, "kernel BTF has no struct vm_area\n");
+		}
+		r[BPF_REG_1] = caller->regs[BPF_REG_1];
+		r[BPF_REG_2].type = PTR_TO_BTF_ID;
+		r[BPF_REG_2].btf_id = vma;
+		r[BPF_REG_3] = caller->regs[BPF_REG_4];
+		break;
+	}
 	case CB_USER_RINGBUF: /* set_user_ringbuf_callback_state */
 		r[BPF_REG_1].type = PTR_TO_DYNPTR;
 		r[BPF_REG_2] = caller->regs[BPF_REG_3];
@@ -657,7 +752,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 	struct bpf_map *map = NULL;
 	struct dynptr_meta dm = { 0 };
 	uint64_t alloc_size = 0;
-	uint32_t release = 0;
+	uint32_t release = 0, ret_btf_id = 0;
 	int err;
 
 	if (!h)
@@ -682,6 +777,10 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 					    reg_type_name(r->type));
 			map = r->map; /* its type is checked after the arguments, as Linux does */
 			break;
+		case ARG_MAP_VALUE_OR_NULL:
+			if (reg_is_const(r) && !r->umin)
+				break;
+			/* fall through */
 		case ARG_MAP_KEY:
 		case ARG_MAP_VALUE:
 		case ARG_MAP_VALUE_UNINIT:
@@ -778,6 +877,11 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (err)
 				return err;
 			break;
+		case ARG_TASK:
+			err = task_arg(env, regno, r);
+			if (err)
+				return err;
+			break;
 		case ARG_PERCPU_BTF:
 		case ARG_BTF_ONLY:
 			/* only a BTF-typed pointer fits: no register can hold one without BTF */
@@ -832,8 +936,16 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 	    env->prog->type != BPF_PROG_TYPE_TRACING)
 		return verr(env, -BPF_ENOTSUPP, "func %s#%d not supported for program type %u\n",
 			    h->name, in->imm, env->prog->type);
-	if (h->ret == RET_BTF_ID) /* its ret_btf_id names a type of kernel BTF, which is absent */
-		return verr(env, -EINVAL, "invalid return type 8 of func %s#%d\n", h->name, in->imm);
+	if (h->ret == RET_BTF_ID) {
+		/* its ret_btf_id names a type of the kernel's BTF: our struct task for
+		 * get_current_task_btf; the others' types are not built here */
+		const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+
+		ret_btf_id = kbtf && in->imm == BPF_FUNC_get_current_task_btf ? task_btf_id() : 0;
+		if (!ret_btf_id)
+			return verr(env, -EINVAL, "invalid return type 8 of func %s#%d\n", h->name,
+				    in->imm);
+	}
 	if (h->cb) {
 		err = callback_frame(env, h, cb_subprog, map, &cb_frame);
 		if (err)
@@ -890,6 +1002,13 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		r0->mem_size = (uint32_t)alloc_size;
 		r0->id = ++env->next_id;
 		r0->ref_obj_id = dm.ref;
+	}
+	if (h->ret == RET_BTF_ID) { /* trusted, never NULL (the current task) */
+		struct reg *r0 = &f->regs[BPF_REG_0];
+
+		memset(r0, 0, sizeof(*r0));
+		r0->type = PTR_TO_BTF_ID;
+		r0->btf_id = ret_btf_id;
 	}
 	if (h->ret == RET_MAP_VALUE_OR_NULL) {
 		struct reg *r0 = &f->regs[BPF_REG_0];

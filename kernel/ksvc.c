@@ -23,6 +23,8 @@
 #include <kern/uprobes.h>
 #include <kern/trap.h>
 #include <kern/proc.h>
+#include <kern/vm.h>
+#include <kern/mutex.h>
 #include <kern/signal.h>
 #include <asm/signal.h>
 #include <asm/siginfo.h>
@@ -476,6 +478,30 @@ int ksvc_task_ppid(const struct ksvc_task *kt)
 void **ksvc_task_perf_slot(struct ksvc_task *t)
 {
 	return &((struct task *)t)->perf_ctx;
+}
+
+void **ksvc_task_bpf_slot(struct ksvc_task *t)
+{
+	return &((struct task *)t)->bpf_storage;
+}
+
+int ksvc_task_find_vma(struct ksvc_task *kt, uint64_t addr, void (*fn)(void *vma, void *arg),
+		       void *arg)
+{
+	struct task *t = (struct task *)kt;
+	struct proc *p = t->proc;
+	struct mm *mm = p ? p->mm : NULL;
+	struct vm_area *v;
+
+	if (t != current_task() || !mm)
+		return -ENOENT;
+	if (!kmutex_trylock(&mm->lock))
+		return -EBUSY;
+	v = vm_find_locked(mm, addr);
+	if (v)
+		fn(v, arg);
+	kmutex_unlock(&mm->lock);
+	return v ? 0 : -ENOENT;
 }
 
 int ksvc_task_running_cpu(const struct ksvc_task *kt)

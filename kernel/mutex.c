@@ -39,6 +39,17 @@ void kmutex_lock(struct kmutex *m)
 	}
 }
 
+bool kmutex_trylock(struct kmutex *m)
+{
+	unsigned long f = spin_lock_irqsave(&m->lock);
+	bool taken = !m->owner;
+
+	if (taken)
+		m->owner = current_task();
+	spin_unlock_irqrestore(&m->lock, f);
+	return taken;
+}
+
 void kmutex_unlock(struct kmutex *m)
 {
 	unsigned long f = spin_lock_irqsave(&m->lock);

@@ -8,6 +8,7 @@
  */
 #include <arch/memlayout.h>
 #include <arch/sysreg.h>
+#include <bpf/task.h>
 #include <kern/assert.h>
 #include <kern/irq.h>
 #include <kern/mm.h>
@@ -487,6 +488,7 @@ void task_free(struct task *t)
 	kassert(!atomic_load(&t->on_cpu) && !t->queued);
 	sched_untrack_task(t);
 	kprobe_task_free(t);
+	bpf_task_free((struct ksvc_task *)t);
 	free_pages(t->kstack, 2);
 	kfree(t);
 }

@@ -66,6 +66,8 @@ struct bpf_perf_event_data_kern {
 	const uint64_t *regs; /* the sample's registers (user_pt_regs' 34 words), or NULL */
 };
 
+#include <bpf/task.h>
+
 /*
  * [any] Run a PERF_EVENT program on an overflow: bpf_prog_run with the ctx built here from the
  * sample's registers (user_pt_regs' 34 words), period, address, event and attach cookie.

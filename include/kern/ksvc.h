@@ -394,6 +394,17 @@ int ksvc_task_tgid(const struct ksvc_task *t);
 int ksvc_task_ppid(const struct ksvc_task *t);
 /* [any] The task's perf context slot (kernel/ stores it, perf/ owns what it points to). */
 void **ksvc_task_perf_slot(struct ksvc_task *t);
+/* [any] The task's BPF task-storage slot (bpf/ owns what it points to; see bpf_task_free). */
+void **ksvc_task_bpf_slot(struct ksvc_task *t);
+/* [proc] The process id a pidfd (pidfd_open) refers to, or -EBADF when fd is not one. */
+int ksvc_pidfd_pid(int fd);
+/*
+ * [any] bpf_find_vma: fn(vma, arg) on the kernel's struct vm_area that holds addr in t's
+ * memory, with its mm locked (never waiting): 0, or -ENOENT (no such area, no memory, or t
+ * is not the current task, whose memory alone stays put here), -EBUSY (the lock is held).
+ */
+int ksvc_task_find_vma(struct ksvc_task *t, uint64_t addr, void (*fn)(void *vma, void *arg),
+		       void *arg);
 /* [any] The CPU the task is running on right now, or is being switched to or from, or -1
  * when it is on none (a hint: it may change at once). */
 int ksvc_task_running_cpu(const struct ksvc_task *t);

@@ -482,6 +482,7 @@ void ksvc_poll_wait(struct ksvc_poll *pt, struct wait_queue *wq)
 struct ksvc_task {
 	int tid, tgid;
 	void *perf_slot;
+	void *bpf_slot;
 };
 
 static struct ksvc_task fake_tasks[KSVC_FAKE_MAX_TASKS];
@@ -529,6 +530,29 @@ int ksvc_task_tgid(const struct ksvc_task *t)
 void **ksvc_task_perf_slot(struct ksvc_task *t)
 {
 	return &t->perf_slot;
+}
+
+void **ksvc_task_bpf_slot(struct ksvc_task *t)
+{
+	return &t->bpf_slot;
+}
+
+/* Fake pidfds: fd - KSVC_FAKE_PIDFD_BASE is the pid, for fds from that base on. */
+int ksvc_pidfd_pid(int fd)
+{
+	return fd >= KSVC_FAKE_PIDFD_BASE ? fd - KSVC_FAKE_PIDFD_BASE : -EBADF;
+}
+
+/* The current fake task's one memory area (ksvc_fake.vma), as the kernel's struct vm_area
+ * starts: a list link, then start and end. */
+int ksvc_task_find_vma(struct ksvc_task *t, uint64_t addr, void (*fn)(void *vma, void *arg),
+		       void *arg)
+{
+	if (t != &fake_tasks[ksvc_fake.current_task] || addr < ksvc_fake.vma.start ||
+	    addr >= ksvc_fake.vma.end)
+		return -ENOENT;
+	fn(&ksvc_fake.vma, arg);
+	return 0;
 }
 
 int ksvc_task_running_cpu(const struct ksvc_task *t)

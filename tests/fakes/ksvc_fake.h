@@ -23,6 +23,10 @@ struct ksvc_fake_state {
 		uintptr_t start;
 		size_t len;
 	} bad_user[KSVC_FAKE_MAX_BAD]; /* "user" ranges that fault */
+	struct {
+		void *link[2];
+		uint64_t start, end;
+	} vma; /* the current task's one memory area (ksvc_task_find_vma) */
 	char log[65536]; /* everything printk'd */
 	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
 	/* called by ksvc_waitq_wake_all before it touches wq: a test's window into a wakeup */
@@ -52,6 +56,9 @@ int ksvc_fake_close(int fd);
 /* The object behind fd, or NULL; *ops receives its ops when ops is not NULL. */
 void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops);
 void ksvc_fake_close_all(void);
+/* ksvc_pidfd_pid: fds from this one on are pidfds of pid fd - base */
+#define KSVC_FAKE_PIDFD_BASE 100000
+
 /* Name fake task index with a tid and tgid (ksvc_task_find finds it). */
 struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);
 /* Run the queued ksvc_irq_work (as the kernel's self-IPI would once interrupts are on). */

@@ -600,6 +600,10 @@ static const struct row rows[] = {
 	{ "task_storage_get: a scalar task",
 	  { LD_MAP(1, M_HASH), MOV(2, 0), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_task_storage_get), MOV(0, 0),
 	    EXIT }, 0, -EACCES, "R2 type=scalar expected=ptr_" }, /* the task: args come first */
+	{ "one load through ctx on one path and the stack on the other",
+	  { ST(BPF_DW, 10, -8, 0), MOVR(6, 1), CALL(BPF_FUNC_get_prandom_u32), MOVR(2, 6),
+	    JI(BPF_JEQ, 0, 0, 2), MOVR(2, 10), ALU(BPF_ADD, 2, -8), LDX(BPF_DW, 0, 2, 0), MOV(0, 0),
+	    EXIT }, 0, -EINVAL, "same insn cannot be used with different pointers" },
 	{ "strncmp: zero size", { ST(BPF_DW, 10, -8, 0), MOVR(1, 10), ALU(BPF_ADD, 1, -8), MOV(2, 0),
 	    LD_MAPVAL(3, M_RO, 0), CALL(BPF_FUNC_strncmp), MOV(0, 0), EXIT }, 0, -EACCES,
 	  "R2 invalid zero-sized read" },

@@ -15,6 +15,21 @@ static inline int faults_quiet(enum libbpf_print_level level, const char *fmt, v
 	return 0;
 }
 
+/* Open the object in [start, end) with only program name to load (NULL, errno, if it does
+ * not open). */
+static inline struct bpf_object *open_one_prog(const char *start, const char *end,
+					       const char *name)
+{
+	struct bpf_object *obj = bpf_object__open_mem(start, (size_t)(end - start), NULL);
+	struct bpf_program *p;
+
+	if (!obj)
+		return NULL;
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), name));
+	return obj;
+}
+
 /*
  * Open the object in [start, end) and load program name alone, its verifier log in log: 0 or
  * the load's -errno (-1000 when the object does not open).

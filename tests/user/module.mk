@@ -194,6 +194,14 @@ $(BUILD)/user/bin/t_bpf_sleepable: tests/user/tap.h tests/user/bpf_raw.h tests/u
 UPROGS += t_bpf_vlog
 t_bpf_vlog_SRCS := tests/user/t_bpf_vlog.c
 $(BUILD)/user/bin/t_bpf_vlog: tests/user/tap.h tests/user/bpf_insn.h tools/lib/sys_bpf.h
+# t_bpf_task: kernel-typed pointers (PTR_TO_BTF_ID) from the kernel's BTF, via libbpf
+UPROGS += t_bpf_task
+t_bpf_task_SRCS := tests/user/t_bpf_task.c $(BUILD)/user/bpf/task.bpf.lo
+t_bpf_task_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_task_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bpf/task.bpf.o $(BUILD)/user/bpf/core.bpf.o: tests/user/bpf/out.h
+$(BUILD)/user/bin/t_bpf_task: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h \
+	tests/user/bpf_insn.h
 # t_kbtf: /sys/kernel/btf/vmlinux and CO-RE relocations against it (Debian's libbpf 1.1)
 UPROGS += t_kbtf
 t_kbtf_SRCS := tests/user/t_kbtf.c $(BUILD)/user/bpf/core.bpf.lo

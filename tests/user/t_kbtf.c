@@ -172,15 +172,7 @@ static int check_libbpf_btf(long size, int *attr_size)
 
 static struct bpf_object *open_core(const char *only)
 {
-	struct bpf_object *obj = bpf_object__open_mem(
-		_binary_core_bpf_o_start, (size_t)(_binary_core_bpf_o_end - _binary_core_bpf_o_start), NULL);
-	struct bpf_program *p;
-
-	if (!obj)
-		return NULL;
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), only));
-	return obj;
+	return open_one_prog(_binary_core_bpf_o_start, _binary_core_bpf_o_end, only);
 }
 
 static void check_core(int flavour, int attr_size)

@@ -1,6 +1,7 @@
 /*
  * mutex.h - the kernel's sleeping mutex (kernel/mutex.c): held by one task, which may sleep
- * while holding it; never taken in interrupt context.
+ * while holding it; never taken in interrupt context, except by kmutex_trylock on behalf of
+ * the interrupted task, released before the interrupt returns (bpf_find_vma).
  */
 #pragma once
 
@@ -18,5 +19,7 @@ void kmutex_init(struct kmutex *m);
 /* [sleep] */
 void kmutex_lock(struct kmutex *m);
 void kmutex_unlock(struct kmutex *m);
+/* [any] Take m for the current task if it is free (never sleeps): true when taken. */
+bool kmutex_trylock(struct kmutex *m);
 /* In a function that needs m: the caller holds it (checked in the debug build). */
 #define kmutex_assert_held(m) kdebug_assert((m)->owner == current_task())

@@ -65,6 +65,7 @@ struct task {
 	struct list_node all_node; /* lock: tasks_lock */
 	struct list_node dbg_node; /* every task, for sched_dump_tasks */
 	void *perf_ctx; /* owned by perf/ */
+	void *bpf_storage; /* owned by bpf/ (task storage); freed by bpf_task_free */
 	unsigned int perf_last_cpu; /* for the cpu-migrations event */
 	bool perf_ran;
 	void *proc; /* user process state, kernel/proc.c (NULL for kernel threads) */

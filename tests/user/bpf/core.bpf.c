@@ -23,20 +23,7 @@ struct perf_event_attr___kbtf {
 } __attribute__((preserve_access_index));
 
 /* out[]: what read_tid found (t_kbtf.c's OUT_* indexes) */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 8);
-	__type(key, __u32);
-	__type(value, __u64);
-} out SEC(".maps");
-
-static void put(__u32 k, __u64 v)
-{
-	__u64 *p = bpf_map_lookup_elem(&out, &k);
-
-	if (p)
-		*p = v;
-}
+#include "out.h"
 
 SEC("perf_event")
 int read_tid(void *ctx)
