@@ -155,6 +155,7 @@ static struct proc *proc_alloc(void)
 	list_init(&p->threads);
 	list_init(&p->all_node);
 	waitq_init(&p->child_wait);
+	waitq_init(&p->pidfd_wait);
 	p->exit_signal = SIGCHLD;
 	p->umask = 022;
 	for (int i = 0; i < PROC_RLIM_NLIMITS; i++)
@@ -167,8 +168,13 @@ static struct proc *proc_alloc(void)
 	return p;
 }
 
+void proc_get(struct proc *p)
+{
+	atomic_fetch_add(&p->refs, 1);
+}
+
 /* Drop a reference; the last frees the memory (and the signal handlers with it). */
-static void proc_put(struct proc *p)
+void proc_put(struct proc *p)
 {
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
@@ -211,6 +217,8 @@ struct uthread *proc_create_init(void)
 	proc_link_thread(p, ut);
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 
+	ut->task.tgid = p->tgid;
+	ut->task.group_leader = p->leader = &ut->task;
 	list_add_tail(&all_procs, &p->all_node);
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	init_proc = p;
@@ -312,16 +320,28 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 	if (flags & CLONE_PARENT_SETTID)
 		ksvc_copy_to_user((void *)ptid, &tid, sizeof(tid));
 	proc_link_thread(p, ut);
+	/* The links to other tasks, under the tree lock that exits retarget them under (see
+	 * retarget_locked): a thread already on p's list but not yet linked is skipped there. */
+	unsigned long tf = spin_lock_irqsave(&proc_tree_lock);
+
+	ut->task.tgid = p->tgid;
 	if (p != pp) {
-		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
-		struct proc *par = (flags & CLONE_PARENT) && pp->parent ? pp->parent : pp;
+		bool up = (flags & CLONE_PARENT) && pp->parent;
+		struct proc *par = up ? pp->parent : pp;
 
 		p->parent = par;
 		WRITE_ONCE(p->ppid, par->tgid);
 		list_add_tail(&par->children, &p->sibling);
 		list_add_tail(&all_procs, &p->all_node);
-		spin_unlock_irqrestore(&proc_tree_lock, f);
+		p->leader = ut->task.group_leader = &ut->task;
+		/* Linux's copy_process: the creating thread, or its parent for CLONE_PARENT */
+		ut->task.real_parent = up ? parent->task.real_parent : &parent->task;
+	} else {
+		ut->task.group_leader = pp->leader;
+		ut->task.real_parent = parent->task.real_parent; /* threads share the parent */
 	}
+	ut->task.parent = ut->task.real_parent;
+	spin_unlock_irqrestore(&proc_tree_lock, tf);
 	if (flags & CLONE_CHILD_SETTID) {
 		/* The child's address space: for a thread it is ours; for a fork, write it
 		 * after the child runs would be Linux; writing into the COW copy is the same. */
@@ -485,6 +505,33 @@ void proc_start_reaper(void)
 		kpanic("no reaper");
 }
 
+/*
+ * Point c's threads (and its parked leader) whose real_parent is from, or all of them when from
+ * is NULL, at to: proc_tree_lock held.  Every thread's real_parent is a thread of c->parent (or
+ * init's leader); a thread that exits moves its children's links off itself before it can be
+ * freed, so none of them ever names freed memory.
+ */
+static void retarget_locked(struct proc *c, struct task *from, struct task *to)
+{
+	spin_assert_held(&proc_tree_lock);
+	unsigned long f = spin_lock_irqsave(&c->lock);
+	struct list_node *n;
+
+	list_for_each(n, &c->threads) {
+		struct task *t = &list_entry(n, struct uthread, thread_node)->task;
+
+		if (t->real_parent && (!from || t->real_parent == from))
+			t->real_parent = t->parent = to;
+	}
+	if (c->parked_leader) {
+		struct task *t = &c->parked_leader->task;
+
+		if (!from || t->real_parent == from)
+			t->real_parent = t->parent = to;
+	}
+	spin_unlock_irqrestore(&c->lock, f);
+}
+
 /* Give p's children to init; proc_tree_lock held. */
 static void reparent_children_locked(struct proc *p)
 {
@@ -497,6 +544,7 @@ static void reparent_children_locked(struct proc *p)
 		list_del(&c->sibling);
 		c->parent = init_proc;
 		WRITE_ONCE(c->ppid, init_proc->tgid);
+		retarget_locked(c, NULL, init_proc->leader);
 		list_add_tail(&init_proc->children, &c->sibling);
 		if (c->zombie)
 			waitq_wake_all(&init_proc->child_wait);
@@ -537,10 +585,13 @@ static void proc_finish(struct proc *p)
 	bool autoreap = signal_parent_autoreaps(p);
 
 	signal_notify_parent_exit(p);
+	p->exited = true;
+	pidfd_notify_exit_locked(p);
 	if (autoreap) {
 		/* SIGCHLD ignored (or SA_NOCLDWAIT): no zombie, nothing for wait4 */
 		list_del(&p->sibling);
 		list_del(&p->all_node);
+		p->reaped = true;
 		spin_unlock_irqrestore(&proc_tree_lock, f);
 		signal_proc_release(p);
 		proc_put(p);
@@ -554,7 +605,8 @@ void proc_exit_thread(int status)
 {
 	struct uthread *ut = current_uthread();
 	struct proc *p = ut->task.proc;
-	bool last;
+	struct uthread *parked = NULL;
+	bool last, park = false;
 
 	futex_exit_robust_list(ut); /* owner-died wakeups for the robust mutexes it held */
 	if (ut->clear_child_tid) {
@@ -571,6 +623,14 @@ void proc_exit_thread(int status)
 	list_del_init(&ut->thread_node);
 	p->nr_threads--;
 	last = p->nr_threads == 0;
+	/* a leader that goes first stays allocated until the last thread (group_leader) */
+	if (last) {
+		parked = p->parked_leader;
+		p->parked_leader = NULL;
+	} else if (&ut->task == p->leader) {
+		p->parked_leader = ut;
+		park = true;
+	}
 	if (!p->exiting || last)
 		p->exit_status = p->exiting ? p->exit_status : status;
 	p->min_flt += ut->min_flt;
@@ -589,10 +649,27 @@ void proc_exit_thread(int status)
 		proc_finish(p);
 	f = spin_lock_irqsave(&proc_tree_lock);
 	list_del(&ut->task.all_node);
+	if (!last && p != init_proc) {
+		/* our children's real_parent moves to a thread still in the group (Linux's
+		 * find_alive_thread), or to init's leader when the group is ending */
+		struct task *to = init_proc->leader;
+		struct list_node *n;
+		unsigned long pf = spin_lock_irqsave(&p->lock);
+
+		if (!list_empty(&p->threads))
+			to = &list_entry(p->threads.next, struct uthread, thread_node)->task;
+		spin_unlock_irqrestore(&p->lock, pf);
+		list_for_each(n, &p->children)
+			retarget_locked(list_entry(n, struct proc, sibling), &ut->task, to);
+	}
 	spin_unlock_irqrestore(&proc_tree_lock, f);
-	/* The reaper frees our stack once we are off the CPU. */
+	/* The reaper frees our stack once we are off the CPU (a parked leader's once the
+	 * group's last thread hands it over). */
 	f = spin_lock_irqsave(&dead_lock);
-	list_add_tail(&dead_threads, &ut->task.all_node);
+	if (!park)
+		list_add_tail(&dead_threads, &ut->task.all_node);
+	if (parked)
+		list_add_tail(&dead_threads, &parked->task.all_node);
 	spin_unlock_irqrestore(&dead_lock, f);
 	waitq_wake_all(&reaper_wq);
 	thread_exit();
@@ -704,6 +781,7 @@ static long wait_common(int pid, int options, int *status, struct rusage *ru, bo
 				found = c;
 				list_del(&c->sibling);
 				list_del(&c->all_node);
+				c->reaped = true;
 				break;
 			}
 			if ((options & (WUNTRACED | WCONTINUED)) &&
@@ -812,12 +890,14 @@ static int waitid_put_info(uint64_t uinfo, int pid, int status, bool traced)
 	return 0;
 }
 
-static long sys_waitid(uint64_t which, uint64_t id, uint64_t uinfo, uint64_t options,
-		       uint64_t urusage)
+/* Linux's kernel_waitid: the child reported (its pid, with *status in wait4's encoding), 0
+ * (WNOHANG, nothing yet) or an errno. */
+static long kernel_waitid(uint64_t which, uint64_t id, uint64_t options, int *status,
+			  struct rusage *ru, bool *reaped, bool *traced)
 {
-	int pid, status = 0;
-	struct rusage ru;
-	bool reaped = false, traced = false;
+	bool nonblock = false;
+	uint64_t opts_in = options;
+	int pid;
 
 	if (options & ~(uint64_t)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
 				  __WNOTHREAD | __WCLONE | __WALL))
@@ -838,78 +918,50 @@ static long sys_waitid(uint64_t which, uint64_t id, uint64_t uinfo, uint64_t opt
 			return -EINVAL;
 		pid = id ? -(int)id : 0;
 		break;
-	case P_PIDFD:
-		return -EBADF; /* no pidfds here */
+	case P_PIDFD: {
+		/* Linux's pidfd_get_pid: the process the pidfd names, a child to wait for by its
+		 * id (ECHILD when it is not ours or already reaped); the file's O_NONBLOCK makes
+		 * it WNOHANG, with EAGAIN instead of 0 when nothing is ready */
+		struct proc *pp;
+		int err;
+
+		if ((int)id < 0)
+			return -EINVAL;
+		err = pidfd_proc_get((int)id, &pp, &nonblock);
+		if (err)
+			return err;
+		pid = READ_ONCE(pp->reaped) ? 0x7fffffff : pp->tgid; /* 0x7fffffff: none */
+		proc_put(pp);
+		if (nonblock)
+			options |= WNOHANG;
+		break;
+	}
 	default:
 		return -EINVAL;
 	}
-	long r = wait_common(pid, (int)options, &status, &ru, &reaped, &traced);
+	long r = wait_common(pid, (int)options, status, ru, reaped, traced);
 
-	if (r < 0)
-		return r;
-	if (reaped && urusage && ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru)))
+	if (r == 0 && nonblock && !(opts_in & WNOHANG))
+		return -EAGAIN;
+	return r;
+}
+
+/* As Linux's waitid: the siginfo is written whatever the outcome (zeros for an error too) */
+static long sys_waitid(uint64_t which, uint64_t id, uint64_t uinfo, uint64_t options,
+		       uint64_t urusage)
+{
+	int status = 0;
+	struct rusage ru;
+	bool reaped = false, traced = false;
+	long r = kernel_waitid(which, id, options, &status, &ru, &reaped, &traced);
+
+	if (r > 0 && reaped && urusage && ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru)))
 		return -EFAULT;
-	if (uinfo && waitid_put_info(uinfo, (int)r, status, traced))
+	if (uinfo && waitid_put_info(uinfo, r > 0 ? (int)r : 0, status, traced))
 		return -EFAULT;
-	return 0;
+	return r > 0 ? 0 : r;
 }
 SYSCALL(__NR_waitid, sys_waitid);
-
-/*
- * pidfd_open(pid, flags): a descriptor for process pid ("[pidfd]", O_RDWR, close-on-exec),
- * as Linux 6.1: flags other than PIDFD_NONBLOCK (O_NONBLOCK) or pid <= 0 EINVAL, no such
- * process ESRCH, a thread that is not its process's leader EINVAL.  It names the process by
- * its id: fdinfo's "Pid:" line and BPF task storage's keys (ksvc_pidfd_pid).  Not here yet:
- * poll on exit, waitid(P_PIDFD), pidfd_send_signal.
- */
-static void pidfd_noref(void *priv)
-{
-	(void)priv;
-}
-
-static size_t pidfd_fdinfo(void *priv, char *buf, size_t size)
-{
-	return (size_t)ksnprintf(buf, size, "Pid:\t%d\nNSpid:\t%d\n", (int)(uintptr_t)priv,
-				 (int)(uintptr_t)priv);
-}
-
-static const struct ksvc_file_ops pidfd_fops = {
-	.name = "[pidfd]",
-	.get = pidfd_noref,
-	.release = pidfd_noref,
-	.show_fdinfo = pidfd_fdinfo,
-};
-
-static long sys_pidfd_open(uint64_t upid, uint64_t flags, uint64_t a2, uint64_t a3, uint64_t a4,
-			   uint64_t a5)
-{
-	int pid = (int)upid;
-	bool found, leader;
-
-	if ((flags & ~(uint64_t)O_NONBLOCK) || pid <= 0)
-		return -EINVAL;
-	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
-	struct uthread *ut = proc_find_thread_locked(pid);
-
-	found = ut != NULL;
-	leader = ut && ut->task.proc && ((struct proc *)ut->task.proc)->tgid == pid;
-	spin_unlock_irqrestore(&proc_tree_lock, f);
-	if (!found)
-		return -ESRCH;
-	if (!leader)
-		return -EINVAL;
-	return ksvc_fd_install(&pidfd_fops, (void *)(uintptr_t)pid, true);
-}
-SYSCALL(__NR_pidfd_open, sys_pidfd_open);
-
-int ksvc_pidfd_pid(int fd)
-{
-	void *priv;
-
-	if (ksvc_fd_get(fd, &pidfd_fops, &priv))
-		return -EBADF;
-	return (int)(uintptr_t)priv;
-}
 
 static long sys_set_tid_address(uint64_t addr)
 {
