@@ -214,7 +214,7 @@ $(BUILD)/user/bin/t_kbtf: tests/user/tap.h tests/user/bpf_faults.h tests/user/bp
 UPROGS += t_bpf_otask
 t_bpf_otask_SRCS := tests/user/t_bpf_otask.c $(BUILD)/user/bpf/otask.bpf.lo
 t_bpf_otask_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
-t_bpf_otask_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+t_bpf_otask_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd -lpthread
 $(BUILD)/user/bpf/otask.bpf.o: tests/user/bpf/out.h
 $(BUILD)/user/bin/t_bpf_otask: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
 # t_pidfd: pidfd_open, poll on exit, waitid(P_PIDFD), pidfd_send_signal

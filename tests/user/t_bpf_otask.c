@@ -3,7 +3,9 @@
  * against perfkernel's struct task / struct trapframe or Linux's task_struct / pt_regs).
  * A forked child runs BPF_PROG_TYPE_SYSCALL programs (BPF_PROG_TEST_RUN) while its parent sleeps
  * in waitpid:
- * - task->real_parent->tgid is getppid(), task->group_leader's id and task->tgid are getpid();
+ * - task->real_parent->tgid is getppid(), task->group_leader's id and task->tgid are getpid(),
+ *   also from a second thread after the leader thread exited, and in an orphan once its
+ *   parent exited (the kernel retargets the links);
  * - bpf_get_task_stack(parent, ...) gives kernel frames of the sleeping parent (> 0 bytes, a
  *   multiple of 8, the rest of the buffer zeroed); size 0 gives 0; a size not a multiple of 8
  *   and unknown flags -EINVAL; skip past every frame -EFAULT; on the current task too;
@@ -29,6 +31,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,6 +112,93 @@ static int run(struct runner *r, const char *name, uint64_t in5, uint64_t in6, u
 	return err;
 }
 
+/* links from the calling thread: real_parent's tgid is getppid(), the group leader's id and
+ * tgid are getpid(); how many checks failed */
+static int links_check(struct runner *r, const char *who)
+{
+	uint64_t v[8] = { 0 };
+	char what[160];
+	int err = run(r, "links", 0, 0, v), bad = 0;
+
+	snprintf(what, sizeof(what), "%s: real_parent->tgid is getppid(), group_leader's id and "
+		 "tgid are getpid()", who);
+	bad += !CHECK(!err && (int)v[1] == getppid() && (int)v[2] == getpid() &&
+			      (int)v[3] == getpid(),
+		      what, "err %d: %lld %lld %lld, getppid %d getpid %d", err, (long long)v[1],
+		      (long long)v[2], (long long)v[3], getppid(), getpid());
+	return bad;
+}
+
+static int report_fd = -1;
+static struct runner *thread_runner;
+
+/* a second thread of a process whose leader has exited (pthread's main thread left with
+ * SYS_exit): the links still hold */
+static void *after_leader(void *arg)
+{
+	char ok;
+
+	(void)arg;
+	usleep(50000);
+	ok = links_check(thread_runner, "a thread after its leader exited") ? 'n' : 'y';
+	if (write(report_fd, &ok, 1) < 0) {
+	}
+	syscall(SYS_exit_group, 0);
+	return NULL;
+}
+
+/* the links kept right by the kernel: in a thread, after the leader thread exits, in an orphan
+ * reparented to init */
+static void check_links_kept(struct runner *r)
+{
+	int rp[2], st;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(rp))
+		return;
+	thread_runner = r;
+	report_fd = rp[1];
+	pid = fork();
+	if (pid == 0) {
+		pthread_t th;
+
+		close(rp[0]);
+		tap_nfail = 0;
+		if (pthread_create(&th, NULL, after_leader, NULL))
+			_exit(3);
+		syscall(SYS_exit, 0); /* the leader thread alone */
+	}
+	CHECK(read(rp[0], &c, 1) == 1 && c == 'y', "links from a thread whose leader exited", "%c",
+	      c);
+	waitpid(pid, &st, 0);
+
+	pid = fork();
+	if (pid == 0) {
+		pid_t me = getpid(), g;
+
+		close(rp[0]);
+		tap_nfail = 0;
+		g = fork();
+		if (g == 0) {
+			/* the grandchild: wait until its parent is gone, then look */
+			for (int i = 0; i < 500 && getppid() == me; i++)
+				usleep(10000);
+			c = getppid() != me && !links_check(r, "an orphan") ? 'y' : 'n';
+			if (write(rp[1], &c, 1) < 0) {
+			}
+			_exit(0);
+		}
+		_exit(g > 0 ? 0 : 1);
+	}
+	close(rp[1]);
+	waitpid(pid, &st, 0);
+	c = 0;
+	CHECK(read(rp[0], &c, 1) == 1 && c == 'y', "an orphan's real_parent is its new parent", "%c",
+	      c);
+	close(rp[0]);
+}
+
 /* In the child: the parent is asleep in waitpid, its shared_val already changed. */
 static void child_checks(struct runner *r)
 {
@@ -116,13 +206,7 @@ static void child_checks(struct runner *r)
 	int err;
 	uint64_t text = (uint64_t)(uintptr_t)&child_checks;
 
-	err = run(r, "links", 0, 0, v);
-	CHECK(!err && v[4] >= 1, "links ran", "err %d flavour %llu", err, (unsigned long long)v[4]);
-	CHECK((int)v[1] == getppid(), "task->real_parent->tgid is getppid()", "%lld, getppid %d",
-	      (long long)v[1], getppid());
-	CHECK((int)v[2] == getpid(), "task->group_leader's id is getpid()", "%lld, getpid %d",
-	      (long long)v[2], getpid());
-	CHECK((int)v[3] == getpid(), "task->tgid is getpid()", "%lld", (long long)v[3]);
+	links_check(r, "the child");
 
 	/* the parent's kernel stack: it sleeps in waitpid */
 	err = run(r, "pstack", 128, 0, v);
@@ -303,6 +387,7 @@ int main(void)
 		tap_fail("write to the child", "errno %d", errno);
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's checks passed", "status %#x", st);
+	check_links_kept(&r);
 	bpf_object__close(r.obj);
 	return tap_done();
 }
