@@ -14,8 +14,9 @@
  * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
  * get_current_task_btf (the current struct task, which the verifier types by the kernel's
  * BTF: PTR_TO_BTF_ID, verify_mem.c), find_vma on such a task (its callback gets the kernel's
- * struct vm_area, typed too), the BTF-bound ones (timers, kptr, task storage, ...) whose
- * arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
+ * struct vm_area, typed too), get_task_stack / task_pt_regs / copy_from_user_task on such a
+ * task or one reached through its links (real_parent, group_leader), the BTF-bound ones
+ * (timers, kptr, ...) whose arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
  * (map_btf.c finds it; Linux 6.1 lets no program type here use such a map yet, prog.c).
  * Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but

@@ -501,7 +501,7 @@ static int task_mm_take(struct task *t, void *arg)
 	struct proc *p = t->proc;
 	int r = -ENOENT;
 
-	if (!p)
+	if (!p || spin_is_held_by_me(&p->lock)) /* run from inside it: a kprobe's program */
 		return -ENOENT;
 	unsigned long f = spin_lock_irqsave(&p->lock);
 

@@ -9,6 +9,9 @@
  * Not implemented: CLONE_VFORK's suspension of the parent (the child runs, the parent too,
  * which is legal for programs that only exec or _exit), namespaces.  ptrace's hooks
  * (kernel/ptrace.c) report clone events, exits and tracee stops to wait4.
+ * Each thread's real_parent / parent / group_leader (sched.h) are kept here: set at clone,
+ * retargeted off a thread before it can be freed (retarget_locked), a leader that exits first
+ * parked until its group's last thread exits.  Pidfds are kernel/pidfd.c.
  */
 #include <linux/sched.h>
 #include <linux/wait.h>
@@ -219,6 +222,7 @@ struct uthread *proc_create_init(void)
 
 	ut->task.tgid = p->tgid;
 	ut->task.group_leader = p->leader = &ut->task;
+	ut->task.real_parent = ut->task.parent = cpus[0].idle; /* Linux: swapper/0 */
 	list_add_tail(&all_procs, &p->all_node);
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	init_proc = p;

@@ -5,7 +5,8 @@
  * in waitpid:
  * - task->real_parent->tgid is getppid(), task->group_leader's id and task->tgid are getpid(),
  *   also from a second thread after the leader thread exited, and in an orphan once its
- *   parent exited (the kernel retargets the links);
+ *   parent exited (the kernel retargets the links); real_parent leads up through init to the
+ *   task of pid 0, its own real_parent (Linux's swapper/0; perfkernel's CPU 0 idle task);
  * - bpf_get_task_stack(parent, ...) gives kernel frames of the sleeping parent (> 0 bytes, a
  *   multiple of 8, the rest of the buffer zeroed); size 0 gives 0; a size not a multiple of 8
  *   and unknown flags -EINVAL; skip past every frame -EFAULT; on the current task too;
@@ -207,6 +208,11 @@ static void child_checks(struct runner *r)
 	uint64_t text = (uint64_t)(uintptr_t)&child_checks;
 
 	links_check(r, "the child");
+	run(r, "links", 0, 0, v);
+	CHECK((v[0] & 0xff) >= 3 && (v[0] & 0xff) < 16 && (v[0] >> 8) == 1,
+	      "real_parent leads up through init to pid 0, its own real_parent (swapper/0)",
+	      "%llu steps, self-parent %llu", (unsigned long long)(v[0] & 0xff),
+	      (unsigned long long)(v[0] >> 8));
 
 	/* the parent's kernel stack: it sleeps in waitpid */
 	err = run(r, "pstack", 128, 0, v);

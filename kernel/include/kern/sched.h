@@ -73,8 +73,9 @@ struct task {
 	 * Other tasks, as BPF programs walk them through the kernel's BTF (Linux's task_struct
 	 * members of the same names): the thread group's id, the task that created it (a thread
 	 * of the parent process; init's leader once orphaned), the task it reports to (the same
-	 * here: ptrace's tracer is not put there), its group's leader.  Kernel threads: their
-	 * own tid, NULL, NULL, themselves.  kernel/proc.c writes them under proc_tree_lock and
+	 * here: ptrace's tracer is not put there), its group's leader.  Kernel threads and init:
+	 * CPU 0's idle task (pid 0, Linux's swapper/0, its own parent) is their parent; a kernel
+	 * thread leads its own group.  kernel/proc.c writes them under proc_tree_lock and
 	 * moves every pointer off a thread before that thread can be freed (see proc.c), so a
 	 * pointer read from a live task names a task that is still allocated; programs read
 	 * them with probe loads and helpers check a task is still tracked before using it.

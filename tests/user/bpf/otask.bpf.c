@@ -46,10 +46,14 @@ static void *parent_task(void)
 	return ((struct task_struct___lx *)bpf_get_current_task_btf())->real_parent;
 }
 
-/* out[1] parent's tgid, out[2] our leader's thread id, out[3] our tgid, out[4] the flavour */
+/* out[1] parent's tgid, out[2] our leader's thread id, out[3] our tgid, out[4] the flavour;
+ * out[0]: how many real_parent steps up to the task of pid 0, plus 256 when that one is its
+ * own real_parent (Linux's swapper/0) */
 SEC("syscall")
 int links(void *ctx)
 {
+	__u64 up = 0;
+
 	if (bpf_core_type_exists(struct task___pk)) {
 		struct task___pk *t = (void *)bpf_get_current_task_btf();
 
@@ -57,6 +61,15 @@ int links(void *ctx)
 		put(2, t->group_leader->tid);
 		put(3, t->tgid);
 		put(4, 1);
+#pragma unroll
+		for (int i = 0; i < 16; i++) {
+			if (!t || t->tid == 0)
+				break;
+			t = t->real_parent;
+			up++;
+		}
+		if (t && t->tid == 0 && t->real_parent == t)
+			up += 256;
 	} else {
 		struct task_struct___lx *t = (void *)bpf_get_current_task_btf();
 
@@ -64,7 +77,17 @@ int links(void *ctx)
 		put(2, t->group_leader->pid);
 		put(3, t->tgid);
 		put(4, 2);
+#pragma unroll
+		for (int i = 0; i < 16; i++) {
+			if (!t || t->pid == 0)
+				break;
+			t = t->real_parent;
+			up++;
+		}
+		if (t && t->pid == 0 && t->real_parent == t)
+			up += 256;
 	}
+	put(0, up);
 	return 0;
 }
 
