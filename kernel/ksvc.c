@@ -592,12 +592,30 @@ int ksvc_task_copy_from_user(struct ksvc_task *kt, void *dst, uint64_t uaddr, ui
 	return (int)n;
 }
 
-void *ksvc_task_user_regs(struct ksvc_task *kt)
+static int task_live(struct task *t, void *arg)
+{
+	if (arg) /* the frame at the top of its kernel stack (a kernel thread's stays unused) */
+		*(void **)arg = (char *)t->kstack + KSTACK_SIZE - sizeof(struct trapframe);
+	return 0;
+}
+
+bool ksvc_task_live(const struct ksvc_task *kt)
 {
 	struct task *t = (struct task *)kt;
 
-	/* the frame at the top of every task's kernel stack (a kernel thread's stays unused) */
-	return (char *)READ_ONCE(t->kstack) + KSTACK_SIZE - sizeof(struct trapframe);
+	return t == current_task() || !sched_with_live_task(t, task_live, NULL);
+}
+
+void *ksvc_task_user_regs(struct ksvc_task *kt)
+{
+	struct task *t = (struct task *)kt;
+	void *regs = NULL;
+
+	if (t == current_task())
+		task_live(t, &regs);
+	else
+		sched_with_live_task(t, task_live, &regs);
+	return regs;
 }
 
 struct task_stack {

@@ -389,6 +389,8 @@ int sched_with_live_task(struct task *t, int (*fn)(struct task *t, void *arg), v
 	unsigned long f;
 	int r = -ESRCH;
 
+	if (!t) /* a NULL link a program passed on */
+		return -ESRCH;
 	for (unsigned int i = 0; i < nr_cpus_possible; i++)
 		if (t == cpus[i].idle) /* never freed */
 			return fn(t, arg);

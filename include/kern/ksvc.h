@@ -415,7 +415,12 @@ int ksvc_task_find_vma(struct ksvc_task *t, uint64_t addr, void (*fn)(void *vma,
 /* [sleep] bpf_copy_from_user_task: up to size bytes at uaddr in t's memory into dst, as
  * ptrace reads them; the bytes read (0 for a task without memory or gone). */
 int ksvc_task_copy_from_user(struct ksvc_task *t, void *dst, uint64_t uaddr, uint32_t size);
-/* [any] bpf_task_pt_regs: where t's user registers are saved (Linux's task_pt_regs). */
+/* [any] Is t still allocated (the current task, an idle task, or one the scheduler tracks)?
+ * Once it is no longer tracked, bpf_task_free runs for it: a caller that checks under a lock
+ * bpf_task_free takes (task storage's) keeps it from being freed until that lock is dropped. */
+bool ksvc_task_live(const struct ksvc_task *t);
+/* [any] bpf_task_pt_regs: where t's user registers are saved (Linux's task_pt_regs); NULL
+ * when t is gone. */
 void *ksvc_task_user_regs(struct ksvc_task *t);
 /* [any] bpf_get_task_stack's trace: t's kernel return addresses (the current task's from the
  * caller; another's from where it last switched away), or the current task's user ones (its

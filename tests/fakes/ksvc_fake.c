@@ -590,6 +590,11 @@ void *ksvc_task_user_regs(struct ksvc_task *t)
 	return t->user_regs;
 }
 
+bool ksvc_task_live(const struct ksvc_task *t)
+{
+	return t >= fake_tasks && t < fake_tasks + KSVC_FAKE_MAX_TASKS;
+}
+
 int ksvc_task_running_cpu(const struct ksvc_task *t)
 {
 	return t == &fake_tasks[ksvc_fake.current_task] ? (int)ksvc_fake.cpu : -1;

@@ -15,7 +15,9 @@
  * - bpf_task_pt_regs(current)->pc lies in this program's text and ->sp near its stack;
  * - bpf_copy_from_user_task reads the parent's global after the parent changed it (the child's
  *   copy still has the old value); flags 1 -EINVAL; address 0 -EFAULT with the buffer zeroed;
- * - bpf_find_vma on the parent finds its text's area.
+ * - bpf_find_vma on the parent finds its text's area;
+ * - bpf_task_storage_get(F_CREATE) on the parent from the child's perf_event program: the
+ *   parent reads the count by its own pidfd.
  * Refused: copy_from_user_task in a perf_event program ("helper call might sleep in a
  * non-sleepable prog", EINVAL), a number as the task of get_task_stack / task_pt_regs (EACCES,
  * "R1 type=scalar expected=ptr_").
@@ -272,6 +274,8 @@ static void child_checks(struct runner *r)
 	run(r, "pcopy", addr, 1, v);
 	CHECK((int64_t)v[1] == -EINVAL && v[2] == ~0ull, "flags 1: -EINVAL, the buffer untouched",
 	      "%lld %#llx", (long long)v[1], (unsigned long long)v[2]);
+	EXPECT_OK(run_on_faults(bpf_object__find_program_by_name(r->obj, "parent_count"), 8),
+		  "parent_count on 8 page faults of the child");
 	run(r, "pcopy", 0, 0, v);
 	CHECK((int64_t)v[1] == -EFAULT && v[2] == 0, "address 0: -EFAULT, the buffer zeroed",
 	      "%lld %#llx", (long long)v[1], (unsigned long long)v[2]);
@@ -393,6 +397,15 @@ int main(void)
 		tap_fail("write to the child", "errno %d", errno);
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's checks passed", "status %#x", st);
+	/* what the child's program stored on its parent, read by our own pidfd */
+	int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	uint64_t count = 0;
+
+	CHECK(bpf_map__lookup_elem(bpf_object__find_map_by_name(r.obj, "pcount"), &self,
+				   sizeof(self), &count, sizeof(count), 0) == 0 && count >= 8,
+	      "task storage on real_parent from the child's program: our value by our pidfd",
+	      "errno %d count %llu", errno, (unsigned long long)count);
+	close(self);
 	check_links_kept(&r);
 	bpf_object__close(r.obj);
 	return tap_done();

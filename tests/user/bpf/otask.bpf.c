@@ -180,6 +180,24 @@ int vma_twice(void *ctx)
 	return 0;
 }
 
+/* a counter per thread, bumped on the parent from the child's page faults */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} pcount SEC(".maps");
+
+SEC("perf_event")
+int parent_count(void *ctx)
+{
+	__u64 *c = bpf_task_storage_get(&pcount, parent_task(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (c)
+		__sync_fetch_and_add(c, 1);
+	return 0;
+}
+
 /* refused: copy_from_user_task may sleep, a perf_event program may not */
 SEC("perf_event")
 int copy_nosleep(void *ctx)
