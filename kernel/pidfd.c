@@ -8,7 +8,8 @@
  * a reference on the struct proc (its memory, not its resources), so it names that process
  * for good: poll gives POLLIN | POLLRDNORM once the whole group has exited, and wakes its
  * pollers then; fdinfo's "Pid:" is its id until it is reaped, then -1.
- * pidfd_send_signal is in sys_signal.c, waitid(P_PIDFD) in proc.c.
+ * clone(CLONE_PIDFD) makes one too (proc.c).  pidfd_send_signal is in sys_signal.c,
+ * waitid(P_PIDFD) in proc.c.
  */
 #include <asm/poll.h>
 #include <linux/fcntl.h>
@@ -57,6 +58,16 @@ void pidfd_notify_exit_locked(struct proc *p)
 {
 	spin_assert_held(&proc_tree_lock);
 	waitq_wake_all(&p->pidfd_wait);
+}
+
+int pidfd_reserve(struct ksvc_fd_resv *r)
+{
+	return ksvc_fd_reserve(&pidfd_fops, true, r);
+}
+
+void pidfd_commit(struct ksvc_fd_resv *r, struct proc *p)
+{
+	(void)ksvc_fd_commit(r, p); /* on its rare -EMFILE, p's reference goes as by a close */
 }
 
 static long sys_pidfd_open(uint64_t upid, uint64_t uflags, uint64_t a2, uint64_t a3, uint64_t a4,

@@ -232,9 +232,13 @@ struct uthread *proc_create_init(void)
 #define CLONE_SUPPORTED                                                                            \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID |           \
-	 CLONE_VFORK | CLONE_PARENT | CLONE_DETACHED | CLONE_IO | CLONE_PTRACE | CLONE_UNTRACED)
+	 CLONE_VFORK | CLONE_PARENT | CLONE_DETACHED | CLONE_IO | CLONE_PTRACE | CLONE_UNTRACED |  \
+	 CLONE_PIDFD)
 
-static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
+/* The clone; *pidfd_proc (when asked for) gets the new process with a reference, before it
+ * can run (and be reaped). */
+static long clone_inner(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid,
+			struct proc **pidfd_proc)
 {
 	struct uthread *parent = current_uthread();
 	struct proc *pp = parent->task.proc;
@@ -364,6 +368,10 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		vd.done = false;
 		ut->vfork = &vd;
 	}
+	if (pidfd_proc) {
+		proc_get(p);
+		*pidfd_proc = p;
+	}
 	task_make_runnable(&ut->task, -1);
 	if (pt_event)
 		ptrace_clone_event(pt_event, tid);
@@ -375,6 +383,38 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		if (READ_ONCE(parent->ptrace))
 			ptrace_vfork_done(tid);
 	}
+	return tid;
+}
+
+/*
+ * clone(2): CLONE_PIDFD puts a pidfd for the child (close-on-exec) at parent_tid, as Linux 6.1's
+ * legacy clone: not with CLONE_PARENT_SETTID (the same word), CLONE_THREAD or CLONE_DETACHED
+ * (EINVAL); the fd is taken before the child exists, so running out of fds fails the clone.
+ */
+static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
+{
+	struct ksvc_fd_resv r;
+	struct proc *p = NULL;
+	long tid;
+	int err;
+
+	if (!(flags & CLONE_PIDFD))
+		return clone_inner(flags, newsp, ptid, tls, ctid, NULL);
+	if (flags & (CLONE_PARENT_SETTID | CLONE_THREAD | CLONE_DETACHED))
+		return -EINVAL;
+	err = pidfd_reserve(&r);
+	if (err)
+		return err;
+	if (ksvc_copy_to_user((void *)ptid, &r.fd, sizeof(r.fd))) {
+		ksvc_fd_cancel(&r);
+		return -EFAULT;
+	}
+	tid = clone_inner(flags, newsp, ptid, tls, ctid, &p);
+	if (tid < 0) {
+		ksvc_fd_cancel(&r);
+		return tid;
+	}
+	pidfd_commit(&r, p);
 	return tid;
 }
 

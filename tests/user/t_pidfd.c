@@ -11,6 +11,8 @@
  * a non-negative si_code to another process EPERM (allowed to ourselves), an invalid signal
  * EINVAL; an SI_QUEUE siginfo arrives with its value; signal 0 to a zombie 0, after the reap
  * ESRCH.  fdinfo's Pid: the id, -1 once reaped.
+ * clone(CLONE_PIDFD) puts the child's pidfd (close-on-exec) at parent_tid; with
+ * CLONE_PARENT_SETTID, CLONE_DETACHED or CLONE_THREAD it is EINVAL.
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -267,6 +269,43 @@ static void check_child(void)
 	close(fd);
 }
 
+/* clone(CLONE_PIDFD): the child's pidfd at parent_tid */
+static void check_clone_pidfd(void)
+{
+	int pidfd = -1;
+	siginfo_t si;
+	struct pollfd pf;
+	long pid;
+
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_PIDFD | CLONE_PARENT_SETTID | SIGCHLD, 0, &pidfd, 0, 0),
+		     EINVAL, "clone(CLONE_PIDFD | CLONE_PARENT_SETTID): EINVAL");
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_PIDFD | CLONE_DETACHED | SIGCHLD, 0, &pidfd, 0, 0),
+		     EINVAL, "clone(CLONE_PIDFD | CLONE_DETACHED): EINVAL");
+	EXPECT_ERRNO(syscall(SYS_clone, CLONE_PIDFD | CLONE_THREAD | CLONE_SIGHAND | CLONE_VM, 0,
+			     &pidfd, 0, 0),
+		     EINVAL, "clone(CLONE_PIDFD | CLONE_THREAD): EINVAL");
+	pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &pidfd, 0, 0);
+	if (pid == 0)
+		_exit(5);
+	if (!CHECK(pid > 0 && pidfd >= 0, "clone(CLONE_PIDFD): a pidfd at parent_tid",
+		   "pid %ld errno %d fd %d", pid, errno, pidfd))
+		return;
+	CHECK(fcntl(pidfd, F_GETFD) == FD_CLOEXEC && fdinfo_pid(pidfd) == pid,
+	      "close-on-exec, fdinfo Pid: the child", "%d %d", fcntl(pidfd, F_GETFD),
+	      fdinfo_pid(pidfd));
+	pf.fd = pidfd;
+	pf.events = POLLIN;
+	pf.revents = 0;
+	CHECK(poll(&pf, 1, 5000) == 1 && (pf.revents & POLLIN), "POLLIN once it exits", "%#x",
+	      pf.revents);
+	memset(&si, 0, sizeof(si));
+	CHECK(waitid_fd(pidfd, &si, WEXITED) == 0 && si.si_pid == pid && si.si_code == CLD_EXITED &&
+		      si.si_status == 5,
+	      "waitid(P_PIDFD) on it: exit status 5", "pid %d code %d status %d", si.si_pid,
+	      si.si_code, si.si_status);
+	close(pidfd);
+}
+
 static void check_self(void)
 {
 	siginfo_t si;
@@ -287,5 +326,6 @@ int main(void)
 	check_thread();
 	check_self();
 	check_child();
+	check_clone_pidfd();
 	return tap_done();
 }

@@ -159,6 +159,11 @@ void proc_put(struct proc *p);
 /* kernel/pidfd.c: the process pidfd fd refers to, with a reference (proc_put it), and whether
  * the file is O_NONBLOCK: 0, or -EBADF (not open, or not a pidfd). */
 int pidfd_proc_get(int fd, struct proc **p, bool *nonblock);
+/* clone's CLONE_PIDFD: an fd taken for a pidfd before the child exists (0, -EMFILE, -ENOMEM;
+ * ksvc_fd_cancel gives it back), made the pidfd of p, whose reference the file takes. */
+struct ksvc_fd_resv;
+int pidfd_reserve(struct ksvc_fd_resv *r);
+void pidfd_commit(struct ksvc_fd_resv *r, struct proc *p);
 /* proc_finish: the group is gone, wake its pidfds' pollers (proc_tree_lock held). */
 void pidfd_notify_exit_locked(struct proc *p);
 
