@@ -383,26 +383,6 @@ static uint64_t h_get_stackid(uint64_t ctx, uint64_t map, uint64_t flags, uint64
 	return (uint64_t)bpf_stackmap_insert(m, ips + skip, (uint32_t)(n - skip), flags);
 }
 
-/* The end of __bpf_get_stack: n addresses in ips (or an errno), fewer than min -EFAULT; past
- * the first skip, those that fit into buf (the rest of it zeroed); their bytes.  On an error
- * buf is all zero. */
-static uint64_t stack_result(void *buf, uint64_t size, const uint64_t *ips, long n, long min,
-			     uint32_t skip)
-{
-	long err = n < 0 ? n : -EFAULT;
-
-	if (n < min) {
-		memset(buf, 0, size);
-		return (uint64_t)err;
-	}
-	n -= skip;
-	if ((uint64_t)n > size / 8)
-		n = (long)(size / 8);
-	memcpy(buf, ips + skip, (size_t)n * 8);
-	memset((char *)buf + n * 8, 0, size - (size_t)n * 8);
-	return (uint64_t)(n * 8);
-}
-
 static uint64_t h_get_stack(uint64_t ctx, uint64_t buf, uint64_t size, uint64_t flags, uint64_t a5)
 {
 	uint32_t skip = flags & BPF_F_SKIP_FIELD_MASK, want = (uint32_t)(size / 8);
@@ -416,7 +396,7 @@ static uint64_t h_get_stack(uint64_t ctx, uint64_t buf, uint64_t size, uint64_t 
 	if (want + skip > STACK_MAX)
 		want = STACK_MAX - skip;
 	n = callchain(P(ctx), flags, ips, want + skip);
-	return stack_result(P(buf), size, ips, n, skip + 1, skip);
+	return bpf_stack_result(P(buf), size, ips, n, skip + 1, skip);
 clear:
 	memset(P(buf), 0, size);
 	return (uint64_t)err;
@@ -542,30 +522,6 @@ static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, u
 		if (bpf_callback_run(fn, i, ctx, 0, 0))
 			return i + 1;
 	return n;
-}
-
-/*
- * bpf_find_vma: the callback once with (task, vma, ctx) for the task's memory area holding
- * addr, then 0; -EINVAL for flags, -ENOENT without one, -EBUSY when its mm is locked.
- */
-struct find_vma_call {
-	uint64_t fn, task, ctx;
-};
-
-static void find_vma_cb(void *vma, void *arg)
-{
-	const struct find_vma_call *c = arg;
-
-	(void)bpf_callback_run(c->fn, c->task, (uintptr_t)vma, c->ctx, 0);
-}
-
-static uint64_t h_find_vma(uint64_t task, uint64_t addr, uint64_t fn, uint64_t ctx, uint64_t flags)
-{
-	struct find_vma_call c = { .fn = fn, .task = task, .ctx = ctx };
-
-	if (flags)
-		return (uint64_t)-EINVAL;
-	return (uint64_t)(int64_t)ksvc_task_find_vma(P(task), addr, find_vma_cb, &c);
 }
 
 /*
@@ -827,56 +783,6 @@ static uint64_t h_spin_unlock(uint64_t lock, uint64_t a2, uint64_t a3, uint64_t 
 	return 0;
 }
 
-/*
- * Helpers on a task a program holds (PTR_TO_BTF_ID of struct task: the current one, or one
- * reached through its real_parent / group_leader / parent links).  The task may be gone by the
- * time it is used: the kernel checks it is still allocated before looking inside (ksvc.h).
- */
-
-/* bpf_get_task_stack: Linux 6.1's __bpf_get_stack for a task: its kernel return addresses
- * (or its user ones with BPF_F_USER_STACK: -EFAULT for a kernel thread), skip dropped; the
- * bytes written, the rest of buf zeroed; buf all zero on an error.  Build ids: EINVAL, as
- * bpf_get_stack here. */
-static uint64_t h_get_task_stack(uint64_t task, uint64_t buf, uint64_t size, uint64_t flags,
-				 uint64_t a5)
-{
-	uint32_t skip = flags & BPF_F_SKIP_FIELD_MASK, num = (uint32_t)(size / 8), max;
-	uint64_t ips[STACK_MAX + 1];
-	long n, err = -EINVAL;
-
-	if (flags & ~(BPF_F_SKIP_FIELD_MASK | BPF_F_USER_STACK | BPF_F_USER_BUILD_ID))
-		goto clear;
-	if ((flags & BPF_F_USER_BUILD_ID) || size % 8)
-		goto clear;
-	max = num + skip > STACK_MAX ? STACK_MAX : num + skip;
-	n = ksvc_task_stack(P(task), flags & BPF_F_USER_STACK, ips, max);
-	return stack_result(P(buf), size, ips, n, skip, skip);
-clear:
-	memset(P(buf), 0, size);
-	return (uint64_t)err;
-}
-
-/* bpf_task_pt_regs: the task's saved user registers, typed struct trapframe by the verifier */
-static uint64_t h_task_pt_regs(uint64_t task, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-	return (uintptr_t)ksvc_task_user_regs(P(task));
-}
-
-/* bpf_copy_from_user_task (sleepable programs): size bytes at uptr in the task's memory;
- * flags EINVAL (dst untouched), a short read zeroes dst and is -EFAULT. */
-static uint64_t h_copy_from_user_task(uint64_t dst, uint64_t size, uint64_t uptr, uint64_t task,
-				      uint64_t flags)
-{
-	if (flags)
-		return (uint64_t)-EINVAL;
-	if (!(uint32_t)size)
-		return 0;
-	if (ksvc_task_copy_from_user(P(task), P(dst), uptr, (uint32_t)size) == (int)(uint32_t)size)
-		return 0;
-	memset(P(dst), 0, (uint32_t)size);
-	return (uint64_t)-EFAULT;
-}
-
 /* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
 static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -966,14 +872,14 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 				      .ret = RET_INTEGER, .might_sleep = true,
 				      .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY } },
 	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .avail = AV_TRACING,
-					   .fn = h_copy_from_user_task, .ret = RET_INTEGER,
+					   .fn = bpf_h_copy_from_user_task, .ret = RET_INTEGER,
 					   .might_sleep = true, .gpl_only = true,
 					   .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY, ARG_TASK,
 						     ARG_ANY } },
-	H(get_task_stack, h_get_task_stack, RET_INTEGER, false, AV_TRACING, ARG_TASK, ARG_MEM_UNINIT,
+	H(get_task_stack, bpf_h_get_task_stack, RET_INTEGER, false, AV_TRACING, ARG_TASK, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
-	H(task_pt_regs, h_task_pt_regs, RET_BTF_ID, true, AV_BASE, ARG_TASK),
-	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_find_vma, .ret = RET_INTEGER,
+	H(task_pt_regs, bpf_h_task_pt_regs, RET_BTF_ID, true, AV_BASE, ARG_TASK),
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = bpf_h_find_vma, .ret = RET_INTEGER,
 				.cb = CB_FIND_VMA,
 				.args = { ARG_TASK, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },
