@@ -224,6 +224,8 @@ static void child_checks(struct runner *r)
 	CHECK(v[2] >= 0xffff000000000000ull, "its first frame is a kernel address", "%#llx",
 	      (unsigned long long)v[2]);
 	CHECK(v[3] == 1, "the bytes past the frames are zeroed", "%llu", (unsigned long long)v[3]);
+	printf("# get_task_stack(parent asleep in waitpid, 16 slots): %lld bytes, first %#llx\n",
+	       (long long)v[1], (unsigned long long)v[2]);
 	run(r, "pstack", 0, 0, v);
 	CHECK(v[1] == 0, "get_task_stack(parent, 0 bytes): 0", "%lld", (long long)v[1]);
 	run(r, "pstack", 12, 0, v);
@@ -246,6 +248,7 @@ static void child_checks(struct runner *r)
 	CHECK(!err && (int64_t)v[1] > 0 && v[2] >= 0xffff000000000000ull,
 	      "get_task_stack(current): kernel frames", "err %d ret %lld first %#llx", err,
 	      (long long)v[1], (unsigned long long)v[2]);
+	printf("# get_task_stack(current, 16 slots): %lld bytes\n", (long long)v[1]);
 	run(r, "mystack", 0, BPF_F_USER_STACK, v);
 	CHECK((int64_t)v[1] > 0 && v[2] >= (uint64_t)(uintptr_t)__executable_start &&
 		      v[2] < (uint64_t)(uintptr_t)etext,
