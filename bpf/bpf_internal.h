@@ -216,6 +216,16 @@ void bpf_trace_line(const char *msg);
 
 /* helpers_str.c */
 uint64_t bpf_h_strncmp(uint64_t s1, uint64_t n, uint64_t s2, uint64_t a4, uint64_t a5);
+/* helpers_task.c: the helpers on a task, and the end of __bpf_get_stack (n addresses in ips or
+ * an errno, fewer than min -EFAULT; past the first skip, what fits in buf, the rest zeroed) */
+uint64_t bpf_h_get_task_stack(uint64_t task, uint64_t buf, uint64_t size, uint64_t flags,
+			      uint64_t a5);
+uint64_t bpf_h_task_pt_regs(uint64_t task, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
+uint64_t bpf_h_copy_from_user_task(uint64_t dst, uint64_t size, uint64_t uptr, uint64_t task,
+				   uint64_t flags);
+uint64_t bpf_h_find_vma(uint64_t task, uint64_t addr, uint64_t fn, uint64_t ctx, uint64_t flags);
+uint64_t bpf_stack_result(void *buf, uint64_t size, const uint64_t *ips, long n, long min,
+			  uint32_t skip);
 uint64_t bpf_h_strtol(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
 uint64_t bpf_h_strtoul(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t a5);
 

@@ -14,8 +14,9 @@
  * perf_event_read, branch records (-ENOENT as arm64), QUEUE/STACK and per-CPU lookups, and
  * get_current_task_btf (the current struct task, which the verifier types by the kernel's
  * BTF: PTR_TO_BTF_ID, verify_mem.c), find_vma on such a task (its callback gets the kernel's
- * struct vm_area, typed too), the BTF-bound ones (timers, kptr, task storage, ...) whose
- * arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
+ * struct vm_area, typed too), get_task_stack / task_pt_regs / copy_from_user_task on such a
+ * task or one reached through its links (real_parent, group_leader), the BTF-bound ones
+ * (timers, kptr, ...) whose arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
  * (map_btf.c finds it; Linux 6.1 lets no program type here use such a map yet, prog.c).
  * Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
@@ -395,13 +396,7 @@ static uint64_t h_get_stack(uint64_t ctx, uint64_t buf, uint64_t size, uint64_t 
 	if (want + skip > STACK_MAX)
 		want = STACK_MAX - skip;
 	n = callchain(P(ctx), flags, ips, want + skip);
-	err = n < 0 ? n : -EFAULT;
-	if (n <= (long)skip)
-		goto clear;
-	n -= skip;
-	memcpy(P(buf), ips + skip, (size_t)n * 8);
-	memset((char *)P(buf) + n * 8, 0, size - (size_t)n * 8);
-	return (uint64_t)(n * 8);
+	return bpf_stack_result(P(buf), size, ips, n, skip + 1, skip);
 clear:
 	memset(P(buf), 0, size);
 	return (uint64_t)err;
@@ -527,30 +522,6 @@ static uint64_t h_loop(uint64_t nr, uint64_t fn, uint64_t ctx, uint64_t flags, u
 		if (bpf_callback_run(fn, i, ctx, 0, 0))
 			return i + 1;
 	return n;
-}
-
-/*
- * bpf_find_vma: the callback once with (task, vma, ctx) for the task's memory area holding
- * addr, then 0; -EINVAL for flags, -ENOENT without one, -EBUSY when its mm is locked.
- */
-struct find_vma_call {
-	uint64_t fn, task, ctx;
-};
-
-static void find_vma_cb(void *vma, void *arg)
-{
-	const struct find_vma_call *c = arg;
-
-	(void)bpf_callback_run(c->fn, c->task, (uintptr_t)vma, c->ctx, 0);
-}
-
-static uint64_t h_find_vma(uint64_t task, uint64_t addr, uint64_t fn, uint64_t ctx, uint64_t flags)
-{
-	struct find_vma_call c = { .fn = fn, .task = task, .ctx = ctx };
-
-	if (flags)
-		return (uint64_t)-EINVAL;
-	return (uint64_t)(int64_t)ksvc_task_find_vma(P(task), addr, find_vma_cb, &c);
 }
 
 /*
@@ -900,15 +871,15 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .avail = AV_TRACING, .fn = h_copy_from_user,
 				      .ret = RET_INTEGER, .might_sleep = true,
 				      .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY } },
-	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .avail = AV_TRACING, .fn = h_einval,
-					   .ret = RET_INTEGER, .might_sleep = true, .gpl_only = true,
-					   .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY,
-						     ARG_BTF_ONLY, ARG_ANY } },
-	/* a task (PTR_TO_BTF_ID) argument: refused without kernel BTF */
-	H(get_task_stack, h_einval, RET_INTEGER, false, AV_TRACING, ARG_BTF_ONLY, ARG_MEM_UNINIT,
+	[BPF_FUNC_copy_from_user_task] = { .name = "bpf_copy_from_user_task", .avail = AV_TRACING,
+					   .fn = bpf_h_copy_from_user_task, .ret = RET_INTEGER,
+					   .might_sleep = true, .gpl_only = true,
+					   .args = { ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY, ARG_TASK,
+						     ARG_ANY } },
+	H(get_task_stack, bpf_h_get_task_stack, RET_INTEGER, false, AV_TRACING, ARG_TASK, ARG_MEM_UNINIT,
 	  ARG_SIZE, ARG_ANY),
-	H(task_pt_regs, h_einval, RET_BTF_ID, true, AV_BASE, ARG_BTF_ONLY),
-	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = h_find_vma, .ret = RET_INTEGER,
+	H(task_pt_regs, bpf_h_task_pt_regs, RET_BTF_ID, true, AV_BASE, ARG_TASK),
+	[BPF_FUNC_find_vma] = { .name = "bpf_find_vma", .avail = AV_TRACING, .fn = bpf_h_find_vma, .ret = RET_INTEGER,
 				.cb = CB_FIND_VMA,
 				.args = { ARG_TASK, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },

@@ -17,8 +17,10 @@
  * map's list, as the helpers run in the PMU interrupt; values are allocated and freed with
  * ksvc_alloc/ksvc_free ([any]).  The syscall side finds the thread by id under ts_lock, and
  * bpf_task_free takes ts_lock after the thread can no longer be found, so a thread found stays
- * until ts_lock is dropped.  A value's bytes are read and written without the lock, as in
- * Linux without BPF_F_LOCK.
+ * until ts_lock is dropped.  The helpers' task may be one a program reached through another
+ * task's links and kept past its end: they check it is still allocated (ksvc_task_live) under
+ * ts_lock, which bpf_task_free needs before the task's memory goes.  A value's bytes are read
+ * and written without the lock, as in Linux without BPF_F_LOCK.
  */
 #include <stdint.h>
 
@@ -156,8 +158,9 @@ uint64_t bpf_h_task_storage_get(uint64_t map, uint64_t task, uint64_t value, uin
 		return 0;
 	unsigned long f = spin_lock_irqsave(&ts_lock);
 
-	e = find_locked(m, t);
-	if (!e && (flags & BPF_LOCAL_STORAGE_GET_F_CREATE))
+	/* a task a program reached through another's links may be gone: nothing then */
+	e = ksvc_task_live(t) ? find_locked(m, t) : NULL;
+	if (!e && (flags & BPF_LOCAL_STORAGE_GET_F_CREATE) && ksvc_task_live(t))
 		e = create_locked(m, t, (const void *)(uintptr_t)value);
 	spin_unlock_irqrestore(&ts_lock, f);
 	return e ? (uintptr_t)e->value : 0;
@@ -174,7 +177,7 @@ uint64_t bpf_h_task_storage_delete(uint64_t map, uint64_t task, uint64_t a3, uin
 		return (uint64_t)-EINVAL;
 	unsigned long f = spin_lock_irqsave(&ts_lock);
 
-	e = find_locked(m, t);
+	e = ksvc_task_live(t) ? find_locked(m, t) : NULL;
 	if (e)
 		unlink_locked(e);
 	spin_unlock_irqrestore(&ts_lock, f);

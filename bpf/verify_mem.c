@@ -938,10 +938,14 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			    h->name, in->imm, env->prog->type);
 	if (h->ret == RET_BTF_ID) {
 		/* its ret_btf_id names a type of the kernel's BTF: our struct task for
-		 * get_current_task_btf; the others' types are not built here */
+		 * get_current_task_btf, the user-register frame (struct trapframe, Linux's
+		 * struct pt_regs) for task_pt_regs; the others' types are not built here */
 		const struct bpf_btf *kbtf = bpf_btf_vmlinux();
 
-		ret_btf_id = kbtf && in->imm == BPF_FUNC_get_current_task_btf ? task_btf_id() : 0;
+		if (kbtf && in->imm == BPF_FUNC_get_current_task_btf)
+			ret_btf_id = task_btf_id();
+		else if (kbtf && in->imm == BPF_FUNC_task_pt_regs)
+			ret_btf_id = bpf_btf_find_by_name_kind(kbtf, "trapframe", BTF_KIND_STRUCT);
 		if (!ret_btf_id)
 			return verr(env, -EINVAL, "invalid return type 8 of func %s#%d\n", h->name,
 				    in->imm);
@@ -1003,7 +1007,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		r0->id = ++env->next_id;
 		r0->ref_obj_id = dm.ref;
 	}
-	if (h->ret == RET_BTF_ID) { /* trusted, never NULL (the current task) */
+	if (h->ret == RET_BTF_ID) { /* never NULL (the current task, a task's frame) */
 		struct reg *r0 = &f->regs[BPF_REG_0];
 
 		memset(r0, 0, sizeof(*r0));

@@ -771,6 +771,35 @@ int ksvc_fd_install(const struct ksvc_file_ops *ops, void *priv, bool cloexec)
 	return err ? err : ksvc_fd_commit(&r, priv);
 }
 
+int ksvc_fd_install_flags(const struct ksvc_file_ops *ops, void *priv, bool cloexec,
+			  unsigned int fflags)
+{
+	struct ksvc_fd_resv r;
+	int err = ksvc_fd_reserve(ops, cloexec, &r);
+
+	if (err)
+		return err;
+	atomic_fetch_or(&((struct file *)r.file)->flags, fflags);
+	return ksvc_fd_commit(&r, priv);
+}
+
+int ksvc_fd_get_flags(int fd, const struct ksvc_file_ops *ops, void **priv, unsigned int *fflags)
+{
+	struct files *fs = files_cur();
+	struct file *f;
+	unsigned long fl;
+	int err = ksvc_fd_get(fd, ops, priv);
+
+	if (err)
+		return err;
+	fl = spin_lock_irqsave(&fs->lock);
+	f = slot_file(fs->fd[fd]);
+	*fflags = f && f->ops == &anon_fops && ((struct anon_file *)f->priv)->priv == *priv ?
+			  atomic_load(&f->flags) : 0;
+	spin_unlock_irqrestore(&fs->lock, fl);
+	return 0;
+}
+
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv)
 {
 	struct files *fs = files_cur();

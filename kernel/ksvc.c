@@ -485,23 +485,183 @@ void **ksvc_task_bpf_slot(struct ksvc_task *t)
 	return &((struct task *)t)->bpf_storage;
 }
 
+/*
+ * Another task's memory: its mm read under its process's lock (exec and exit swap it there),
+ * either locked at once (find_vma: the final mm_put waits for that lock before it tears the
+ * mm down, so it stays while held) or with a reference (copy_from_user_task).
+ */
+struct task_mm {
+	bool lock; /* trylock the mm (else take a reference) */
+	struct mm *mm;
+};
+
+static int task_mm_take(struct task *t, void *arg)
+{
+	struct task_mm *m = arg;
+	struct proc *p = t->proc;
+	int r = -ENOENT;
+
+	if (!p || spin_is_held_by_me(&p->lock)) /* run from inside it: a kprobe's program */
+		return -ENOENT;
+	unsigned long f = spin_lock_irqsave(&p->lock);
+
+	if (p->mm) {
+		r = 0;
+		if (!m->lock)
+			mm_get(p->mm);
+		else if (!kmutex_trylock(&p->mm->lock))
+			r = -EBUSY;
+		m->mm = p->mm;
+	}
+	spin_unlock_irqrestore(&p->lock, f);
+	return r;
+}
+
+/*
+ * Linux's mmap_unlock_irq_work: find_vma called with interrupts masked (a program on a timer
+ * or PMU overflow) leaves the mm locked until an irq_work unlocks it; a second call on that
+ * CPU before the work ran is -EBUSY.
+ */
+struct vma_unlock {
+	struct ksvc_irq_work w; /* first */
+	struct mm *mm; /* locked, waiting for w; NULL when idle */
+	struct task *owner;
+};
+static struct vma_unlock vma_unlocks[PLATFORM_MAX_CPUS];
+
+static void vma_unlock_run(struct ksvc_irq_work *w)
+{
+	struct vma_unlock *u = (struct vma_unlock *)w;
+	struct mm *mm = u->mm;
+
+	kmutex_unlock_for(&mm->lock, u->owner);
+	WRITE_ONCE(u->mm, NULL);
+}
+
 int ksvc_task_find_vma(struct ksvc_task *kt, uint64_t addr, void (*fn)(void *vma, void *arg),
 		       void *arg)
 {
 	struct task *t = (struct task *)kt;
-	struct proc *p = t->proc;
-	struct mm *mm = p ? p->mm : NULL;
+	struct task_mm m = { .lock = true };
 	struct vm_area *v;
+	struct vma_unlock *u = NULL;
+	int r;
 
-	if (t != current_task() || !mm)
-		return -ENOENT;
-	if (!kmutex_trylock(&mm->lock))
-		return -EBUSY;
-	v = vm_find_locked(mm, addr);
+	if (read_sysreg(daif) & DAIF_IRQ) {
+		u = &vma_unlocks[this_cpu()->id % PLATFORM_MAX_CPUS];
+		if (READ_ONCE(u->mm))
+			return -EBUSY;
+	}
+
+	if (t == current_task()) {
+		struct proc *p = t->proc;
+
+		m.mm = p ? p->mm : NULL;
+		if (!m.mm)
+			return -ENOENT;
+		if (!kmutex_trylock(&m.mm->lock))
+			return -EBUSY;
+	} else {
+		r = sched_with_live_task(t, task_mm_take, &m);
+		if (r)
+			return r == -ESRCH ? -ENOENT : r;
+	}
+	v = vm_find_locked(m.mm, addr);
 	if (v)
 		fn(v, arg);
-	kmutex_unlock(&mm->lock);
+	if (u) {
+		u->w.fn = vma_unlock_run;
+		u->owner = current_task();
+		WRITE_ONCE(u->mm, m.mm);
+		ksvc_irq_work_queue(&u->w);
+	} else {
+		kmutex_unlock(&m.mm->lock);
+	}
 	return v ? 0 : -ENOENT;
+}
+
+int ksvc_task_copy_from_user(struct ksvc_task *kt, void *dst, uint64_t uaddr, uint32_t size)
+{
+	struct task_mm m = { .lock = false };
+	uint64_t n;
+
+	if (sched_with_live_task((struct task *)kt, task_mm_take, &m))
+		return 0;
+	n = vm_access_remote(m.mm, uaddr, dst, size, false);
+	mm_put(m.mm);
+	return (int)n;
+}
+
+static int task_live(struct task *t, void *arg)
+{
+	if (arg) /* the frame at the top of its kernel stack (a kernel thread's stays unused) */
+		*(void **)arg = (char *)t->kstack + KSTACK_SIZE - sizeof(struct trapframe);
+	return 0;
+}
+
+bool ksvc_task_live(const struct ksvc_task *kt)
+{
+	struct task *t = (struct task *)kt;
+
+	return t == current_task() || !sched_with_live_task(t, task_live, NULL);
+}
+
+void *ksvc_task_user_regs(struct ksvc_task *kt)
+{
+	struct task *t = (struct task *)kt;
+	void *regs = NULL;
+
+	if (t == current_task())
+		task_live(t, &regs);
+	else
+		sched_with_live_task(t, task_live, &regs);
+	return regs;
+}
+
+struct task_stack {
+	bool user;
+	uint64_t *ips;
+	unsigned int max, n;
+};
+
+static int task_stack_walk(struct task *t, void *arg)
+{
+	struct task_stack *s = arg;
+
+	if (s->user) {
+		struct uthread *ut = task_uthread(t);
+
+		if (!ut || !trapframe_from_user(ut->tf))
+			return -EFAULT;
+		if (t != current_task()) /* Linux 6.1 walks no other task's user stack */
+			return -EOPNOTSUPP;
+		/* perf_callchain_user on the user registers: the pc, then the frame records from
+		 * x29 */
+		s->ips[s->n++] = ut->tf->pc;
+		s->n += ksvc_walk_frames_nofault(s->ips + 1, s->max - 1, ut->tf->x[29], true);
+		return 0;
+	}
+	/* the return into the scheduler cpu_switch saved, then the records up its stack */
+	s->ips[s->n++] = t->ctx.lr;
+	s->n += ksvc_walk_frames_nofault(s->ips + 1, s->max - 1, t->ctx.fp, false);
+	return 0;
+}
+
+long ksvc_task_stack(struct ksvc_task *kt, bool user, uint64_t *ips, unsigned int max)
+{
+	struct task *t = (struct task *)kt;
+	struct task_stack s = { .user = user, .ips = ips, .max = max };
+	int r;
+
+	if (!max)
+		return 0;
+	if (t == current_task() && !user) /* from here: this function's caller first */
+		return ksvc_walk_frames_nofault(ips, max, (uint64_t)__builtin_frame_address(0),
+						false);
+	r = sched_with_live_task(t, task_stack_walk, &s);
+	if (r)
+		return r == -ESRCH ? -EFAULT : r;
+	return s.n;
 }
 
 int ksvc_task_running_cpu(const struct ksvc_task *kt)

@@ -13,7 +13,7 @@ KSRCS += kernel/main.c kernel/mm.c kernel/printk.c kernel/sched.c kernel/smp.c k
 	kernel/uprobe_events.c kernel/vdso.c kernel/irq.c
 # signals, futexes, and the small process/time syscalls
 KSRCS += kernel/signal.c kernel/signal_frame.c kernel/sys_signal.c kernel/sys_misc.c kernel/sys_sched.c \
-	kernel/sys_time.c kernel/futex.c kernel/sys_timer.c kernel/signalfd.c
+	kernel/sys_time.c kernel/futex.c kernel/sys_timer.c kernel/signalfd.c kernel/pidfd.c kernel/sys_wait.c
 
 UNIT_TESTS += dt page format ksym elf exec_stack
 UNIT_SRCS_dt := kernel/dt.c

@@ -52,9 +52,14 @@ bool kmutex_trylock(struct kmutex *m)
 
 void kmutex_unlock(struct kmutex *m)
 {
+	kmutex_unlock_for(m, current_task());
+}
+
+void kmutex_unlock_for(struct kmutex *m, struct task *owner)
+{
 	unsigned long f = spin_lock_irqsave(&m->lock);
 
-	kassert(m->owner == current_task());
+	kassert(m->owner == owner);
 	m->owner = NULL;
 	spin_unlock_irqrestore(&m->lock, f);
 	waitq_wake_one(&m->wq);

@@ -1,6 +1,6 @@
 /*
- * proc.c - user processes and threads: clone (fork and threads), exit, exit_group, wait4,
- * reparenting to init, and freeing dead threads.
+ * proc.c - user processes and threads: clone (fork and threads), exit, exit_group,
+ * reparenting to init, and freeing dead threads (wait4 and waitid: sys_wait.c).
  *
  * Linux semantics: the process id is the thread-group leader's tid; a process becomes a zombie
  * when its last thread exits, its parent gets SIGCHLD and reaps it with wait4; orphans go to
@@ -9,6 +9,9 @@
  * Not implemented: CLONE_VFORK's suspension of the parent (the child runs, the parent too,
  * which is legal for programs that only exec or _exit), namespaces.  ptrace's hooks
  * (kernel/ptrace.c) report clone events, exits and tracee stops to wait4.
+ * Each thread's real_parent / parent / group_leader (sched.h) are kept here: set at clone,
+ * retargeted off a thread before it can be freed (retarget_locked), a leader that exits first
+ * parked until its group's last thread exits.  Pidfds are kernel/pidfd.c.
  */
 #include <linux/sched.h>
 #include <linux/wait.h>
@@ -155,6 +158,7 @@ static struct proc *proc_alloc(void)
 	list_init(&p->threads);
 	list_init(&p->all_node);
 	waitq_init(&p->child_wait);
+	waitq_init(&p->pidfd_wait);
 	p->exit_signal = SIGCHLD;
 	p->umask = 022;
 	for (int i = 0; i < PROC_RLIM_NLIMITS; i++)
@@ -167,8 +171,13 @@ static struct proc *proc_alloc(void)
 	return p;
 }
 
+void proc_get(struct proc *p)
+{
+	atomic_fetch_add(&p->refs, 1);
+}
+
 /* Drop a reference; the last frees the memory (and the signal handlers with it). */
-static void proc_put(struct proc *p)
+void proc_put(struct proc *p)
 {
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
@@ -211,6 +220,9 @@ struct uthread *proc_create_init(void)
 	proc_link_thread(p, ut);
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 
+	ut->task.tgid = p->tgid;
+	ut->task.group_leader = p->leader = &ut->task;
+	ut->task.real_parent = ut->task.parent = cpus[0].idle; /* Linux: swapper/0 */
 	list_add_tail(&all_procs, &p->all_node);
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	init_proc = p;
@@ -220,9 +232,13 @@ struct uthread *proc_create_init(void)
 #define CLONE_SUPPORTED                                                                            \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |         \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID |           \
-	 CLONE_VFORK | CLONE_PARENT | CLONE_DETACHED | CLONE_IO | CLONE_PTRACE | CLONE_UNTRACED)
+	 CLONE_VFORK | CLONE_PARENT | CLONE_DETACHED | CLONE_IO | CLONE_PTRACE | CLONE_UNTRACED |  \
+	 CLONE_PIDFD)
 
-static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
+/* The clone; *pidfd_proc (when asked for) gets the new process with a reference, before it
+ * can run (and be reaped). */
+static long clone_inner(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid,
+			struct proc **pidfd_proc)
 {
 	struct uthread *parent = current_uthread();
 	struct proc *pp = parent->task.proc;
@@ -312,16 +328,28 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 	if (flags & CLONE_PARENT_SETTID)
 		ksvc_copy_to_user((void *)ptid, &tid, sizeof(tid));
 	proc_link_thread(p, ut);
+	/* The links to other tasks, under the tree lock that exits retarget them under (see
+	 * retarget_locked): a thread already on p's list but not yet linked is skipped there. */
+	unsigned long tf = spin_lock_irqsave(&proc_tree_lock);
+
+	ut->task.tgid = p->tgid;
 	if (p != pp) {
-		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
-		struct proc *par = (flags & CLONE_PARENT) && pp->parent ? pp->parent : pp;
+		bool up = (flags & CLONE_PARENT) && pp->parent;
+		struct proc *par = up ? pp->parent : pp;
 
 		p->parent = par;
 		WRITE_ONCE(p->ppid, par->tgid);
 		list_add_tail(&par->children, &p->sibling);
 		list_add_tail(&all_procs, &p->all_node);
-		spin_unlock_irqrestore(&proc_tree_lock, f);
+		p->leader = ut->task.group_leader = &ut->task;
+		/* Linux's copy_process: the creating thread, or its parent for CLONE_PARENT */
+		ut->task.real_parent = up ? parent->task.real_parent : &parent->task;
+	} else {
+		ut->task.group_leader = pp->leader;
+		ut->task.real_parent = parent->task.real_parent; /* threads share the parent */
 	}
+	ut->task.parent = ut->task.real_parent;
+	spin_unlock_irqrestore(&proc_tree_lock, tf);
 	if (flags & CLONE_CHILD_SETTID) {
 		/* The child's address space: for a thread it is ours; for a fork, write it
 		 * after the child runs would be Linux; writing into the COW copy is the same. */
@@ -340,6 +368,10 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		vd.done = false;
 		ut->vfork = &vd;
 	}
+	if (pidfd_proc) {
+		proc_get(p);
+		*pidfd_proc = p;
+	}
 	task_make_runnable(&ut->task, -1);
 	if (pt_event)
 		ptrace_clone_event(pt_event, tid);
@@ -351,6 +383,38 @@ static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls
 		if (READ_ONCE(parent->ptrace))
 			ptrace_vfork_done(tid);
 	}
+	return tid;
+}
+
+/*
+ * clone(2): CLONE_PIDFD puts a pidfd for the child (close-on-exec) at parent_tid, as Linux 6.1's
+ * legacy clone: not with CLONE_PARENT_SETTID (the same word), CLONE_THREAD or CLONE_DETACHED
+ * (EINVAL); the fd is taken before the child exists, so running out of fds fails the clone.
+ */
+static long do_clone(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t tls, uint64_t ctid)
+{
+	struct ksvc_fd_resv r;
+	struct proc *p = NULL;
+	long tid;
+	int err;
+
+	if (!(flags & CLONE_PIDFD))
+		return clone_inner(flags, newsp, ptid, tls, ctid, NULL);
+	if (flags & (CLONE_PARENT_SETTID | CLONE_THREAD | CLONE_DETACHED))
+		return -EINVAL;
+	err = pidfd_reserve(&r);
+	if (err)
+		return err;
+	if (ksvc_copy_to_user((void *)ptid, &r.fd, sizeof(r.fd))) {
+		ksvc_fd_cancel(&r);
+		return -EFAULT;
+	}
+	tid = clone_inner(flags, newsp, ptid, tls, ctid, &p);
+	if (tid < 0) {
+		ksvc_fd_cancel(&r);
+		return tid;
+	}
+	pidfd_commit(&r, p);
 	return tid;
 }
 
@@ -485,6 +549,33 @@ void proc_start_reaper(void)
 		kpanic("no reaper");
 }
 
+/*
+ * Point c's threads (and its parked leader) whose real_parent is from, or all of them when from
+ * is NULL, at to: proc_tree_lock held.  Every thread's real_parent is a thread of c->parent (or
+ * init's leader); a thread that exits moves its children's links off itself before it can be
+ * freed, so none of them ever names freed memory.
+ */
+static void retarget_locked(struct proc *c, struct task *from, struct task *to)
+{
+	spin_assert_held(&proc_tree_lock);
+	unsigned long f = spin_lock_irqsave(&c->lock);
+	struct list_node *n;
+
+	list_for_each(n, &c->threads) {
+		struct task *t = &list_entry(n, struct uthread, thread_node)->task;
+
+		if (t->real_parent && (!from || t->real_parent == from))
+			t->real_parent = t->parent = to;
+	}
+	if (c->parked_leader) {
+		struct task *t = &c->parked_leader->task;
+
+		if (!from || t->real_parent == from)
+			t->real_parent = t->parent = to;
+	}
+	spin_unlock_irqrestore(&c->lock, f);
+}
+
 /* Give p's children to init; proc_tree_lock held. */
 static void reparent_children_locked(struct proc *p)
 {
@@ -497,6 +588,7 @@ static void reparent_children_locked(struct proc *p)
 		list_del(&c->sibling);
 		c->parent = init_proc;
 		WRITE_ONCE(c->ppid, init_proc->tgid);
+		retarget_locked(c, NULL, init_proc->leader);
 		list_add_tail(&init_proc->children, &c->sibling);
 		if (c->zombie)
 			waitq_wake_all(&init_proc->child_wait);
@@ -537,10 +629,13 @@ static void proc_finish(struct proc *p)
 	bool autoreap = signal_parent_autoreaps(p);
 
 	signal_notify_parent_exit(p);
+	p->exited = true;
+	pidfd_notify_exit_locked(p);
 	if (autoreap) {
 		/* SIGCHLD ignored (or SA_NOCLDWAIT): no zombie, nothing for wait4 */
 		list_del(&p->sibling);
 		list_del(&p->all_node);
+		p->reaped = true;
 		spin_unlock_irqrestore(&proc_tree_lock, f);
 		signal_proc_release(p);
 		proc_put(p);
@@ -554,7 +649,8 @@ void proc_exit_thread(int status)
 {
 	struct uthread *ut = current_uthread();
 	struct proc *p = ut->task.proc;
-	bool last;
+	struct uthread *parked = NULL;
+	bool last, park = false;
 
 	futex_exit_robust_list(ut); /* owner-died wakeups for the robust mutexes it held */
 	if (ut->clear_child_tid) {
@@ -571,6 +667,14 @@ void proc_exit_thread(int status)
 	list_del_init(&ut->thread_node);
 	p->nr_threads--;
 	last = p->nr_threads == 0;
+	/* a leader that goes first stays allocated until the last thread (group_leader) */
+	if (last) {
+		parked = p->parked_leader;
+		p->parked_leader = NULL;
+	} else if (&ut->task == p->leader) {
+		p->parked_leader = ut;
+		park = true;
+	}
 	if (!p->exiting || last)
 		p->exit_status = p->exiting ? p->exit_status : status;
 	p->min_flt += ut->min_flt;
@@ -589,10 +693,27 @@ void proc_exit_thread(int status)
 		proc_finish(p);
 	f = spin_lock_irqsave(&proc_tree_lock);
 	list_del(&ut->task.all_node);
+	if (!last && p != init_proc) {
+		/* our children's real_parent moves to a thread still in the group (Linux's
+		 * find_alive_thread), or to init's leader when the group is ending */
+		struct task *to = init_proc->leader;
+		struct list_node *n;
+		unsigned long pf = spin_lock_irqsave(&p->lock);
+
+		if (!list_empty(&p->threads))
+			to = &list_entry(p->threads.next, struct uthread, thread_node)->task;
+		spin_unlock_irqrestore(&p->lock, pf);
+		list_for_each(n, &p->children)
+			retarget_locked(list_entry(n, struct proc, sibling), &ut->task, to);
+	}
 	spin_unlock_irqrestore(&proc_tree_lock, f);
-	/* The reaper frees our stack once we are off the CPU. */
+	/* The reaper frees our stack once we are off the CPU (a parked leader's once the
+	 * group's last thread hands it over). */
 	f = spin_lock_irqsave(&dead_lock);
-	list_add_tail(&dead_threads, &ut->task.all_node);
+	if (!park)
+		list_add_tail(&dead_threads, &ut->task.all_node);
+	if (parked)
+		list_add_tail(&dead_threads, &parked->task.all_node);
 	spin_unlock_irqrestore(&dead_lock, f);
 	waitq_wake_all(&reaper_wq);
 	thread_exit();
@@ -636,280 +757,6 @@ static long sys_exit_group(uint64_t code)
 	proc_exit_group((int)((code & 0xff) << 8));
 }
 SYSCALL(__NR_exit_group, sys_exit_group);
-
-/* ---- wait4 ---- */
-
-static bool wait_matches(const struct proc *me, const struct proc *c, int pid)
-{
-	if (pid > 0)
-		return c->tgid == pid;
-	if (pid == 0)
-		return c->pgid == me->pgid;
-	if (pid < -1)
-		return c->pgid == -pid;
-	return true;
-}
-
-static void fill_rusage(struct rusage *ru, const struct proc *c)
-{
-	uint64_t ut = c->utime_ns + c->cutime_ns, st = c->stime_ns + c->cstime_ns;
-
-	memset(ru, 0, sizeof(*ru));
-	ru->ru_utime.tv_sec = (long)(ut / 1000000000ull);
-	ru->ru_utime.tv_usec = (long)(ut % 1000000000ull / 1000);
-	ru->ru_stime.tv_sec = (long)(st / 1000000000ull);
-	ru->ru_stime.tv_usec = (long)(st % 1000000000ull / 1000);
-	ru->ru_minflt = (long)(c->min_flt + c->cmin_flt);
-	ru->ru_majflt = (long)(c->maj_flt + c->cmaj_flt);
-}
-
-/*
- * What wait4 and waitid share (Linux's do_wait): the first child or tracee matching pid (wait4's
- * encoding) with something to report under options (WEXITED, WSTOPPED/WUNTRACED, WCONTINUED,
- * WNOHANG, WNOWAIT).  Returns its pid with *status in wait4's encoding (*ru filled and *reaped
- * set when a zombie was reaped; *traced when it is a ptrace report), 0 (WNOHANG, nothing yet),
- * -ECHILD or -ERESTARTSYS.
- */
-static long wait_common(int pid, int options, int *status, struct rusage *ru, bool *reaped,
-			bool *traced)
-{
-	struct proc *me = current_proc();
-
-	for (;;) {
-		struct waiter w = { 0 };
-		bool any = false;
-		struct proc *found = NULL;
-		int ev_status = 0, ev_pid = 0;
-
-		waitq_prepare(&me->child_wait, &w);
-		ev_pid = ptrace_wait(me, pid, options, &ev_status, &any); /* tracees first */
-		*traced = ev_pid != 0;
-		unsigned long f = spin_lock_irqsave(&proc_tree_lock);
-		struct list_node *n;
-
-		list_for_each(n, &me->children) {
-			struct proc *c = list_entry(n, struct proc, sibling);
-
-			if (ev_pid)
-				break;
-			if (!wait_matches(me, c, pid))
-				continue;
-			any = true;
-			if (c->zombie && (options & WEXITED)) {
-				if (options & WNOWAIT) {
-					ev_pid = c->tgid;
-					ev_status = c->exit_status;
-					break;
-				}
-				found = c;
-				list_del(&c->sibling);
-				list_del(&c->all_node);
-				break;
-			}
-			if ((options & (WUNTRACED | WCONTINUED)) &&
-			    signal_child_wait_event(c, options, &ev_status)) {
-				ev_pid = c->tgid;
-				break;
-			}
-		}
-		spin_unlock_irqrestore(&proc_tree_lock, f);
-		if (ev_pid) {
-			waitq_finish(&me->child_wait, &w);
-			*status = ev_status;
-			return ev_pid;
-		}
-		if (found || !any || (options & WNOHANG) || signal_pending(current_task())) {
-			waitq_finish(&me->child_wait, &w);
-			if (found) {
-				me->cmin_flt += found->min_flt + found->cmin_flt;
-				me->cmaj_flt += found->maj_flt + found->cmaj_flt;
-				me->cutime_ns += found->utime_ns + found->cutime_ns;
-				me->cstime_ns += found->stime_ns + found->cstime_ns;
-				fill_rusage(ru, found);
-				*status = found->exit_status;
-				*reaped = true;
-				int tgid = found->tgid;
-
-				signal_proc_release(found);
-				proc_put(found);
-				return tgid;
-			}
-			if (!any)
-				return -ECHILD;
-			if (options & WNOHANG)
-				return 0;
-			return -ERESTARTSYS;
-		}
-		waitq_block(&w, 0);
-		waitq_finish(&me->child_wait, &w);
-	}
-}
-
-static long sys_wait4(uint64_t upid, uint64_t ustatus, uint64_t options, uint64_t urusage)
-{
-	int status = 0;
-	struct rusage ru;
-	bool reaped = false, traced;
-
-	if (options & ~(uint64_t)(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE |
-				  __WALL))
-		return -EINVAL;
-	long r = wait_common((int)upid, (int)options | WEXITED, &status, &ru, &reaped, &traced);
-
-	if (r <= 0)
-		return r;
-	if (ustatus && ksvc_copy_to_user((void *)ustatus, &status, 4))
-		return -EFAULT;
-	if (reaped && urusage && ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru)))
-		return -EFAULT;
-	return r;
-}
-SYSCALL(__NR_wait4, sys_wait4);
-
-/* The siginfo fields waitid writes (kernel/exit.c SYSCALL waitid): SIGCHLD, the cause, pid,
- * uid and status, from wait4's status word; all zero for WNOHANG with nothing to report. */
-static int waitid_put_info(uint64_t uinfo, int pid, int status, bool traced)
-{
-	struct {
-		int signo, errno_, code, pid;
-		uint32_t uid;
-		int status;
-	} si = { 0 };
-
-	if (pid > 0) {
-		si.signo = SIGCHLD;
-		si.pid = pid;
-		if ((status & 0x7f) == 0) {
-			si.code = CLD_EXITED;
-			si.status = (status >> 8) & 0xff;
-		} else if ((status & 0xff) == 0x7f) {
-			si.code = traced ? CLD_TRAPPED : CLD_STOPPED;
-			si.status = traced ? (status >> 8) & 0xffff : (status >> 8) & 0xff;
-		} else if (status == 0xffff) {
-			si.code = CLD_CONTINUED;
-			si.status = SIGCONT;
-		} else {
-			si.code = (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
-			si.status = status & 0x7f;
-		}
-	}
-	/* only these fields are written, as Linux's unsafe_put_user sequence does */
-	const struct {
-		size_t off;
-		const void *v;
-	} f[] = {
-		{ __builtin_offsetof(siginfo_t, si_signo), &si.signo },
-		{ __builtin_offsetof(siginfo_t, si_errno), &si.errno_ },
-		{ __builtin_offsetof(siginfo_t, si_code), &si.code },
-		{ __builtin_offsetof(siginfo_t, si_pid), &si.pid },
-		{ __builtin_offsetof(siginfo_t, si_uid), &si.uid },
-		{ __builtin_offsetof(siginfo_t, si_status), &si.status },
-	};
-
-	for (unsigned int i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		if (ksvc_copy_to_user((void *)(uinfo + f[i].off), f[i].v, 4))
-			return -EFAULT;
-	return 0;
-}
-
-static long sys_waitid(uint64_t which, uint64_t id, uint64_t uinfo, uint64_t options,
-		       uint64_t urusage)
-{
-	int pid, status = 0;
-	struct rusage ru;
-	bool reaped = false, traced = false;
-
-	if (options & ~(uint64_t)(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED |
-				  __WNOTHREAD | __WCLONE | __WALL))
-		return -EINVAL;
-	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
-		return -EINVAL;
-	switch (which) {
-	case P_ALL:
-		pid = -1;
-		break;
-	case P_PID:
-		if ((int)id <= 0)
-			return -EINVAL;
-		pid = (int)id;
-		break;
-	case P_PGID:
-		if ((int)id < 0)
-			return -EINVAL;
-		pid = id ? -(int)id : 0;
-		break;
-	case P_PIDFD:
-		return -EBADF; /* no pidfds here */
-	default:
-		return -EINVAL;
-	}
-	long r = wait_common(pid, (int)options, &status, &ru, &reaped, &traced);
-
-	if (r < 0)
-		return r;
-	if (reaped && urusage && ksvc_copy_to_user((void *)urusage, &ru, sizeof(ru)))
-		return -EFAULT;
-	if (uinfo && waitid_put_info(uinfo, (int)r, status, traced))
-		return -EFAULT;
-	return 0;
-}
-SYSCALL(__NR_waitid, sys_waitid);
-
-/*
- * pidfd_open(pid, flags): a descriptor for process pid ("[pidfd]", O_RDWR, close-on-exec),
- * as Linux 6.1: flags other than PIDFD_NONBLOCK (O_NONBLOCK) or pid <= 0 EINVAL, no such
- * process ESRCH, a thread that is not its process's leader EINVAL.  It names the process by
- * its id: fdinfo's "Pid:" line and BPF task storage's keys (ksvc_pidfd_pid).  Not here yet:
- * poll on exit, waitid(P_PIDFD), pidfd_send_signal.
- */
-static void pidfd_noref(void *priv)
-{
-	(void)priv;
-}
-
-static size_t pidfd_fdinfo(void *priv, char *buf, size_t size)
-{
-	return (size_t)ksnprintf(buf, size, "Pid:\t%d\nNSpid:\t%d\n", (int)(uintptr_t)priv,
-				 (int)(uintptr_t)priv);
-}
-
-static const struct ksvc_file_ops pidfd_fops = {
-	.name = "[pidfd]",
-	.get = pidfd_noref,
-	.release = pidfd_noref,
-	.show_fdinfo = pidfd_fdinfo,
-};
-
-static long sys_pidfd_open(uint64_t upid, uint64_t flags, uint64_t a2, uint64_t a3, uint64_t a4,
-			   uint64_t a5)
-{
-	int pid = (int)upid;
-	bool found, leader;
-
-	if ((flags & ~(uint64_t)O_NONBLOCK) || pid <= 0)
-		return -EINVAL;
-	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
-	struct uthread *ut = proc_find_thread_locked(pid);
-
-	found = ut != NULL;
-	leader = ut && ut->task.proc && ((struct proc *)ut->task.proc)->tgid == pid;
-	spin_unlock_irqrestore(&proc_tree_lock, f);
-	if (!found)
-		return -ESRCH;
-	if (!leader)
-		return -EINVAL;
-	return ksvc_fd_install(&pidfd_fops, (void *)(uintptr_t)pid, true);
-}
-SYSCALL(__NR_pidfd_open, sys_pidfd_open);
-
-int ksvc_pidfd_pid(int fd)
-{
-	void *priv;
-
-	if (ksvc_fd_get(fd, &pidfd_fops, &priv))
-		return -EBADF;
-	return (int)(uintptr_t)priv;
-}
 
 static long sys_set_tid_address(uint64_t addr)
 {

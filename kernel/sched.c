@@ -10,6 +10,7 @@
 #include <arch/sysreg.h>
 #include <bpf/task.h>
 #include <kern/assert.h>
+#include <kern/errno.h>
 #include <kern/irq.h>
 #include <kern/mm.h>
 #include <kern/printk.h>
@@ -382,6 +383,31 @@ void sched_untrack_task(struct task *t)
 	spin_unlock_irqrestore(&all_tasks_lock, f);
 }
 
+int sched_with_live_task(struct task *t, int (*fn)(struct task *t, void *arg), void *arg)
+{
+	struct list_node *n;
+	unsigned long f;
+	int r = -ESRCH;
+
+	if (!t) /* a NULL link a program passed on */
+		return -ESRCH;
+	for (unsigned int i = 0; i < nr_cpus_possible; i++)
+		if (t == cpus[i].idle) /* never freed */
+			return fn(t, arg);
+	/* a program run from inside this lock (a kprobe's) finds nothing rather than spin */
+	if (spin_is_held_by_me(&all_tasks_lock))
+		return -ESRCH;
+	f = spin_lock_irqsave(&all_tasks_lock);
+	list_for_each(n, &all_tasks) {
+		if (list_entry(n, struct task, dbg_node) == t) {
+			r = fn(t, arg);
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&all_tasks_lock, f);
+	return r;
+}
+
 bool sched_tid_is_kthread(int tid)
 {
 	unsigned long f = spin_lock_irqsave(&all_tasks_lock);
@@ -477,6 +503,10 @@ struct task *task_alloc(const char *name)
 		t->comm[i] = name[i];
 	t->affinity = ~0ull;
 	t->state = TASK_RUNNABLE;
+	t->tgid = t->tid;
+	t->group_leader = t;
+	/* Linux's kernel threads descend from kthreadd; here from the idle task (pid 0) */
+	t->real_parent = t->parent = cpus[0].idle;
 	list_init(&t->rq_node);
 	list_init(&t->all_node);
 	sched_track_task(t);
@@ -544,6 +574,8 @@ void sched_init_cpu(struct cpu *c, struct task *idle)
 	list_init(&c->timers);
 	idle->cpu = c->id;
 	idle->affinity = 1ull << c->id;
+	idle->tgid = idle->tid;
+	idle->group_leader = idle->real_parent = idle->parent = idle; /* as Linux's swapper */
 	atomic_store(&idle->on_cpu, 1);
 	idle->on_rq = true;
 	c->idle = idle;

@@ -1,6 +1,7 @@
 /*
  * sys_signal.c - the signal system calls: rt_sigaction, rt_sigprocmask, rt_sigpending,
- * rt_sigsuspend, rt_sigtimedwait, kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo.
+ * rt_sigsuspend, rt_sigtimedwait, kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo,
+ * pidfd_send_signal.
  * (sigaltstack and rt_sigreturn are in signal_frame.c.)
  *
  * ABI: the kernel's struct sigaction on arm64 (<asm-generic/signal.h>: handler, flags,
@@ -408,6 +409,55 @@ static long sys_rt_sigqueueinfo(uint64_t pid, uint64_t sig, uint64_t uinfo, uint
 	return sig_kill((int)pid, (int)sig, &info);
 }
 SYSCALL(__NR_rt_sigqueueinfo, sys_rt_sigqueueinfo);
+
+/*
+ * pidfd_send_signal(pidfd, sig, info, flags), Linux 6.1's order: flags EINVAL, fd EBADF (not
+ * a pidfd too), info EFAULT, sig other than info's si_signo EINVAL, a forged si_code to
+ * another than the caller's own thread EPERM, the process reaped ESRCH, sig invalid EINVAL.
+ * A zombie takes any signal (0: nothing happens to it).
+ */
+static long sys_pidfd_send_signal(uint64_t fd, uint64_t sig_, uint64_t uinfo, uint64_t flags,
+				  uint64_t a4, uint64_t a5)
+{
+	struct ksiginfo info;
+	struct proc *p;
+	int sig = (int)sig_;
+	long r;
+
+	if ((uint32_t)flags)
+		return -EINVAL;
+	r = pidfd_proc_get((int)fd, &p, NULL);
+	if (r)
+		return r;
+	if (uinfo) {
+		siginfo_t si;
+
+		r = -EFAULT;
+		if (ksvc_copy_from_user(&si, uptr(uinfo), sizeof(si)))
+			goto out;
+		r = -EINVAL;
+		if (si.si_signo != sig)
+			goto out;
+		r = sig_info_from_user(&info, uinfo, sig, current_task()->tid == p->tgid);
+		if (r)
+			goto out;
+	} else {
+		sig_info_user(&info, sig, SI_USER);
+	}
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+
+	if (p->reaped)
+		r = -ESRCH;
+	else if (sig && (sig < 0 || sig > KSIG_MAX || !sig_valid(sig)))
+		r = -EINVAL;
+	else
+		r = sig && !p->exited ? signal_send_proc(p, sig, &info) : 0;
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+out:
+	proc_put(p);
+	return r;
+}
+SYSCALL(__NR_pidfd_send_signal, sys_pidfd_send_signal);
 
 static long sys_rt_tgsigqueueinfo(uint64_t tgid, uint64_t tid, uint64_t sig, uint64_t uinfo,
 				  uint64_t a4, uint64_t a5)

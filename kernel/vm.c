@@ -199,6 +199,10 @@ void mm_put(struct mm *mm)
 {
 	if (atomic_fetch_sub(&mm->refs, 1) != 1)
 		return;
+	/* bpf_find_vma on another task may hold the lock it took while the mm was still that
+	 * task's (ksvc_task_find_vma): the teardown waits for it */
+	kmutex_lock(&mm->lock);
+	kmutex_unlock(&mm->lock);
 	struct list_node *n, *tmp;
 
 	list_for_each_safe(n, tmp, &mm->vmas) {

@@ -196,6 +196,11 @@ void ksvc_fd_cancel(struct ksvc_fd_resv *r);
  * not a file of ops.  On success *priv holds a new reference taken with ops->get.
  */
 int ksvc_fd_get(int fd, const struct ksvc_file_ops *ops, void **priv);
+/* [sleep] ksvc_fd_install with file status flags (O_NONBLOCK) set on the new file. */
+int ksvc_fd_install_flags(const struct ksvc_file_ops *ops, void *priv, bool cloexec,
+			  unsigned int fflags);
+/* [proc] ksvc_fd_get, and the file's status flags (O_NONBLOCK...) in *fflags. */
+int ksvc_fd_get_flags(int fd, const struct ksvc_file_ops *ops, void **priv, unsigned int *fflags);
 
 /*
  * [proc] ksvc_fd_get on thread tid's descriptor table (BPF_TASK_FD_QUERY): -ENOENT when there
@@ -399,12 +404,29 @@ void **ksvc_task_bpf_slot(struct ksvc_task *t);
 /* [proc] The process id a pidfd (pidfd_open) refers to, or -EBADF when fd is not one. */
 int ksvc_pidfd_pid(int fd);
 /*
+ * The task helpers take any task pointer a program holds (it may have been freed since: each
+ * checks the task is still one the scheduler tracks, under its lock, before it looks inside).
  * [any] bpf_find_vma: fn(vma, arg) on the kernel's struct vm_area that holds addr in t's
- * memory, with its mm locked (never waiting): 0, or -ENOENT (no such area, no memory, or t
- * is not the current task, whose memory alone stays put here), -EBUSY (the lock is held).
+ * memory, with its mm locked (never waiting): 0, or -ENOENT (no such area, no memory, t gone),
+ * -EBUSY (the lock is held).
  */
 int ksvc_task_find_vma(struct ksvc_task *t, uint64_t addr, void (*fn)(void *vma, void *arg),
 		       void *arg);
+/* [sleep] bpf_copy_from_user_task: up to size bytes at uaddr in t's memory into dst, as
+ * ptrace reads them; the bytes read (0 for a task without memory or gone). */
+int ksvc_task_copy_from_user(struct ksvc_task *t, void *dst, uint64_t uaddr, uint32_t size);
+/* [any] Is t still allocated (the current task, an idle task, or one the scheduler tracks)?
+ * Once it is no longer tracked, bpf_task_free runs for it: a caller that checks under a lock
+ * bpf_task_free takes (task storage's) keeps it from being freed until that lock is dropped. */
+bool ksvc_task_live(const struct ksvc_task *t);
+/* [any] bpf_task_pt_regs: where t's user registers are saved (Linux's task_pt_regs); NULL
+ * when t is gone. */
+void *ksvc_task_user_regs(struct ksvc_task *t);
+/* [any] bpf_get_task_stack's trace: t's kernel return addresses (the current task's from the
+ * caller; another's from where it last switched away), or the current task's user ones (its
+ * pc, then the frame records from its saved x29), at most max: how many, or -EFAULT (t gone;
+ * user for a task without user registers), -EOPNOTSUPP (user for another task, as Linux 6.1). */
+long ksvc_task_stack(struct ksvc_task *t, bool user, uint64_t *ips, unsigned int max);
 /* [any] The CPU the task is running on right now, or is being switched to or from, or -1
  * when it is on none (a hint: it may change at once). */
 int ksvc_task_running_cpu(const struct ksvc_task *t);

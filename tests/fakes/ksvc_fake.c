@@ -483,6 +483,7 @@ struct ksvc_task {
 	int tid, tgid;
 	void *perf_slot;
 	void *bpf_slot;
+	uint64_t user_regs[34];
 };
 
 static struct ksvc_task fake_tasks[KSVC_FAKE_MAX_TASKS];
@@ -553,6 +554,45 @@ int ksvc_task_find_vma(struct ksvc_task *t, uint64_t addr, void (*fn)(void *vma,
 		return -ENOENT;
 	fn(&ksvc_fake.vma, arg);
 	return 0;
+}
+
+/* Every fake task's kernel frames are ksvc_fake.kstack; user frames only for the current one
+ * (another's is -EOPNOTSUPP, as the kernel's) */
+long ksvc_task_stack(struct ksvc_task *t, bool user, uint64_t *ips, unsigned int max)
+{
+	const uint64_t *from = user ? ksvc_fake.ustack : ksvc_fake.kstack;
+	unsigned int n = user ? ksvc_fake.ustack_n : ksvc_fake.kstack_n;
+
+	if (user && t != &fake_tasks[ksvc_fake.current_task])
+		return -EOPNOTSUPP;
+	if (n > max)
+		n = max;
+	memcpy(ips, from, n * sizeof(*ips));
+	return n;
+}
+
+/* Reads ksvc_fake.umem (at umem_addr, umem_len bytes) for any task: the bytes inside it */
+int ksvc_task_copy_from_user(struct ksvc_task *t, void *dst, uint64_t uaddr, uint32_t size)
+{
+	uint64_t end = ksvc_fake.umem_addr + ksvc_fake.umem_len;
+	uint32_t n;
+
+	(void)t;
+	if (uaddr < ksvc_fake.umem_addr || uaddr >= end)
+		return 0;
+	n = end - uaddr < size ? (uint32_t)(end - uaddr) : size;
+	memcpy(dst, (const char *)ksvc_fake.umem + (uaddr - ksvc_fake.umem_addr), n);
+	return (int)n;
+}
+
+void *ksvc_task_user_regs(struct ksvc_task *t)
+{
+	return t->user_regs;
+}
+
+bool ksvc_task_live(const struct ksvc_task *t)
+{
+	return t >= fake_tasks && t < fake_tasks + KSVC_FAKE_MAX_TASKS;
 }
 
 int ksvc_task_running_cpu(const struct ksvc_task *t)

@@ -27,6 +27,10 @@ struct ksvc_fake_state {
 		void *link[2];
 		uint64_t start, end;
 	} vma; /* the current task's one memory area (ksvc_task_find_vma) */
+	uint64_t kstack[8], ustack[8]; /* ksvc_task_stack: kernel frames (any task), user */
+	unsigned int kstack_n, ustack_n;
+	const void *umem; /* ksvc_task_copy_from_user: umem_len bytes seen at umem_addr */
+	uint64_t umem_addr, umem_len;
 	char log[65536]; /* everything printk'd */
 	int waitq_wakeups; /* ksvc_waitq_wake_all calls */
 	/* called by ksvc_waitq_wake_all before it touches wq: a test's window into a wakeup */

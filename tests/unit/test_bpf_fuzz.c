@@ -198,7 +198,9 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 							  88, 89, 195, 118, 120, 125, 35, 93, 169, 4,
 							  45, 36, 148, 22, 119, 176, 177,
 							  /* dynptrs, tail calls' */
-							  197, 198, 199, 200, 201, 202, 203, 12 };
+							  197, 198, 199, 200, 201, 202, 203, 12,
+							  /* task helpers' */
+							  141, 175, 191 };
 
 			in->code = BPF_JMP | BPF_CALL;
 			in->imm = helpers[pick(sizeof(helpers) / 4)];

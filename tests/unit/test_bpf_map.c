@@ -363,6 +363,75 @@ static void test_stack_trace(void **state)
 	bpf_map_put(m);
 }
 
+/* bpf_get_task_stack / bpf_copy_from_user_task / bpf_task_pt_regs on fake tasks (their frames
+ * and memory come from ksvc_fake): Linux 6.1's results, byte counts and zeroing */
+static void test_task_helpers(void **state)
+{
+	bpf_helper_fn stack = bpf_helpers[BPF_FUNC_get_task_stack].fn;
+	bpf_helper_fn copy = bpf_helpers[BPF_FUNC_copy_from_user_task].fn;
+	struct ksvc_task *me = ksvc_fake_task(0, 10, 10), *other = ksvc_fake_task(1, 11, 11);
+	uint64_t buf[6], mem[2] = { 0x1122334455667788ull, 0x99 }, v[2];
+	uintptr_t b = (uintptr_t)buf;
+
+	ksvc_fake.current_task = 0;
+	memcpy(ksvc_fake.kstack, (uint64_t[]){ 0xa1, 0xa2, 0xa3, 0xa4 }, 32);
+	ksvc_fake.kstack_n = 4;
+	ksvc_fake.ustack[0] = 0x400;
+	ksvc_fake.ustack_n = 1;
+	/* another task's kernel frames: 4 of 6 slots, the rest zeroed */
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(stack((uintptr_t)other, b, sizeof(buf), 0, 0), 32);
+	assert_int_equal(buf[0], 0xa1);
+	assert_int_equal(buf[3], 0xa4);
+	assert_int_equal(buf[4], 0);
+	assert_int_equal(buf[5], 0);
+	/* skip 1 and room for 2: a2, a3 */
+	assert_int_equal(stack((uintptr_t)other, b, 16, 1, 0), 16);
+	assert_int_equal(buf[0], 0xa2);
+	assert_int_equal(buf[1], 0xa3);
+	/* skip all 4: 0 bytes (Linux errs only past them), past them -EFAULT and all zero */
+	assert_int_equal(stack((uintptr_t)other, b, 16, 4, 0), 0);
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal((int64_t)stack((uintptr_t)other, b, sizeof(buf), 5, 0), -EFAULT);
+	assert_int_equal(buf[0], 0);
+	assert_int_equal(buf[5], 0);
+	/* size 0: 0; not a multiple of 8, unknown flags, a build id: -EINVAL */
+	assert_int_equal(stack((uintptr_t)other, b, 0, 0, 0), 0);
+	assert_int_equal((int64_t)stack((uintptr_t)other, b, 12, 0, 0), -EINVAL);
+	assert_int_equal((int64_t)stack((uintptr_t)other, b, 16, 1ull << 20, 0), -EINVAL);
+	assert_int_equal((int64_t)stack((uintptr_t)other, b, 16, BPF_F_USER_BUILD_ID, 0), -EINVAL);
+	/* user frames: the current task's; another's -EOPNOTSUPP with the buffer zeroed */
+	assert_int_equal(stack((uintptr_t)me, b, 16, BPF_F_USER_STACK, 0), 8);
+	assert_int_equal(buf[0], 0x400);
+	assert_int_equal(buf[1], 0);
+	buf[0] = 1;
+	assert_int_equal((int64_t)stack((uintptr_t)other, b, 16, BPF_F_USER_STACK, 0), -EOPNOTSUPP);
+	assert_int_equal(buf[0], 0);
+
+	/* copy_from_user_task: flags first (the buffer untouched), size 0, whole, short */
+	ksvc_fake.umem = mem;
+	ksvc_fake.umem_addr = 0x5000;
+	ksvc_fake.umem_len = sizeof(mem);
+	v[0] = 7;
+	assert_int_equal((int64_t)copy((uintptr_t)v, 8, 0x5000, (uintptr_t)other, 1), -EINVAL);
+	assert_int_equal(v[0], 7);
+	assert_int_equal(copy((uintptr_t)v, 0, 0x9000, (uintptr_t)other, 0), 0);
+	assert_int_equal(copy((uintptr_t)v, 8, 0x5000, (uintptr_t)other, 0), 0);
+	assert_int_equal(v[0], 0x1122334455667788ull);
+	v[0] = v[1] = 7;
+	assert_int_equal((int64_t)copy((uintptr_t)v, 16, 0x5008, (uintptr_t)other, 0), -EFAULT);
+	assert_int_equal(v[0], 0); /* a partial read leaves nothing */
+	assert_int_equal(v[1], 0);
+	ksvc_fake.umem = NULL;
+	ksvc_fake.umem_len = 0;
+
+	/* task_pt_regs: where the task keeps its user registers */
+	assert_ptr_equal((void *)(uintptr_t)bpf_helpers[BPF_FUNC_task_pt_regs].fn((uintptr_t)other, 0,
+										 0, 0, 0),
+			 ksvc_task_user_regs(other));
+	ksvc_fake.kstack_n = ksvc_fake.ustack_n = 0;
+}
+
 /* A one-page RINGBUF and its consumer, producer and data pages (the fake's phys is virt). */
 static struct bpf_map *ring4k(uint64_t **cons, uint64_t **prod, uint8_t **data)
 {
@@ -644,7 +713,8 @@ int main(void)
 		cmocka_unit_test(test_create_checks), cmocka_unit_test(test_array),
 		cmocka_unit_test(test_percpu),	      cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
-		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_mmapable),
+		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_task_helpers),
+		cmocka_unit_test(test_mmapable),
 		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
 		cmocka_unit_test(test_dynptr),		      cmocka_unit_test(test_user_ringbuf),
 		cmocka_unit_test(test_ringbuf_reserve), cmocka_unit_test(test_jit_lookups),

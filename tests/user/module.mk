@@ -200,6 +200,7 @@ t_bpf_task_SRCS := tests/user/t_bpf_task.c $(BUILD)/user/bpf/task.bpf.lo
 t_bpf_task_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_task_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bpf/task.bpf.o $(BUILD)/user/bpf/core.bpf.o: tests/user/bpf/out.h
+$(BUILD)/user/bpf/task.bpf.o $(BUILD)/user/bpf/otask.bpf.o: tests/user/bpf/vma.h
 $(BUILD)/user/bin/t_bpf_task: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h \
 	tests/user/bpf_insn.h
 # t_kbtf: /sys/kernel/btf/vmlinux and CO-RE relocations against it (Debian's libbpf 1.1)
@@ -208,3 +209,15 @@ t_kbtf_SRCS := tests/user/t_kbtf.c $(BUILD)/user/bpf/core.bpf.lo
 t_kbtf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_kbtf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bin/t_kbtf: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
+# t_bpf_otask: other tasks through typed links, get_task_stack / task_pt_regs /
+# copy_from_user_task / find_vma on them (clang-built CO-RE programs via libbpf)
+UPROGS += t_bpf_otask
+t_bpf_otask_SRCS := tests/user/t_bpf_otask.c $(BUILD)/user/bpf/otask.bpf.lo
+t_bpf_otask_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_otask_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd -lpthread
+$(BUILD)/user/bpf/otask.bpf.o: tests/user/bpf/out.h
+$(BUILD)/user/bin/t_bpf_otask: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
+# t_pidfd: pidfd_open, poll on exit, waitid(P_PIDFD), pidfd_send_signal
+UPROGS += t_pidfd
+t_pidfd_SRCS := tests/user/t_pidfd.c
+t_pidfd_LIBS := -lpthread

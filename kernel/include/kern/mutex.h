@@ -19,6 +19,8 @@ void kmutex_init(struct kmutex *m);
 /* [sleep] */
 void kmutex_lock(struct kmutex *m);
 void kmutex_unlock(struct kmutex *m);
+/* Unlock on behalf of owner, the task that took it (a deferred unlock: bpf_find_vma's). */
+void kmutex_unlock_for(struct kmutex *m, struct task *owner);
 /* [any] Take m for the current task if it is free (never sleeps): true when taken. */
 bool kmutex_trylock(struct kmutex *m);
 /* In a function that needs m: the caller holds it (checked in the debug build). */

@@ -57,9 +57,21 @@ struct proc {
 	uint64_t min_flt, maj_flt, utime_ns, stime_ns;
 	uint64_t cmin_flt, cmaj_flt, cutime_ns, cstime_ns;
 	struct list_node all_node; /* (proc_tree_lock) */
-	/* the memory's users: the parent's link (until reaped) and each thread until the reaper
-	 * has it off every CPU (a thread may be preempted on its way out after the reap) */
+	/* the memory's users: the parent's link (until reaped), each thread until the reaper
+	 * has it off every CPU (a thread may be preempted on its way out after the reap), and
+	 * each pidfd open on it */
 	_Atomic int refs;
+	/* the thread whose tid is tgid (every thread's group_leader).  One that exits before the
+	 * others is kept allocated (parked) until the last one exits, as Linux keeps a zombie
+	 * leader, so group_leader never dangles; exec by another thread does not move it here.
+	 * (l) for parked_leader. */
+	struct task *leader;
+	struct uthread *parked_leader;
+	/* pidfds (kernel/pidfd.c): exited once the last thread is gone (poll's POLLIN), reaped
+	 * once wait4 or the autoreap took it (fdinfo's Pid: -1; signals ESRCH); both
+	 * proc_tree_lock.  pidfd_wait is woken at exit. */
+	bool exited, reaped;
+	struct wait_queue pidfd_wait;
 };
 
 /* FP/SIMD registers: v0-v31, fpsr, fpcr (the layout of struct user_fpsimd_state). */
@@ -139,6 +151,21 @@ struct files *proc_files_swap(struct proc *p, struct files *files);
  * stime_ns) plus each live thread's; takes p->lock. */
 void task_cputime_split(const struct task *t, uint64_t *utime, uint64_t *stime);
 void proc_cputime_split(struct proc *p, uint64_t *utime, uint64_t *stime);
+
+/* A reference on p's memory (not its resources): proc_get, proc_put (which may free it). */
+void proc_get(struct proc *p);
+void proc_put(struct proc *p);
+
+/* kernel/pidfd.c: the process pidfd fd refers to, with a reference (proc_put it), and whether
+ * the file is O_NONBLOCK: 0, or -EBADF (not open, or not a pidfd). */
+int pidfd_proc_get(int fd, struct proc **p, bool *nonblock);
+/* clone's CLONE_PIDFD: an fd taken for a pidfd before the child exists (0, -EMFILE, -ENOMEM;
+ * ksvc_fd_cancel gives it back), made the pidfd of p, whose reference the file takes. */
+struct ksvc_fd_resv;
+int pidfd_reserve(struct ksvc_fd_resv *r);
+void pidfd_commit(struct ksvc_fd_resv *r, struct proc *p);
+/* proc_finish: the group is gone, wake its pidfds' pollers (proc_tree_lock held). */
+void pidfd_notify_exit_locked(struct proc *p);
 
 /* Terminate the calling thread / the whole group with a wait4 status word. */
 __attribute__((noreturn)) void proc_exit_thread(int status);

@@ -69,6 +69,21 @@ struct task {
 	unsigned int perf_last_cpu; /* for the cpu-migrations event */
 	bool perf_ran;
 	void *proc; /* user process state, kernel/proc.c (NULL for kernel threads) */
+	/*
+	 * Other tasks, as BPF programs walk them through the kernel's BTF (Linux's task_struct
+	 * members of the same names): the thread group's id, the task that created it (a thread
+	 * of the parent process; init's leader once orphaned), the task it reports to (the same
+	 * here: ptrace's tracer is not put there), its group's leader.  Kernel threads and init:
+	 * CPU 0's idle task (pid 0, Linux's swapper/0, its own parent) is their parent; a kernel
+	 * thread leads its own group.  kernel/proc.c writes them under proc_tree_lock and
+	 * moves every pointer off a thread before that thread can be freed (see proc.c), so a
+	 * pointer read from a live task names a task that is still allocated; programs read
+	 * them with probe loads and helpers check a task is still tracked before using it.
+	 */
+	int tgid;
+	struct task *real_parent;
+	struct task *parent;
+	struct task *group_leader;
 	void *kretprobes; /* pending kernel return probes, kernel/kprobes.c (the task only) */
 };
 
@@ -137,6 +152,11 @@ static inline struct task *current_task(void)
 void sched_init_cpu(struct cpu *c, struct task *idle);
 void sched_track_task(struct task *t);
 void sched_untrack_task(struct task *t);
+/* fn(t, arg) with t known to be a task not yet freed (one of those sched_track_task listed and
+ * sched_untrack_task has not removed), under the list's lock: interrupts masked, fn must not
+ * sleep and takes what it needs to keep (a reference) before it returns.  fn's result, or
+ * -ESRCH when t is no such task (a pointer a BPF program kept after the task was freed). */
+int sched_with_live_task(struct task *t, int (*fn)(struct task *t, void *arg), void *arg);
 /* Is tid a kernel thread's (ptrace answers EPERM for those, ESRCH for no task)? */
 bool sched_tid_is_kthread(int tid);
 /* Print every task's scheduling state and kernel backtrace (hang diagnosis). */

@@ -24,17 +24,9 @@ struct task_struct___lx {
 	struct list_head___lx tasks;
 } __attribute__((preserve_access_index));
 
-/* a memory area: perfkernel's struct vm_area (kernel/include/kern/vm.h), Linux's
- * struct vm_area_struct */
-struct vm_area___pk {
-	__u64 start, end;
-} __attribute__((preserve_access_index));
-struct vm_area_struct___lx {
-	unsigned long vm_start, vm_end;
-} __attribute__((preserve_access_index));
-
 /* out[]: t_bpf_task.c's OUT_* indexes */
 #include "out.h"
+#include "vma.h"
 
 SEC("perf_event")
 int task_fields(void *ctx)
@@ -60,24 +52,6 @@ int task_fields(void *ctx)
 		put(2, (__u64)t->pid);
 		put(3, *(__u64 *)t->comm);
 		put(4, t->tasks.next->prev == &t->tasks);
-	}
-	return 0;
-}
-
-/* what the find_vma callback saw */
-struct vma_seen {
-	__u64 calls, start, end;
-};
-
-static long vma_cb(void *task, void *vma, struct vma_seen *c)
-{
-	c->calls++;
-	if (bpf_core_type_exists(struct vm_area___pk)) {
-		c->start = ((struct vm_area___pk *)vma)->start;
-		c->end = ((struct vm_area___pk *)vma)->end;
-	} else {
-		c->start = ((struct vm_area_struct___lx *)vma)->vm_start;
-		c->end = ((struct vm_area_struct___lx *)vma)->vm_end;
 	}
 	return 0;
 }
