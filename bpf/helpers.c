@@ -912,8 +912,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 				.cb = CB_FIND_VMA,
 				.args = { ARG_TASK, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },
-	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF, ARG_ANY),
-	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF),
+	H(per_cpu_ptr, bpf_h_per_cpu_ptr, RET_PERCPU_OBJ_OR_NULL, false, AV_BASE, ARG_PERCPU_BTF,
+	  ARG_ANY),
+	H(this_cpu_ptr, bpf_h_this_cpu_ptr, RET_PERCPU_OBJ, false, AV_BASE, ARG_PERCPU_BTF),
 	/* BPF_MAP_TYPE_TASK_STORAGE (map_task_storage.c) needs BTF to be created, on Linux too */
 	H(task_storage_get, bpf_h_task_storage_get, RET_MAP_VALUE_OR_NULL, false, AV_TRACING,
 	  ARG_CONST_MAP, ARG_TASK, ARG_MAP_VALUE_OR_NULL, ARG_ANY),
