@@ -461,6 +461,9 @@ int bpf_ksym_resolve(struct bpf_prog *prog, uint32_t idx, struct bpf_verifier_lo
 /* The resolved ksym lddw at insn idx, or NULL. */
 const struct bpf_ksym_ld *bpf_ksym_of(const struct bpf_prog *prog, uint32_t idx);
 uint64_t bpf_h_per_cpu_ptr(uint64_t ptr, uint64_t cpu, uint64_t a3, uint64_t a4, uint64_t a5);
+/* btf_show.c: bpf_snprintf_btf */
+uint64_t bpf_h_snprintf_btf(uint64_t str, uint64_t str_size, uint64_t ptr, uint64_t ptr_size,
+			    uint64_t flags);
 uint64_t bpf_h_this_cpu_ptr(uint64_t ptr, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 
 /* prog.c */

@@ -894,8 +894,8 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
 	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event) */
 	H(get_func_ip, h_einval, RET_INTEGER, true, AV_TRACING, ARG_CTX),
-	/* snprintf_btf needs the kernel's BTF, which this kernel has not: -EINVAL */
-	H(snprintf_btf, h_einval, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
+	/* snprintf_btf: Linux's btf_show text of a kernel-typed value (btf_show.c) */
+	H(snprintf_btf, bpf_h_snprintf_btf, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
 	  ARG_SIZE_NZ, ARG_ANY),
 	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .avail = AV_TRACING, .fn = h_copy_from_user,
 				      .ret = RET_INTEGER, .might_sleep = true,

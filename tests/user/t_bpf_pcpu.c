@@ -22,6 +22,16 @@
  * id past the last type is ENOENT "ldimm64 insn specifies invalid btf_id", the id of int EINVAL
  * "isn't KIND_VAR", a BTF fd that is not one EINVAL "invalid module BTF object FD specified.",
  * the VAR's id loads.
+ * bpf_snprintf_btf (program "show", on a page fault) of bytes this test puts in a map value,
+ * shown as uapi types both kernels' BTF describe alike: its text and return value are Linux
+ * 6.1's, byte for byte (the SHOW_* strings below were printed by Linux under refvm.sh), for a
+ * struct of ints under each BTF_F_* flag, bitfields and signed ints (struct bpf_insn), an enum
+ * by name and by number, a char array (struct bpf_map_info), a nested typedef'd struct with an
+ * array (struct bpf_perf_event_data), raw and NULL pointers (struct sigaction), unions (struct
+ * perf_event_attr), a VAR; a hashed pointer is 0x00000000 and 8 hex digits; truncation
+ * returns the whole length with str_size - 1 bytes and a NUL; flags 16, btf_ptr_size 8, type
+ * id 0 and a DATASEC are -EINVAL, a type id past the last or >= 2^31 -ENOENT, an unmapped
+ * address -EFAULT.
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -30,6 +40,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/perf_event.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -220,6 +232,264 @@ static void check_raw(struct btf *btf)
 	      "lddw BPF_PSEUDO_BTF_ID with a BTF fd that is none: EINVAL", "%d: %.600s", err, vlog);
 }
 
+/* ---- bpf_snprintf_btf ---- */
+
+/* Linux 6.1's text (refvm.sh), the same types here: uapi structs both kernels describe alike */
+#define SHOW_HDR_0 \
+	"(struct perf_event_header){\n .type = (__u32)9,\n .misc = (__u16)2,\n}" \
+	"\n"
+#define SHOW_HDR_C "(struct perf_event_header){.type = (__u32)9,.misc = (__u16)2,}"
+#define SHOW_HDR_N "{\n 9,\n 2,\n}\n"
+#define SHOW_HDR_Z \
+	"(struct perf_event_header){\n .type = (__u32)9,\n .misc = (__u16)2,\n " \
+	".size = (__u16)0,\n}\n"
+#define SHOW_HDR_ALL "{9,2,0,}"
+#define SHOW_INSN \
+	"(struct bpf_insn){.code = (__u8)133,.dst_reg = (__u8)0x1,.src_reg = (_" \
+	"_u8)0x2,.off = (__s16)-3,.imm = (__s32)7,}"
+#define SHOW_ENUM "(enum bpf_map_type)BPF_MAP_TYPE_ARRAY\n"
+#define SHOW_ENUM99 "(enum bpf_map_type)99\n"
+#define SHOW_MAPINFO \
+	"(struct bpf_map_info){.type = (__u32)2,.id = (__u32)5,.key_size = (__u" \
+	"32)4,.name = (char[])['h','e','l','l','o',],}"
+#define SHOW_MAPINFO_Z \
+	"(struct bpf_map_info){.type = (__u32)2,.id = (__u32)5,.key_size = (__u" \
+	"32)4,.value_size = (__u32)0,.max_entries = (__u32)0,.map_flags = (__u3" \
+	"2)0,.name = (char[])['h','e','l','l','o',],.ifindex = (__u32)0,.btf_vm" \
+	"linux_value_type_id = (__u32)0,.netns_dev = (__u64)0,.netns_ino = (__u" \
+	"64)0,.btf_id = (__u32)0,.btf_key_type_id = (__u32)0,.btf_value_type_id" \
+	" = (__u32)0,.map_extra = (__u64)0,}"
+#define SHOW_PERFDATA \
+	"(struct bpf_perf_event_data){\n .regs = (bpf_user_pt_regs_t){\n  .regs" \
+	" = (__u64[])[\n   1,\n   3,\n  ],\n },\n .sample_period = (__u64)100," \
+	"\n}\n"
+#define SHOW_SIGACTION \
+	"(struct sigaction){.sa_handler = (__sighandler_t *)0x0000000000001234," \
+	".sa_flags = (long unsigned int)67108864,.sa_mask = (sigset_t){.sig = (" \
+	"long unsigned int[])[5,],},}"
+#define SHOW_ATTR \
+	"(struct perf_event_attr){.type = (__u32)1,.size = (__u32)128,.config =" \
+	" (__u64)2,(union){.sample_period = (__u64)4000,.sample_freq = (__u64)4" \
+	"000,},.disabled = (__u64)0x1,.exclude_kernel = (__u64)0x1,(union){.wak" \
+	"eup_events = (__u32)3,.wakeup_watermark = (__u32)3,},}"
+#define SHOW_VAR "(int)2\n"
+#define SHOW_SIGACTION_0 \
+	"(struct sigaction){.sa_handler = (__sighandler_t *)0x0000000000000000," \
+	".sa_flags = (long unsigned int)0,.sa_restorer = (__sigrestore_t *)0x000" \
+	"0000000000000,.sa_mask = (sigset_t){.sig = (long unsigned int[])[0,],},}"
+
+struct show_in {
+	uint32_t type_id, str_size;
+	uint64_t flags;
+	uint64_t addr;
+	uint32_t ptr_size, pad;
+	uint64_t data[64];
+};
+struct show_out {
+	int64_t ret;
+	char str[2048];
+};
+
+static struct bpf_object *show_obj;
+static struct bpf_program *show_prog;
+static struct bpf_map *show_inmap, *show_outmap;
+static struct btf *kbtf;
+
+/* The kernel's type id of name (kind), or 0 */
+static uint32_t kid(const char *name, int kind)
+{
+	int id = btf__find_by_name_kind(kbtf, name, kind);
+
+	return id > 0 ? (uint32_t)id : 0;
+}
+
+/* Run show with in; out back */
+static int show_run(struct show_in *in, struct show_out *out)
+{
+	uint32_t k = 0;
+
+	memset(out, 0x7e, sizeof(*out));
+	out->ret = -1000;
+	bpf_map__update_elem(show_outmap, &k, sizeof(k), out, sizeof(*out), 0);
+	if (bpf_map__update_elem(show_inmap, &k, sizeof(k), in, sizeof(*in), 0))
+		return -errno;
+	int err = run_on_faults(show_prog, 1);
+
+	bpf_map__lookup_elem(show_outmap, &k, sizeof(k), out, sizeof(*out), 0);
+	return err;
+}
+
+/* "..." with \n as \\n, for a FAIL line */
+static const char *esc(const char *s, size_t max)
+{
+	static char buf[2][2400];
+	static int w;
+	char *b = buf[w ^= 1];
+	size_t o = 0;
+
+	for (size_t i = 0; s[i] && i < max && o + 3 < sizeof(buf[0]); i++) {
+		if (s[i] == '\n') {
+			b[o++] = '\\';
+			b[o++] = 'n';
+		} else {
+			b[o++] = s[i];
+		}
+	}
+	b[o] = 0;
+	return b;
+}
+
+/* Show n bytes of data as the kernel type id with flags in str_size bytes: the text and the
+ * return value must be want (want NULL: the return is want_ret, a negative errno) */
+static void show_check(const char *what, uint32_t id, uint64_t flags, const void *data, size_t n,
+		       uint32_t str_size, const char *want, long want_ret)
+{
+	struct show_in in;
+	struct show_out out;
+	int err;
+
+	memset(&in, 0, sizeof(in));
+	in.type_id = id;
+	in.str_size = str_size;
+	in.flags = flags;
+	in.ptr_size = 16;
+	if (data)
+		memcpy(in.data, data, n);
+	err = show_run(&in, &out);
+	if (!want) {
+		CHECK(!err && out.ret == want_ret, what, "ret %lld (run %d)", (long long)out.ret, err);
+		return;
+	}
+	long full = (long)strlen(want);
+	int fits = (uint32_t)full < str_size;
+
+	CHECK(!err && out.ret == full &&
+		      !strncmp(out.str, want, fits ? (size_t)full + 1 : str_size - 1) &&
+		      (fits || !out.str[str_size - 1]),
+	      what, "ret %lld want %ld: \"%s\" want \"%s\"", (long long)out.ret, full,
+	      esc(out.str, str_size), esc(want, (size_t)-1));
+}
+
+/* A pointer without BTF_F_PTR_RAW: "0x" and 16 hex digits, the first 8 zero (a 32-bit hash),
+ * not the address; the same address hashes the same way */
+static void check_hashed(uint32_t id)
+{
+	struct show_in in = { .type_id = id, .str_size = 2048, .flags = BTF_F_COMPACT,
+			      .ptr_size = 16, .data = { 0x12345678 } };
+	struct show_out out, again;
+	unsigned long long h = 0;
+	const char *p;
+	int n = 0;
+
+	show_run(&in, &out);
+	show_run(&in, &again);
+	p = strstr(out.str, ".sa_handler = (__sighandler_t *)0x00000000");
+	CHECK(out.ret > 0 && p && sscanf(p + 34, "%16llx%n", &h, &n) == 1 && n == 16 &&
+		      h != 0x12345678 && !strcmp(out.str, again.str),
+	      "a pointer without BTF_F_PTR_RAW: 0x00000000 and a 32-bit hash, stable",
+	      "\"%s\" then \"%s\"", out.str, again.str);
+}
+
+static void check_show(void)
+{
+	struct perf_event_header h = { .type = 9, .misc = 2 };
+	struct bpf_insn insn = { .code = 0x85, .dst_reg = 1, .src_reg = 2, .off = -3, .imm = 7 };
+	struct bpf_map_info mi = { .type = 2, .id = 5, .key_size = 4, .name = "hello" };
+	struct perf_event_attr pa = { .type = 1, .size = 128, .config = 2, .sample_period = 4000,
+				      .disabled = 1, .exclude_kernel = 1, .wakeup_events = 3 };
+	struct bpf_perf_event_data pd = { .sample_period = 100 };
+	uint64_t sa[4] = { 0x1234, 0x4000000, 0, 0x5 }; /* handler, flags, restorer, mask */
+	uint32_t map_type = 2, bad_type = 99, eh = kid("perf_event_header", BTF_KIND_STRUCT);
+	int err;
+
+	show_obj = open_one_prog(_binary_pcpu_bpf_o_start, _binary_pcpu_bpf_o_end, "show");
+	if (!CHECK(show_obj, "bpf_object__open_mem(pcpu.bpf.o) for show", "errno %d", errno))
+		return;
+	show_prog = bpf_object__find_program_by_name(show_obj, "show");
+	vlog[0] = 0;
+	bpf_program__set_log_buf(show_prog, vlog, sizeof(vlog));
+	err = bpf_object__load(show_obj);
+	if (err)
+		printf("%s", vlog + (strlen(vlog) > 3000 ? strlen(vlog) - 3000 : 0));
+	if (!CHECK(!err, "load show (bpf_snprintf_btf)", "err %d: ...%s", err,
+		   vlog + (strlen(vlog) > 700 ? strlen(vlog) - 700 : 0)))
+		goto out;
+	show_inmap = bpf_object__find_map_by_name(show_obj, "show_in");
+	show_outmap = bpf_object__find_map_by_name(show_obj, "show_out");
+	pd.regs.regs[0] = 1;
+	pd.regs.regs[2] = 3;
+
+	/* a struct of ints, each flag */
+	show_check("perf_event_header, flags 0", eh, 0, &h, sizeof(h), 2048,
+		   SHOW_HDR_0, 0);
+	show_check("perf_event_header, BTF_F_COMPACT", eh, BTF_F_COMPACT, &h, sizeof(h), 2048,
+		   SHOW_HDR_C, 0);
+	show_check("perf_event_header, BTF_F_NONAME", eh, BTF_F_NONAME, &h, sizeof(h), 2048,
+		   SHOW_HDR_N, 0);
+	show_check("perf_event_header, BTF_F_ZERO", eh, BTF_F_ZERO, &h, sizeof(h), 2048,
+		   SHOW_HDR_Z, 0);
+	show_check("perf_event_header, all flags", eh, 15, &h, sizeof(h), 2048, SHOW_HDR_ALL, 0);
+	/* truncation: the length of the whole text, str_size - 1 bytes of it and a NUL */
+	show_check("perf_event_header in 10 bytes: the whole length, 9 bytes", eh, BTF_F_COMPACT,
+		   &h, sizeof(h), 10, SHOW_HDR_C, 0);
+	show_check("perf_event_header in 1 byte", eh, BTF_F_COMPACT, &h, sizeof(h), 1, SHOW_HDR_C,
+		   0);
+	/* bitfields and signed ints */
+	show_check("bpf_insn (bitfields)", kid("bpf_insn", BTF_KIND_STRUCT), BTF_F_COMPACT, &insn,
+		   sizeof(insn), 2048, SHOW_INSN, 0);
+	/* enums */
+	show_check("enum bpf_map_type 2", kid("bpf_map_type", BTF_KIND_ENUM), 0, &map_type, 4, 2048,
+		   SHOW_ENUM, 0);
+	show_check("enum bpf_map_type 99 (no enumerator)", kid("bpf_map_type", BTF_KIND_ENUM), 0,
+		   &bad_type, 4, 2048, SHOW_ENUM99, 0);
+	/* a char array among zeros */
+	show_check("bpf_map_info (char array)", kid("bpf_map_info", BTF_KIND_STRUCT), BTF_F_COMPACT,
+		   &mi, sizeof(mi), 2048, SHOW_MAPINFO, 0);
+	show_check("bpf_map_info, BTF_F_ZERO", kid("bpf_map_info", BTF_KIND_STRUCT),
+		   BTF_F_COMPACT | BTF_F_ZERO, &mi, sizeof(mi), 2048, SHOW_MAPINFO_Z, 0);
+	/* a nested struct (a typedef of one) holding an array */
+	show_check("bpf_perf_event_data (nested, array)",
+		   kid("bpf_perf_event_data", BTF_KIND_STRUCT), 0, &pd, sizeof(pd), 2048,
+		   SHOW_PERFDATA, 0);
+	/* pointers (raw), a typedef'd anonymous struct */
+	show_check("sigaction, BTF_F_PTR_RAW", kid("sigaction", BTF_KIND_STRUCT),
+		   BTF_F_COMPACT | BTF_F_PTR_RAW, sa, sizeof(sa), 2048, SHOW_SIGACTION, 0);
+	/* NULL pointers, hashed or not, are 0 (BTF_F_ZERO shows them) */
+	memset(sa, 0, sizeof(sa));
+	show_check("sigaction of zeros, BTF_F_ZERO", kid("sigaction", BTF_KIND_STRUCT),
+		   BTF_F_COMPACT | BTF_F_ZERO, sa, sizeof(sa), 2048, SHOW_SIGACTION_0, 0);
+	check_hashed(kid("sigaction", BTF_KIND_STRUCT));
+	/* unions and bitfields */
+	show_check("perf_event_attr (unions, bitfields)", kid("perf_event_attr", BTF_KIND_STRUCT),
+		   BTF_F_COMPACT, &pa, sizeof(pa), 2048, SHOW_ATTR, 0);
+	/* a VAR shows its type's value */
+	show_check("VAR bpf_prog_active", kid("bpf_prog_active", BTF_KIND_VAR), 0, &map_type, 4,
+		   2048, SHOW_VAR, 0);
+	/* refusals */
+	show_check("DATASEC .data..percpu: -EINVAL", kid(".data..percpu", BTF_KIND_DATASEC), 0, &h,
+		   sizeof(h), 2048, NULL, -EINVAL);
+	show_check("flags 16: -EINVAL", eh, 16, &h, sizeof(h), 2048, NULL, -EINVAL);
+	show_check("type id 0: -EINVAL", 0, 0, &h, sizeof(h), 2048, NULL, -EINVAL);
+	show_check("type id past the last: -ENOENT", (uint32_t)btf__type_cnt(kbtf) + 5, 0, &h,
+		   sizeof(h), 2048, NULL, -ENOENT);
+	show_check("type id 0x80000000: -ENOENT", 0x80000000u, 0, &h, sizeof(h), 2048, NULL,
+		   -ENOENT);
+	{
+		struct show_in in = { .type_id = eh, .str_size = 64, .ptr_size = 8 };
+		struct show_out out;
+
+		show_run(&in, &out);
+		CHECK(out.ret == -EINVAL, "btf_ptr_size 8: -EINVAL", "%lld", (long long)out.ret);
+		in.ptr_size = 16;
+		in.addr = 8;
+		show_run(&in, &out);
+		CHECK(out.ret == -EFAULT, "an unmapped address: -EFAULT", "%lld",
+		      (long long)out.ret);
+	}
+out:
+	bpf_object__close(show_obj);
+}
+
 int main(void)
 {
 	struct btf *btf;
@@ -235,6 +505,8 @@ int main(void)
 	check_read();
 	check_refusals();
 	check_raw(btf);
+	kbtf = btf;
+	check_show();
 	btf__free(btf);
 	return tap_done();
 }
