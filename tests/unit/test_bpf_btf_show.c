@@ -8,6 +8,12 @@
  * Also: the truncation rule (the whole length back, str_size - 1 bytes and a NUL), a fault
  * (-EFAULT), a DATASEC (-EINVAL), a FUNC ("<unsupported kind:FUNC>") and the helper's own
  * argument checks.
+ * The same BTF's per-CPU variables (a DATASEC ".data..percpu" of VARs) serve bpf/ksym.c's
+ * typed ksyms (lddw BPF_PSEUDO_BTF_ID) and bpf_this_cpu_ptr / bpf_per_cpu_ptr, with the fake
+ * seam's symbol table and per-CPU offsets: Linux 6.1's check_pseudo_btf_id outcomes and log
+ * lines, what the verifier makes of each kind of variable (percpu_ptr_, ptr_, rdonly_mem) and
+ * what the programs read.  (Debian's 6.1 kernel has no data symbols in kallsyms, so on Linux
+ * under refvm.sh only the refusals before the symbol lookup can be compared: t_bpf_pcpu.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,10 +27,12 @@
 #include <linux/btf.h>
 #include <linux/perf_event.h>
 
+#include <bpf/bpf.h>
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
 #include "../../bpf/btf.h"
 #include "../fakes/ksvc_fake.h"
+#include "bpf_unit_prog.h"
 
 /* ---- a BTF blob, type by type ---- */
 
@@ -96,6 +104,7 @@ static uint32_t blob(uint8_t *raw)
 }
 
 static uint32_t t_hdr, t_insn, t_maptype, t_mapinfo, t_pdata, t_sigaction, t_var, t_sec, t_func;
+static uint32_t t_kstat_var, t_jiffies, t_plain_hdr, t_nosym, t_int;
 
 static void build(void)
 {
@@ -168,10 +177,24 @@ static void build(void)
 	member("sa_flags", ulong, 64);
 	member("sa_restorer", restorer, 128);
 	member("sa_mask", sigset, 192);
+	uint32_t kstat = type("kernel_stat", INFO(BTF_KIND_STRUCT, 1, 0), 8);
+
+	member("irqs_sum", ulong, 0);
+	t_int = inti;
 	t_var = type("bpf_prog_active", INFO(BTF_KIND_VAR, 0, 0), inti);
 	w[nw++] = BTF_VAR_GLOBAL_ALLOCATED;
-	t_sec = type(".data..percpu", INFO(BTF_KIND_DATASEC, 1, 0), 4);
+	t_kstat_var = type("kstat", INFO(BTF_KIND_VAR, 0, 0), kstat);
+	w[nw++] = BTF_VAR_GLOBAL_ALLOCATED;
+	t_sec = type(".data..percpu", INFO(BTF_KIND_DATASEC, 2, 0), 16);
 	w[nw++] = t_var, w[nw++] = 0, w[nw++] = 4;
+	w[nw++] = t_kstat_var, w[nw++] = 8, w[nw++] = 8;
+	/* variables outside the per-CPU section: an integer, a struct, one not in kallsyms */
+	t_jiffies = type("jiffies", INFO(BTF_KIND_VAR, 0, 0), u64);
+	w[nw++] = BTF_VAR_GLOBAL_ALLOCATED;
+	t_plain_hdr = type("last_header", INFO(BTF_KIND_VAR, 0, 0), t_hdr);
+	w[nw++] = BTF_VAR_GLOBAL_ALLOCATED;
+	t_nosym = type("no_such_symbol", INFO(BTF_KIND_VAR, 0, 0), inti);
+	w[nw++] = BTF_VAR_GLOBAL_ALLOCATED;
 	t_func = type("percpu_init", INFO(BTF_KIND_FUNC, 0, 0), proto);
 }
 
@@ -320,6 +343,149 @@ static void test_errors(void **state)
 						     sizeof(p), 0), -ENOENT);
 }
 
+/* ---- typed ksyms and the per-CPU helpers ---- */
+
+#define NCPU 2
+/* the per-CPU template (what kallsyms names) and each CPU's copy, as kernel/percpu.c lays them */
+static struct pcpu {
+	int32_t active;
+	uint32_t pad;
+	uint64_t irqs_sum;
+} template, copies[NCPU];
+static uint64_t jiffies = 12345;
+static struct perf_event_header last_header = { .type = 7, .size = 64 };
+
+static char logbuf[4096];
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define LD_KSYM(d, id) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_BTF_ID, 0, (int32_t)(id)), \
+		INSN(0, 0, 0, 0, 0)
+#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define MOV(d, i) INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define LDX(sz, d, s, o) INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define ST(sz, d, o, i) INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define ADD(d, i) INSN(BPF_ALU64 | BPF_ADD | BPF_K, d, 0, 0, i)
+#define JNE0(d, o) INSN(BPF_JMP | BPF_JNE | BPF_K, d, 0, o, 0)
+#define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+#define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
+static long load(const struct bpf_insn *insns, uint32_t n)
+{
+	return unit_prog_load(insns, n, "GPL", logbuf, sizeof(logbuf));
+}
+
+/* load, run once, close: r0 */
+static uint64_t load_run(const struct bpf_insn *insns, uint32_t n)
+{
+	long fd = load(insns, n);
+	uint64_t r0;
+
+	if (fd < 0)
+		fail_msg("load: %ld %s", fd, logbuf);
+	r0 = unit_prog_run(fd);
+	ksvc_fake_close((int)fd);
+	return r0;
+}
+
+static void refused(const struct bpf_insn *insns, uint32_t n, long err, const char *line)
+{
+	long fd = load(insns, n);
+
+	if (fd >= 0)
+		ksvc_fake_close((int)fd);
+	assert_int_equal(fd, err);
+	if (!strstr(logbuf, line))
+		fail_msg("log lacks \"%s\": %s", line, logbuf);
+}
+
+static int ksym_setup(void)
+{
+	static const struct ksvc_fake_ksym syms[] = {
+		{ "bpf_prog_active", (uintptr_t)&template.active },
+		{ "kstat", (uintptr_t)&template.irqs_sum },
+		{ "jiffies", (uintptr_t)&jiffies },
+		{ "last_header", (uintptr_t)&last_header },
+		{ NULL, 0 },
+	};
+
+	ksvc_fake.ksyms = syms;
+	ksvc_fake.nr_cpus = NCPU;
+	for (int c = 0; c < NCPU; c++) {
+		ksvc_fake.per_cpu_offset[c] = (uintptr_t)&copies[c] - (uintptr_t)&template;
+		copies[c].active = 10 + c;
+		copies[c].irqs_sum = 1000 + (uint64_t)c;
+	}
+	return 0;
+}
+
+static void test_ksym_percpu(void **state)
+{
+	/* *this_cpu_ptr(&bpf_prog_active): this CPU's copy, not the template */
+	const struct bpf_insn this_int[] = { LD_KSYM(1, t_var), CALL(BPF_FUNC_this_cpu_ptr),
+					     LDX(BPF_W, 0, 0, 0), EXIT };
+	/* per_cpu_ptr(&kstat, 1)->irqs_sum: a ptr_ to the struct after the NULL check */
+	const struct bpf_insn per_struct[] = { LD_KSYM(1, t_kstat_var), MOV(2, 1),
+					       CALL(BPF_FUNC_per_cpu_ptr), JNE0(0, 2), MOV(0, 77),
+					       EXIT, LDX(BPF_DW, 0, 0, 0), EXIT };
+	/* per_cpu_ptr past the last CPU: NULL */
+	const struct bpf_insn past[] = { LD_KSYM(1, t_var), MOV(2, NCPU),
+					 CALL(BPF_FUNC_per_cpu_ptr), JNE0(0, 2), MOV(0, 77), EXIT,
+					 MOV(0, 1), EXIT };
+
+	ksym_setup();
+	ksvc_fake.cpu = 1;
+	assert_int_equal(load_run(this_int, N(this_int)), 11);
+	ksvc_fake.cpu = 0;
+	assert_int_equal(load_run(this_int, N(this_int)), 10);
+	assert_int_equal(load_run(per_struct, N(per_struct)), 1001);
+	assert_int_equal(load_run(past, N(past)), 77);
+}
+
+static void test_ksym_plain(void **state)
+{
+	/* a u64 outside the per-CPU section: 8 read-only bytes */
+	const struct bpf_insn jif[] = { LD_KSYM(0, t_jiffies), LDX(BPF_DW, 0, 0, 0), EXIT };
+	const struct bpf_insn jif_past[] = { LD_KSYM(0, t_jiffies), LDX(BPF_W, 0, 0, 8), EXIT };
+	const struct bpf_insn jif_store[] = { LD_KSYM(1, t_jiffies), ST(BPF_W, 1, 0, 1), MOV(0, 0),
+					      EXIT };
+	/* a struct: a ptr_ to it, read by its BTF */
+	const struct bpf_insn hdr[] = { LD_KSYM(0, t_plain_hdr), LDX(BPF_H, 0, 0, 6), EXIT };
+
+	ksym_setup();
+	assert_int_equal(load_run(jif, N(jif)), 12345);
+	refused(jif_past, N(jif_past), -EACCES, "invalid access to memory, mem_size=8 off=8 size=4");
+	refused(jif_store, N(jif_store), -EACCES, "R1 cannot write into rdonly_mem");
+	assert_int_equal(load_run(hdr, N(hdr)), 64);
+}
+
+static void test_ksym_refused(void **state)
+{
+	const struct bpf_insn nosym[] = { LD_KSYM(0, t_nosym), MOV(0, 0), EXIT };
+	const struct bpf_insn notvar[] = { LD_KSYM(0, t_int), MOV(0, 0), EXIT };
+	const struct bpf_insn badid[] = { LD_KSYM(0, 100000), MOV(0, 0), EXIT };
+	const struct bpf_insn direct[] = { LD_KSYM(1, t_var), LDX(BPF_W, 0, 1, 0), EXIT };
+	const struct bpf_insn moved[] = { LD_KSYM(1, t_var), ADD(1, 4), CALL(BPF_FUNC_this_cpu_ptr),
+					  MOV(0, 0), EXIT };
+	const struct bpf_insn scalar[] = { MOV(1, 0), CALL(BPF_FUNC_this_cpu_ptr), MOV(0, 0), EXIT };
+	const struct bpf_insn nocheck[] = { LD_KSYM(1, t_var), MOV(2, 0), CALL(BPF_FUNC_per_cpu_ptr),
+					    LDX(BPF_W, 0, 0, 0), EXIT };
+	struct bpf_insn badfd[] = { LD_KSYM(0, t_var), MOV(0, 0), EXIT };
+
+	ksym_setup();
+	refused(nosym, N(nosym), -ENOENT,
+		"ldimm64 failed to find the address for kernel symbol 'no_such_symbol'.\n");
+	refused(notvar, N(notvar), -EINVAL, "pseudo btf_id ");
+	assert_non_null(strstr(logbuf, " in ldimm64 isn't KIND_VAR.\n"));
+	refused(badid, N(badid), -ENOENT, "ldimm64 insn specifies invalid btf_id 100000.\n");
+	refused(direct, N(direct), -EACCES, "R1 is ptr_int access percpu memory: off=0\n");
+	refused(moved, N(moved), -EACCES,
+		"dereference of modified percpu_ptr_ ptr R1 off=4 disallowed\n");
+	refused(scalar, N(scalar), -EACCES, "R1 type=scalar expected=percpu_ptr_\n");
+	refused(nocheck, N(nocheck), -EACCES, "R0 invalid mem access 'rdonly_mem_or_null'\n");
+	badfd[1].imm = 12345; /* a BTF fd that is not open */
+	refused(badfd, N(badfd), -EINVAL, "invalid module BTF object FD specified.\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +493,9 @@ int main(void)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_ksym_percpu),
+		cmocka_unit_test(test_ksym_plain),
+		cmocka_unit_test(test_ksym_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
