@@ -206,6 +206,40 @@ static int load_btf_id(int32_t id, int32_t fd)
 	return 0;
 }
 
+/* xlated_prog_insns of the lddw BPF_PSEUDO_BTF_ID program: a plain lddw of the address */
+static void check_xlated(int32_t var)
+{
+	struct bpf_insn insns[] = {
+		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_BTF_ID, 0, var), INSN(0, 0, 0, 0, 0),
+		RET0,
+	};
+	struct bpf_insn x[8];
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	unsigned long long want = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char sym[200], t;
+	unsigned long long a;
+	int fd = prog_load_log(BPF_PROG_TYPE_PERF_EVENT, insns, N_INSNS(insns), vlog, sizeof(vlog));
+
+	while (f && fscanf(f, "%llx %c %199s%*[^\n]", &a, &t, sym) == 3)
+		if (!strcmp(sym, "bpf_prog_active"))
+			want = a;
+	if (f)
+		fclose(f);
+	memset(&info, 0, sizeof(info));
+	memset(x, 0, sizeof(x));
+	info.xlated_prog_insns = (uintptr_t)x;
+	info.xlated_prog_len = sizeof(x);
+	CHECK(fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && x[0].src_reg == 0 &&
+		      ((unsigned long long)(uint32_t)x[1].imm << 32 | (uint32_t)x[0].imm) == want,
+	      "xlated: the ksym's lddw is the constant address /proc/kallsyms gives",
+	      "fd %d src_reg %u %#x %#x, kallsyms %#llx", fd, x[0].src_reg, x[1].imm, x[0].imm,
+	      want);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void check_raw(struct btf *btf)
 {
 	int var = btf__find_by_name_kind(btf, "bpf_prog_active", BTF_KIND_VAR);
@@ -213,9 +247,11 @@ static void check_raw(struct btf *btf)
 	int n = (int)btf__type_cnt(btf), err;
 
 	err = load_btf_id(var, 0);
-	if (have_ksyms)
+	if (have_ksyms) {
 		CHECK(err == 0, "lddw BPF_PSEUDO_BTF_ID of VAR bpf_prog_active loads", "%d: %.600s",
 		      err, vlog);
+		check_xlated(var);
+	}
 	else
 		CHECK(err == -ENOENT && strstr(vlog, NO_ADDR),
 		      "lddw BPF_PSEUDO_BTF_ID of VAR bpf_prog_active, not in kallsyms: ENOENT",
