@@ -143,7 +143,7 @@ enum bpf_arg {
 	ARG_CONST_STR_RO, /* read-only (frozen BPF_F_RDONLY_PROG) array value, NUL within (fmt) */
 	ARG_MEM_RO_OR_NULL, /* readable memory or NULL with the next argument its size */
 	ARG_PTR_TO_LONG, /* 8 writable bytes (strtol's result) */
-	ARG_PERCPU_BTF, /* a per-CPU kernel object from BTF: never a register here */
+	ARG_PERCPU_BTF, /* a per-CPU variable: lddw BPF_PSEUDO_BTF_ID of one (percpu_ptr_) */
 	ARG_BTF_ONLY, /* an argument only BTF types can fill: never a register here */
 	ARG_TASK, /* a task: PTR_TO_BTF_ID of the kernel's struct task, unmoved */
 	ARG_MAP_VALUE_BTF, /* a bpf_spin_lock / bpf_timer / kptr in a map value: needs map BTF */
@@ -169,6 +169,10 @@ enum bpf_ret {
 	RET_RINGBUF_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes, a new reference */
 	RET_BTF_ID, /* a pointer typed by kernel BTF, which this kernel has not: refused */
 	RET_DYNPTR_MEM_OR_NULL, /* ARG_ALLOC_SIZE bytes inside the dynptr argument, or NULL */
+	/* the per-CPU argument's instance (Linux's RET_PTR_TO_MEM_OR_BTF_ID | MEM_RDONLY): a ptr_
+	 * to a struct, read-only memory of the type's size otherwise; _OR_NULL: or NULL */
+	RET_PERCPU_OBJ,
+	RET_PERCPU_OBJ_OR_NULL,
 };
 
 /*
@@ -436,11 +440,41 @@ struct bpf_prog {
 	uint32_t nr_func_info; /* (c) */
 	struct bpf_line_info *linfo; /* (c) or NULL */
 	uint32_t nr_linfo; /* (c) */
+	struct bpf_ksym_ld *ksyms; /* (c) the typed ksym lddws (ksym.c), nr_ksyms of them */
+	uint32_t nr_ksyms; /* (c) */
 	/* during BPF_PROG_LOAD only: the attributes (and the user's, for record sizes written
 	 * back) that bpf_prog_check_btf reads once the subprograms are known */
 	const union bpf_attr *load_attr;
 	union bpf_attr *load_uattr;
 };
+
+/* ---- typed kernel symbols (ksym.c) ---- */
+
+/* What the register of a resolved lddw BPF_PSEUDO_BTF_ID holds (Linux's aux->btf_var). */
+enum bpf_ksym_kind {
+	BPF_KSYM_PERCPU = 1, /* a per-CPU variable: percpu_ptr_ to btf_id */
+	BPF_KSYM_BTF, /* a struct or union: ptr_ to btf_id */
+	BPF_KSYM_MEM, /* anything else: mem_size bytes of read-only memory */
+};
+struct bpf_ksym_ld {
+	uint32_t insn; /* the lddw's first slot */
+	uint32_t kind; /* enum bpf_ksym_kind */
+	uint32_t btf_id; /* in the kernel's BTF, modifiers skipped */
+	uint32_t mem_size;
+};
+/*
+ * Resolve the lddw BPF_PSEUDO_BTF_ID at prog->insns[idx] as Linux 6.1's check_pseudo_btf_id:
+ * the variable's address into the pair, what it is into prog->ksyms.  0, or -EINVAL /
+ * -ENOENT with Linux's log line, -ENOMEM.
+ */
+int bpf_ksym_resolve(struct bpf_prog *prog, uint32_t idx, struct bpf_verifier_log *log);
+/* The resolved ksym lddw at insn idx, or NULL. */
+const struct bpf_ksym_ld *bpf_ksym_of(const struct bpf_prog *prog, uint32_t idx);
+uint64_t bpf_h_per_cpu_ptr(uint64_t ptr, uint64_t cpu, uint64_t a3, uint64_t a4, uint64_t a5);
+/* btf_show.c: bpf_snprintf_btf */
+uint64_t bpf_h_snprintf_btf(uint64_t str, uint64_t str_size, uint64_t ptr, uint64_t ptr_size,
+			    uint64_t flags);
+uint64_t bpf_h_this_cpu_ptr(uint64_t ptr, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 
 /* prog.c */
 extern const struct ksvc_file_ops bpf_prog_fops;

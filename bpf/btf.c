@@ -47,6 +47,11 @@ static const char *const kind_str[NR_BTF_KINDS] = {
 
 /* ---- lookups ---- */
 
+const char *bpf_btf_kind_name(uint32_t kind)
+{
+	return kind < NR_BTF_KINDS && kind_str[kind] ? kind_str[kind] : "UNKNOWN";
+}
+
 const struct btf_type *bpf_btf_type(const struct bpf_btf *btf, uint32_t id)
 {
 	return id < btf->nr_types ? btf->types[id] : NULL;

@@ -40,6 +40,17 @@ void bpf_btf_get(struct bpf_btf *btf);
 /* [sleep] Drop a reference; the last one frees the object and its id. */
 void bpf_btf_put(struct bpf_btf *btf);
 
+/* Linux's btf_kind_str: "INT", "STRUCT", ... ("UNKNOWN" past the last kind). */
+const char *bpf_btf_kind_name(uint32_t kind);
+/*
+ * btf_show.c: the value at obj shown as type_id of btf describes it, Linux 6.1's
+ * btf_type_snprintf_show for the BTF_F_* flags: the length of the whole text (buf holds what
+ * fits of it, NUL-terminated when anything was written), or -EFAULT (obj unreadable) /
+ * -EINVAL (a type without a size).
+ */
+int bpf_btf_snprintf_show(const struct bpf_btf *btf, uint32_t type_id, const void *obj,
+			  char *buf, int32_t len, uint64_t flags);
+
 /* The type with this id (0: void), or NULL beyond the last. */
 const struct btf_type *bpf_btf_type(const struct bpf_btf *btf, uint32_t id);
 /* The string at off, or NULL when off is outside the string section. */

@@ -1,7 +1,7 @@
 /*
  * btf_parse.h - what the three parts of the BTF parser share (btf.c: header, sections, the
  * log and the object; btf_meta.c: pass 1, each type alone; btf_resolve.c: pass 2, the
- * references).  Private to those files.
+ * references) and btf_show.c, which walks types the same way.  Private to those files.
  */
 #pragma once
 

@@ -865,8 +865,8 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
 	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event) */
 	H(get_func_ip, h_einval, RET_INTEGER, true, AV_TRACING, ARG_CTX),
-	/* snprintf_btf needs the kernel's BTF, which this kernel has not: -EINVAL */
-	H(snprintf_btf, h_einval, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
+	/* snprintf_btf: Linux's btf_show text of a kernel-typed value (btf_show.c) */
+	H(snprintf_btf, bpf_h_snprintf_btf, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
 	  ARG_SIZE_NZ, ARG_ANY),
 	[BPF_FUNC_copy_from_user] = { .name = "bpf_copy_from_user", .avail = AV_TRACING, .fn = h_copy_from_user,
 				      .ret = RET_INTEGER, .might_sleep = true,
@@ -883,8 +883,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 				.cb = CB_FIND_VMA,
 				.args = { ARG_TASK, ARG_ANY, ARG_FUNC, ARG_STACK_OR_NULL,
 					  ARG_ANY } },
-	H(per_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF, ARG_ANY),
-	H(this_cpu_ptr, h_einval, RET_BTF_ID, false, AV_BASE, ARG_PERCPU_BTF),
+	H(per_cpu_ptr, bpf_h_per_cpu_ptr, RET_PERCPU_OBJ_OR_NULL, false, AV_BASE, ARG_PERCPU_BTF,
+	  ARG_ANY),
+	H(this_cpu_ptr, bpf_h_this_cpu_ptr, RET_PERCPU_OBJ, false, AV_BASE, ARG_PERCPU_BTF),
 	/* BPF_MAP_TYPE_TASK_STORAGE (map_task_storage.c) needs BTF to be created, on Linux too */
 	H(task_storage_get, bpf_h_task_storage_get, RET_MAP_VALUE_OR_NULL, false, AV_TRACING,
 	  ARG_CONST_MAP, ARG_TASK, ARG_MAP_VALUE_OR_NULL, ARG_ANY),

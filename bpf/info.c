@@ -55,8 +55,9 @@ static struct bpf_map *map_of_addr(const struct bpf_prog *prog, uint64_t addr, u
 	return NULL;
 }
 
-/* bpf_insn_prepare_dump: the instructions with map addresses back as map ids, and the
- * verifier's probe loads (loads through a kernel object's pointer) as the loads they were. */
+/* bpf_insn_prepare_dump: the instructions with map addresses back as map ids, a typed ksym's
+ * lddw as the constant address it became (convert_pseudo_ld_imm64), and the verifier's probe
+ * loads (loads through a kernel object's pointer) as the loads they were. */
 static struct bpf_insn *xlated_dump(const struct bpf_prog *prog)
 {
 	struct bpf_insn *d = ksvc_alloc((size_t)prog->len * sizeof(*d));
@@ -79,6 +80,8 @@ static struct bpf_insn *xlated_dump(const struct bpf_prog *prog)
 
 		if (d[i].code != (BPF_LD | BPF_IMM | BPF_DW))
 			continue;
+		if (d[i].src_reg == BPF_PSEUDO_BTF_ID) /* a typed ksym: its address, as a constant */
+			d[i].src_reg = 0;
 		m = map_of_addr(prog, addr, d[i].src_reg, &off);
 		if (m) {
 			d[i].imm = (int32_t)m->id;

@@ -38,6 +38,7 @@ static void prog_free(struct bpf_prog *prog)
 	bpf_jit_free(&prog->jit);
 	ksvc_free(prog->func_info);
 	ksvc_free(prog->linfo);
+	ksvc_free(prog->ksyms);
 	if (prog->btf)
 		bpf_btf_put(prog->btf);
 	ksvc_free(prog);
@@ -271,6 +272,12 @@ static int resolve_maps(struct bpf_prog *prog, const union bpf_attr *attr,
 		i++;
 		if (in->src_reg == 0 || in->src_reg == BPF_PSEUDO_FUNC)
 			continue; /* a callback's address: the verifier checks its target */
+		if (in->src_reg == BPF_PSEUDO_BTF_ID) { /* a typed kernel symbol (ksym.c) */
+			err = bpf_ksym_resolve(prog, i - 1, log);
+			if (err)
+				return err;
+			continue;
+		}
 		if (in->src_reg == BPF_PSEUDO_MAP_IDX || in->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
 			const int32_t *ufds = (const int32_t *)(uintptr_t)attr->fd_array;
 

@@ -65,6 +65,10 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_FUNC] = "func",
 		[PTR_TO_DYNPTR] = "dynptr_ptr",
 		[PTR_TO_BTF_ID] = "ptr_",
+		[PTR_TO_PERCPU_BTF_ID] = "percpu_ptr_",
+		[PTR_TO_BTF_ID_OR_NULL] = "ptr_or_null_",
+		[PTR_TO_RDONLY_MEM] = "rdonly_mem",
+		[PTR_TO_RDONLY_MEM_OR_NULL] = "rdonly_mem_or_null",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -318,8 +322,16 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 		/* fall through */
 	case PTR_TO_FUNC:
 		return old->mem_size == cur->mem_size;
+	case PTR_TO_RDONLY_MEM_OR_NULL:
+	case PTR_TO_BTF_ID_OR_NULL:
+		if (!ids_match(m, old->id, cur->id))
+			return false;
+		/* fall through */
+	case PTR_TO_RDONLY_MEM:
+	case PTR_TO_PERCPU_BTF_ID:
 	case PTR_TO_BTF_ID:
-		return old->btf_id == cur->btf_id && old->off == cur->off && range_within(old, cur);
+		return old->btf_id == cur->btf_id && old->mem_size == cur->mem_size &&
+		       old->off == cur->off && range_within(old, cur);
 	case PTR_TO_MAP_VALUE_OR_NULL:
 	case PTR_TO_MAP_VALUE: /* a value with a bpf_spin_lock keeps its id */
 		if (!ids_match(m, old->id, cur->id))
@@ -704,6 +716,17 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 			memset(d, 0, sizeof(*d));
 			d->type = PTR_TO_FUNC;
 			d->mem_size = (uint32_t)subprog_of(env, (uint32_t)(idx + 1 + in->imm));
+		} else if (in->src_reg == BPF_PSEUDO_BTF_ID) {
+			/* a typed ksym, resolved at load (ksym.c); Linux's check_ld_imm */
+			const struct bpf_ksym_ld *k = bpf_ksym_of(env->prog, (uint32_t)idx);
+
+			if (!k)
+				return verr(env, -EFAULT, "bpf verifier is misconfigured\n");
+			memset(d, 0, sizeof(*d));
+			d->type = k->kind == BPF_KSYM_PERCPU ? PTR_TO_PERCPU_BTF_ID :
+				  k->kind == BPF_KSYM_BTF ? PTR_TO_BTF_ID : PTR_TO_RDONLY_MEM;
+			d->btf_id = k->kind == BPF_KSYM_MEM ? 0 : k->btf_id;
+			d->mem_size = k->mem_size;
 		} else if (in->src_reg == BPF_PSEUDO_MAP_VALUE) {
 			/* the loader put the value's address in the pair: find its map again */
 			uint64_t addr = (uint32_t)in[0].imm | (uint64_t)(uint32_t)in[1].imm << 32;

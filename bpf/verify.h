@@ -25,7 +25,19 @@ enum reg_type {
 	PTR_TO_FUNC, /* lddw BPF_PSEUDO_FUNC: a callback subprogram (subprogno) */
 	PTR_TO_DYNPTR, /* a helper's own local dynptr handed to a callback (user_ringbuf_drain) */
 	PTR_TO_BTF_ID, /* a kernel object the kernel's BTF types (btf_id): loads are probe reads */
+	/* typed ksyms (ksym.c) and what bpf_per_cpu_ptr / bpf_this_cpu_ptr make of them */
+	PTR_TO_PERCPU_BTF_ID, /* a per-CPU variable (btf_id its type): no access, helpers only */
+	PTR_TO_BTF_ID_OR_NULL, /* PTR_TO_BTF_ID or NULL (id for the null check) */
+	PTR_TO_RDONLY_MEM, /* mem_size read-only bytes of a kernel variable (Linux's rdonly_mem) */
+	PTR_TO_RDONLY_MEM_OR_NULL,
 };
+
+/* The pointer types a null check turns into their pointer, or into 0 (Linux's PTR_MAYBE_NULL) */
+static inline bool reg_maybe_null(uint8_t type)
+{
+	return type == PTR_TO_MAP_VALUE_OR_NULL || type == PTR_TO_MEM_OR_NULL ||
+	       type == PTR_TO_BTF_ID_OR_NULL || type == PTR_TO_RDONLY_MEM_OR_NULL;
+}
 
 /*
  * A register: its type and, for scalars, the value's bounds; for pointers a fixed offset plus
@@ -39,8 +51,8 @@ struct reg {
 	uint8_t precise;
 	uint32_t id; /* *_OR_NULL: copies share an id for the null check */
 	uint32_t ref_obj_id; /* PTR_TO_MEM(_OR_NULL): the reference it holds (vstate refs) */
-	uint32_t mem_size; /* PTR_TO_MEM(_OR_NULL): bytes from off 0; PTR_TO_FUNC: subprogno */
-	uint32_t btf_id; /* PTR_TO_BTF_ID: its struct in the kernel's BTF */
+	uint32_t mem_size; /* PTR_TO_(RDONLY_)MEM(_OR_NULL): bytes from off 0; PTR_TO_FUNC: subprogno */
+	uint32_t btf_id; /* PTR_TO_(PERCPU_)BTF_ID(_OR_NULL): its type in the kernel's BTF */
 	int32_t off;
 	struct bpf_map *map;
 	uint64_t umin, umax;

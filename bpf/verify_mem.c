@@ -392,6 +392,9 @@ static int btf_access(struct venv *env, uint32_t regno, const struct reg *p, int
 					  "var_off=(%#llx; %#llx)\n", regno, tname, (long long)o,
 			    (unsigned long long)p->umin,
 			    (unsigned long long)(p->umax - p->umin));
+	if (p->type == PTR_TO_PERCPU_BTF_ID) /* only bpf_per_cpu_ptr / bpf_this_cpu_ptr take it */
+		return verr(env, -EACCES, "R%u is ptr_%s access percpu memory: off=%lld\n", regno,
+			    tname, (long long)o);
 	if (write)
 		return verr(env, -EACCES, "only read is supported\n");
 	ret = bpf_btf_struct_access(bpf_btf_vmlinux(), env->log, p->btf_id, (uint32_t)o, size,
@@ -440,7 +443,14 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 			return verr(env, -EACCES, "write to change key R%u not allowed\n", regno);
 		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->map->key_size);
 		break;
+	case PTR_TO_RDONLY_MEM: /* a typed ksym's memory, or a per-CPU instance of it */
+		if (write)
+			return verr(env, -EACCES, "R%u cannot write into %s\n", regno,
+				    reg_type_name(p->type));
+		err = region_access(env, regno, p, (int64_t)p->off + off, size, p->mem_size);
+		break;
 	case PTR_TO_BTF_ID:
+	case PTR_TO_PERCPU_BTF_ID:
 		return btf_access(env, regno, p, off, size, write, value_regno, sign_ext);
 	/* CONST_PTR_TO_MAP: Linux reads struct bpf_map's fields through vmlinux BTF, and refuses
 	 * most (EACCES) of what is not a field; without BTF, every read here is refused so */
@@ -537,6 +547,7 @@ static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool writ
 	case PTR_TO_MAP_VALUE:
 		return map_value_range(env, regno, p, p->off, size, write);
 	case PTR_TO_MEM:
+	case PTR_TO_RDONLY_MEM: /* read-only arguments only (ARG_MEM) */
 		return region_access(env, regno, p, p->off, size, p->mem_size);
 	case PTR_TO_MAP_KEY:
 		if (write)
@@ -742,6 +753,37 @@ static int spin_lock_arg(struct venv *env, uint32_t regno, const struct reg *r, 
 	return 0;
 }
 
+/*
+ * r0 of bpf_per_cpu_ptr / bpf_this_cpu_ptr (Linux's RET_PTR_TO_MEM_OR_BTF_ID | MEM_RDONLY):
+ * a ptr_ to the per-CPU variable's struct, or read-only memory of its type's size; or_null:
+ * either may be NULL.
+ */
+static int percpu_ret(struct venv *env, uint32_t btf_id, bool or_null)
+{
+	const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+	struct reg *r0 = &cur_frame(env)->regs[BPF_REG_0];
+	const struct btf_type *t = kbtf ? bpf_btf_skip_modifiers(kbtf, btf_id, &btf_id) : NULL;
+	uint32_t size = 0, sid = btf_id;
+
+	memset(r0, 0, sizeof(*r0));
+	if (t && (bpf_btf_kind(t) == BTF_KIND_STRUCT || bpf_btf_kind(t) == BTF_KIND_UNION)) {
+		r0->type = or_null ? PTR_TO_BTF_ID_OR_NULL : PTR_TO_BTF_ID;
+		r0->btf_id = btf_id;
+	} else {
+		if (!t || !bpf_btf_type_id_size(kbtf, &sid, &size)) {
+			const char *n = t ? bpf_btf_str(kbtf, t->name_off) : NULL;
+
+			return verr(env, -EINVAL, "unable to resolve the size of type '%s': %d\n",
+				    n ? n : "", -EINVAL);
+		}
+		r0->type = or_null ? PTR_TO_RDONLY_MEM_OR_NULL : PTR_TO_RDONLY_MEM;
+		r0->mem_size = size;
+	}
+	if (or_null)
+		r0->id = ++env->next_id;
+	return 0;
+}
+
 int check_helper_call(struct venv *env, const struct bpf_insn *in)
 {
 	struct frame *cb_frame = NULL;
@@ -802,8 +844,10 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		case ARG_MEM:
 		case ARG_MEM_UNINIT:
 			/* the pointer's type at its own argument, its range at the size's (Linux) */
+			/* Linux's ARG_PTR_TO_MEM | MEM_RDONLY takes rdonly_mem, a writable one not */
 			if (r->type != PTR_TO_STACK && r->type != PTR_TO_MAP_VALUE &&
-			    r->type != PTR_TO_MAP_KEY && r->type != PTR_TO_MEM)
+			    r->type != PTR_TO_MAP_KEY && r->type != PTR_TO_MEM &&
+			    (r->type != PTR_TO_RDONLY_MEM || h->args[i] == ARG_MEM_UNINIT))
 				return verr(env, -EACCES, "R%u type=%s expected=fp, pkt, pkt_meta, "
 							  "map_key, map_value, mem, alloc_mem, buf\n",
 					    regno, reg_type_name(r->type));
@@ -883,6 +927,22 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				return err;
 			break;
 		case ARG_PERCPU_BTF:
+			/* Linux's check_reg_type, check_func_arg_reg_off, then the btf_id */
+			if (r->type != PTR_TO_PERCPU_BTF_ID)
+				return verr(env, -EACCES, "R%u type=%s expected=percpu_ptr_\n", regno,
+					    reg_type_name(r->type));
+			if (r->off)
+				return verr(env, -EACCES, "dereference of modified percpu_ptr_ ptr R%u "
+							  "off=%d disallowed\n", regno, r->off);
+			if (var_off(r) || r->umin)
+				return verr(env, -EACCES, "variable percpu_ptr_ access var_off=(%#llx; "
+							  "%#llx) disallowed\n",
+					    (unsigned long long)r->umin,
+					    (unsigned long long)(r->umax - r->umin));
+			if (!r->btf_id)
+				return verr(env, -EACCES, "Helper has invalid btf_id in R%u\n", regno);
+			ret_btf_id = r->btf_id;
+			break;
 		case ARG_BTF_ONLY:
 			/* only a BTF-typed pointer fits: no register can hold one without BTF */
 			return verr(env, -EACCES, "R%u type=%s expected=ptr_\n", regno,
@@ -1006,6 +1066,11 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 		r0->mem_size = (uint32_t)alloc_size;
 		r0->id = ++env->next_id;
 		r0->ref_obj_id = dm.ref;
+	}
+	if (h->ret == RET_PERCPU_OBJ || h->ret == RET_PERCPU_OBJ_OR_NULL) {
+		err = percpu_ret(env, ret_btf_id, h->ret == RET_PERCPU_OBJ_OR_NULL);
+		if (err)
+			return err;
 	}
 	if (h->ret == RET_BTF_ID) { /* never NULL (the current task, a task's frame) */
 		struct reg *r0 = &f->regs[BPF_REG_0];

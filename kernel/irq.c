@@ -15,11 +15,14 @@
 #include <kern/errno.h>
 #include <kern/irq.h>
 #include <kern/irq_desc.h>
+#include <kern/percpu.h>
 #include <kern/platform.h>
 #include <kern/sched.h>
 #include <kern/trace.h>
 
 #define NR_ACTIONS 16
+
+DEFINE_PER_CPU(struct kernel_stat, kstat); /* kern/irq.h */
 
 static struct irq_action {
 	irq_action_fn fn; /* fn..intid: written at boot, before the interrupt is enabled */

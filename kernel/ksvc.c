@@ -13,7 +13,9 @@
 #include <kern/irq_desc.h>
 #include <kern/ksvc.h>
 #include <kern/format.h>
+#include <kern/ksym.h>
 #include <kern/mm.h>
+#include <kern/percpu.h>
 #include <kern/platform.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
@@ -178,6 +180,26 @@ unsigned int ksvc_cpu_id(void)
 unsigned int ksvc_nr_cpus(void)
 {
 	return nr_cpus_possible;
+}
+
+/* Linux's kernel/bpf/syscall.c bpf_prog_active: the BPF recursion guard (perf/bpf_attach.c) */
+DEFINE_PER_CPU(int, bpf_prog_active);
+
+int *ksvc_bpf_prog_active(void)
+{
+	return this_cpu_ptr(&bpf_prog_active);
+}
+
+uint64_t ksvc_per_cpu_offset(unsigned int cpu)
+{
+	return cpu < MAX_CPUS ? __per_cpu_offset[cpu] : 0;
+}
+
+uint64_t ksvc_kallsyms_lookup_name(const char *name)
+{
+	uint64_t addr;
+
+	return ksym_addr_any(name, &addr) ? addr : 0;
 }
 
 int ksvc_current_tgid(void)

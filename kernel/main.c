@@ -14,6 +14,7 @@
 #include <kern/irq_desc.h>
 #include <kern/kernel.h>
 #include <kern/mm.h>
+#include <kern/percpu.h>
 #include <kern/platform.h>
 #include <kern/printk.h>
 #include <kern/sched.h>
@@ -202,6 +203,7 @@ void kmain(uint64_t dtb_pa, uint64_t image_pa)
 		cpus[i].id = i;
 		cpus[i].mpidr = pf->cpu_mpidr[i];
 	}
+	percpu_init(nr_cpus_possible);
 	if (gic_init(pf))
 		kpanic("GIC initialisation failed");
 	irq_init_ipis();

@@ -96,6 +96,11 @@ bool ksym_addr(const char *name, uint64_t *addr, uint64_t *size)
 			      size);
 }
 
+bool ksym_addr_any(const char *name, uint64_t *addr)
+{
+	return ksym_find_any(kallsyms_text, (size_t)(kallsyms_text_end - kallsyms_text), name, addr);
+}
+
 bool ksym_lookup(uint64_t addr, char *name, size_t size, uint64_t *off)
 {
 	if (addr < (uint64_t)_stext || addr >= (uint64_t)_etext)

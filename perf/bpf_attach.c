@@ -42,7 +42,6 @@
 /* A program's ctx holds arm64's user_pt_regs: the registers perf passes around, as they are. */
 _Static_assert(sizeof(bpf_user_pt_regs_t) == PERF_REGS_NR * sizeof(uint64_t), "ctx regs");
 
-int perf_bpf_active[PERF_BPF_CPUS]; /* (the guard: perf_internal.h) */
 const struct perf_event *_Atomic perf_bpf_running[PERF_BPF_CPUS];
 static void bpf_wait_runs(const struct perf_event *e);
 
@@ -61,7 +60,7 @@ static struct {
 } tp_progs[TP_PROGS_MAX];	 /* (tp_lock) */
 static struct spinlock tp_lock = SPINLOCK_INIT;
 static _Atomic int tp_nr_progs;	 /* slots in use */
-static uint64_t tp_ctx[PERF_BPF_CPUS][TP_CTX_MAX / 8]; /* per CPU, under perf_bpf_active */
+static uint64_t tp_ctx[PERF_BPF_CPUS][TP_CTX_MAX / 8]; /* per CPU, under bpf_prog_active */
 
 static int tp_attach(struct perf_event *e, struct bpf_prog *prog)
 {
@@ -125,8 +124,9 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit)
 		return true;
 	unsigned long f = ksvc_irq_save();
 	unsigned int cpu = ksvc_cpu_id() % PERF_BPF_CPUS;
+	int *active = ksvc_bpf_prog_active();
 
-	if (++perf_bpf_active[cpu] == 1 &&
+	if (++*active == 1 &&
 	    !atomic_load_explicit(&perf_bpf_running[cpu], memory_order_relaxed)) {
 		uint64_t *ctx = tp_ctx[cpu];
 		uint32_t n = MIN(hit->size, (uint32_t)TP_CTX_MAX);
@@ -146,7 +146,7 @@ bool perf_tp_bpf_run(const struct perf_tp_hit *hit)
 		}
 		spin_unlock(&tp_lock);
 	}
-	perf_bpf_active[cpu]--;
+	--*active;
 	ksvc_irq_restore(f);
 	return ret != 0;
 }
@@ -238,7 +238,7 @@ bool perf_bpf_filter(struct perf_event *e, uint64_t period, const uint64_t *regs
 /* ---- programs on probe events ---- */
 
 #define PT_REGS_SIZE 336 /* arm64 struct pt_regs: user_pt_regs, then kernel-only words */
-static uint64_t probe_ctx[PERF_BPF_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under perf_bpf_active */
+static uint64_t probe_ctx[PERF_BPF_CPUS][PT_REGS_SIZE / 8]; /* per CPU, under bpf_prog_active */
 /* its words past user_pt_regs are zeroed: a helper reading it as a perf ctx finds regs NULL */
 _Static_assert(offsetof(struct bpf_perf_event_data_kern, regs) + sizeof(void *) <= PT_REGS_SIZE,
 	       "kprobe ctx");
@@ -253,12 +253,13 @@ int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
 	unsigned long f = ksvc_irq_save();
 	unsigned int cpu = ksvc_cpu_id() % PERF_BPF_CPUS;
 	int tgid = ksvc_current_tgid();
-	bool copied = false, busy = ++perf_bpf_active[cpu] != 1 ||
+	int *active = ksvc_bpf_prog_active();
+	bool copied = false, busy = ++*active != 1 ||
 				    atomic_load_explicit(&perf_bpf_running[cpu], memory_order_relaxed);
 	uint64_t *ctx = probe_ctx[cpu];
 
 	if (spin_is_held_by_me(&tp_lock)) { /* a kprobe in a tracepoint program's helper */
-		perf_bpf_active[cpu]--;
+		--*active;
 		ksvc_irq_restore(f);
 		return -1;
 	}
@@ -277,7 +278,7 @@ int perf_probe_bpf_run(const void *probe, bool ret, const uint64_t *regs,
 			dropped[n++] = tp_progs[i].e;
 	}
 	spin_unlock(&tp_lock);
-	perf_bpf_active[cpu]--;
+	--*active;
 	ksvc_irq_restore(f);
 	return n;
 }

@@ -817,11 +817,12 @@ static inline struct perf_event_core *perf_core(struct perf_event *e)
 }
 
 /* bpf_attach.c: the per-CPU recursion guard of programs (interrupts masked): the event whose
- * overflow program this CPU runs (read by a detach, which waits for the run to end), and the
- * tracepoint and probe programs running (nested hits counted). */
+ * overflow program this CPU runs (read by a detach, which waits for the run to end); the count
+ * of programs running (nested hits counted) is the kernel's bpf_prog_active
+ * (ksvc_bpf_prog_active), which an overflow program's run counts too, as Linux's
+ * bpf_overflow_handler. */
 #define PERF_BPF_CPUS 64
 extern const struct perf_event *_Atomic perf_bpf_running[PERF_BPF_CPUS];
-extern int perf_bpf_active[PERF_BPF_CPUS];
 
 /* perf_bpf_filter with interrupts masked; inline in the overflow interrupt, where it runs on
  * every sample of an event with a program. */
@@ -832,12 +833,13 @@ perf_bpf_filter_masked(struct perf_event *e, uint64_t period, const uint64_t *re
 	struct perf_event_core *c = perf_core(e);
 	const struct perf_event *_Atomic *running =
 		&perf_bpf_running[ksvc_cpu_id() % PERF_BPF_CPUS];
+	int *active = ksvc_bpf_prog_active();
 	struct bpf_prog *prog;
 	uint64_t ret = 1; /* detached meanwhile: the sample goes out as without a program */
 
-	if (atomic_load_explicit(running, memory_order_relaxed) ||
-	    perf_bpf_active[running - perf_bpf_running])
+	if (atomic_load_explicit(running, memory_order_relaxed) || *active)
 		return false; /* a program already runs on this CPU: dropped */
+	++*active;
 	atomic_store_explicit(running, e, memory_order_relaxed);
 	/* pairs with the fence in bpf_wait_runs: a detach sees this run, or it is seen */
 	atomic_thread_fence(memory_order_seq_cst);
@@ -847,6 +849,7 @@ perf_bpf_filter_masked(struct perf_event *e, uint64_t period, const uint64_t *re
 		ret = bpf_prog_run_perf(prog, regs, period, addr, e, c->bpf_cookie);
 	/* Release: the run is over before a detach may free the program */
 	atomic_store_explicit(running, NULL, memory_order_release);
+	--*active;
 	return ret != 0;
 }
 

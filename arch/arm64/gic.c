@@ -269,7 +269,7 @@ void gic_handle_irq(struct trapframe *tf)
 
 		if (intid >= NR_INTIDS)
 			break;
-		this_cpu()->irqs++;
+		this_cpu_ptr(&kstat)->irqs_sum++;
 		if (intid < 16) {
 			/* SGIs are edge: EOI first so a new IPI sent meanwhile is not lost. */
 			if (version == 2)

@@ -95,6 +95,18 @@ uint64_t ksvc_clock_tai_ns(void);
 unsigned int ksvc_cpu_id(void);
 /* [any] Number of possible CPUs; CPU ids are 0 .. n-1. */
 unsigned int ksvc_nr_cpus(void);
+/*
+ * [any, interrupts masked] This CPU's bpf_prog_active (Linux's per-CPU int of that name, a
+ * per-CPU variable of the kernel's BTF): how many kprobe, tracepoint and perf_event programs
+ * run on this CPU; a hit that finds it non-zero is dropped (the recursion guard).
+ */
+int *ksvc_bpf_prog_active(void);
+/* [any] The distance from a per-CPU variable's address (its template's, as kallsyms and the
+ * kernel's BTF name it) to cpu's own copy, cpu < ksvc_nr_cpus() (Linux's __per_cpu_offset). */
+uint64_t ksvc_per_cpu_offset(unsigned int cpu);
+/* [any] The kernel symbol name's address from the kernel's symbol table (/proc/kallsyms), 0
+ * when there is none (Linux's kallsyms_lookup_name). */
+uint64_t ksvc_kallsyms_lookup_name(const char *name);
 /* [any] Current task's thread-group id (what userland calls the pid), thread id, uid, gid. */
 int ksvc_current_tgid(void);
 int ksvc_current_tid(void);

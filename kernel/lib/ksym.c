@@ -89,3 +89,20 @@ bool ksym_find_name(const char *tab, size_t len, const char *name, uint64_t *add
 		*size = 4; /* the last symbol: one instruction known */
 	return found;
 }
+
+bool ksym_find_any(const char *tab, size_t len, const char *name, uint64_t *addr)
+{
+	const char *p = tab, *end = tab + len, *n, *next;
+	size_t want = strlen(name), nlen;
+	uint64_t a;
+	char t;
+
+	while ((next = next_line(p, end, &a, &t, &n, &nlen)) != NULL) {
+		if (nlen == want && !memcmp(n, name, want)) {
+			*addr = a;
+			return true;
+		}
+		p = next;
+	}
+	return false;
+}

@@ -193,6 +193,24 @@ unsigned int ksvc_nr_cpus(void)
 	return ksvc_fake.nr_cpus;
 }
 
+int *ksvc_bpf_prog_active(void)
+{
+	return &ksvc_fake.bpf_prog_active[ksvc_fake.cpu % 8];
+}
+
+uint64_t ksvc_per_cpu_offset(unsigned int cpu)
+{
+	return ksvc_fake.per_cpu_offset[cpu % 8];
+}
+
+uint64_t ksvc_kallsyms_lookup_name(const char *name)
+{
+	for (const struct ksvc_fake_ksym *k = ksvc_fake.ksyms; k && k->name; k++)
+		if (!strcmp(k->name, name))
+			return k->addr;
+	return 0;
+}
+
 int ksvc_current_tgid(void)
 {
 	return ksvc_fake.tgid;

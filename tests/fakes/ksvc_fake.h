@@ -51,6 +51,13 @@ struct ksvc_fake_state {
 	int sig_perf; /* ksvc_send_sig_perf calls */
 	uint64_t sig_perf_addr, sig_perf_data;
 	uint32_t sig_perf_type;
+	int bpf_prog_active[8]; /* ksvc_bpf_prog_active, by cpu % 8 */
+	uint64_t per_cpu_offset[8]; /* ksvc_per_cpu_offset */
+	/* ksvc_kallsyms_lookup_name's table, ended by a NULL name (NULL: no symbols) */
+	const struct ksvc_fake_ksym {
+		const char *name;
+		uint64_t addr;
+	} *ksyms;
 };
 
 extern struct ksvc_fake_state ksvc_fake;

@@ -21,6 +21,7 @@
 #include "../../bpf/btf.h"
 #include <bpf/task.h>
 #include "../fakes/ksvc_fake.h"
+#include "bpf_unit_prog.h"
 
 #define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
 
@@ -152,31 +153,12 @@ static void test_walk(void **state)
 
 static long load(const struct bpf_insn *insns, uint32_t n, const char *license)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	memset(logbuf, 0, sizeof(logbuf));
-	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
-	a.insns = (uintptr_t)insns;
-	a.insn_cnt = n;
-	a.license = (uintptr_t)license;
-	a.log_buf = (uintptr_t)logbuf;
-	a.log_size = sizeof(logbuf);
-	a.log_level = 1;
-	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	return unit_prog_load(insns, n, license, logbuf, sizeof(logbuf));
 }
 
 static uint64_t run(long fd)
 {
-	struct bpf_perf_event_data_kern ctx;
-	struct bpf_prog *prog;
-	uint64_t r0;
-
-	memset(&ctx, 0, sizeof(ctx));
-	assert_int_equal(bpf_prog_get_fd((int)fd, &prog), 0);
-	r0 = bpf_prog_run(prog, &ctx);
-	bpf_prog_put(prog);
-	return r0;
+	return unit_prog_run(fd);
 }
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))

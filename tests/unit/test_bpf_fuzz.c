@@ -199,8 +199,8 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 							  45, 36, 148, 22, 119, 176, 177,
 							  /* dynptrs, tail calls' */
 							  197, 198, 199, 200, 201, 202, 203, 12,
-							  /* task helpers' */
-							  141, 175, 191 };
+							  /* task helpers', snprintf_btf, per_cpu_ptr, this_cpu_ptr */
+							  141, 175, 191, 149, 153, 154 };
 
 			in->code = BPF_JMP | BPF_CALL;
 			in->imm = helpers[pick(sizeof(helpers) / 4)];
@@ -306,8 +306,9 @@ static uint32_t make_program(struct bpf_insn *p)
 }
 
 /*
- * probe_read*() and trace_printk's %s read any address by design; the host fake of
- * ksvc_read_nofault cannot survive an unmapped one, so such programs are verified, not run.
+ * probe_read*(), trace_printk's %s and snprintf_btf's object read any address by design; the
+ * host fake of ksvc_read_nofault cannot survive an unmapped one, so such programs are
+ * verified, not run.
  */
 static bool reads_anywhere(const struct bpf_insn *p, uint32_t len)
 {
@@ -317,7 +318,8 @@ static bool reads_anywhere(const struct bpf_insn *p, uint32_t len)
 							   p[i].imm <= BPF_FUNC_probe_read_kernel_str) ||
 		     p[i].imm == BPF_FUNC_probe_read || p[i].imm == BPF_FUNC_probe_read_str ||
 		     p[i].imm == BPF_FUNC_probe_write_user || p[i].imm == BPF_FUNC_copy_from_user ||
-		     p[i].imm == BPF_FUNC_snprintf || p[i].imm == BPF_FUNC_trace_vprintk))
+		     p[i].imm == BPF_FUNC_snprintf || p[i].imm == BPF_FUNC_trace_vprintk ||
+		     p[i].imm == BPF_FUNC_snprintf_btf))
 			return true;
 	return false;
 }

@@ -221,3 +221,11 @@ $(BUILD)/user/bin/t_bpf_otask: tests/user/tap.h tests/user/bpf_faults.h tests/us
 UPROGS += t_pidfd
 t_pidfd_SRCS := tests/user/t_pidfd.c
 t_pidfd_LIBS := -lpthread
+# t_bpf_pcpu: typed ksyms of per-CPU variables, bpf_this_cpu_ptr / bpf_per_cpu_ptr, via libbpf
+UPROGS += t_bpf_pcpu
+t_bpf_pcpu_SRCS := tests/user/t_bpf_pcpu.c $(BUILD)/user/bpf/pcpu.bpf.lo
+t_bpf_pcpu_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_pcpu_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bpf/pcpu.bpf.o: tests/user/bpf/out.h
+$(BUILD)/user/bin/t_bpf_pcpu: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h \
+	tests/user/bpf_insn.h

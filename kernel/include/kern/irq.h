@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <kern/percpu.h>
 
 struct trapframe;
 typedef void (*irq_handler_t)(uint32_t intid, struct trapframe *tf, void *arg);
@@ -24,3 +25,14 @@ void ipi_send(unsigned int cpu, unsigned int sgi);
 int gic_version(void);
 /* Run this CPU's queued ksvc_irq_work (the IPI_WORK handler; interrupts masked). */
 void irq_work_run(void);
+
+/*
+ * Per-CPU interrupt statistics, Linux's struct kernel_stat (include/linux/kernel_stat.h) as
+ * the per-CPU variable kstat: irqs_sum counts the interrupts this CPU took (every INTID the GIC
+ * acknowledged, IPIs and the timer included, as Linux's kstat_incr_irqs_this_cpu).  Linux's
+ * softirqs[] counts are absent: there are no softirqs here.  Written by its CPU in IRQ context.
+ */
+struct kernel_stat {
+	unsigned long irqs_sum;
+};
+DECLARE_PER_CPU(struct kernel_stat, kstat);

@@ -20,7 +20,12 @@ bool ksym_lookup(uint64_t addr, char *name, size_t size, uint64_t *off);
  * address); false when there is none.
  */
 bool ksym_find_name(const char *tab, size_t len, const char *name, uint64_t *addr, uint64_t *size);
+/* The address of the first symbol of any type (code or data) named name, as Linux's
+ * kallsyms_lookup_name: false when there is none. */
+bool ksym_find_any(const char *tab, size_t len, const char *name, uint64_t *addr);
 /* [any] ksym_find_name in the running kernel's own table. */
 bool ksym_addr(const char *name, uint64_t *addr, uint64_t *size);
 /* [any] Is addr in the kernel image's code? */
 bool ksym_is_text(uint64_t addr);
+/* [any] ksym_find_any in the running kernel's own table. */
+bool ksym_addr_any(const char *name, uint64_t *addr);

@@ -113,7 +113,6 @@ struct cpu {
 	_Atomic bool online;
 	uint64_t ticks;
 	uint64_t ctx_switches;
-	uint64_t irqs;
 	/* cross-CPU function calls (smp.c) */
 	struct spinlock call_lock;
 	struct list_node calls;
