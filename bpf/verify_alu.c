@@ -264,6 +264,7 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	case PTR_TO_CTX:
 	case PTR_TO_MEM:
 	case PTR_TO_BTF_ID:
+	case PTR_TO_BTF_ID_UNTRUSTED:
 		break;
 	case CONST_PTR_TO_MAP:
 		if (op == BPF_ADD && reg_is_const(&off) && off.umin == 0)
@@ -272,7 +273,8 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	default:
 		return verr(env, -EACCES, "R%u pointer arithmetic on %s prohibited%s\n", in->dst_reg,
 			    reg_type_name(ptr.type),
-			    ptr.type == PTR_TO_MAP_VALUE_OR_NULL || ptr.type == PTR_TO_MEM_OR_NULL ?
+			    ptr.type == PTR_TO_MAP_VALUE_OR_NULL || ptr.type == PTR_TO_MEM_OR_NULL ||
+			    ptr.type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL ?
 				    ", null-check it first" : "");
 	}
 	/* Linux's check_reg_sane_offset: EINVAL */

@@ -131,10 +131,14 @@ static void refine(uint8_t op, struct reg *a, struct reg *b)
 
 static void null_check_reg(struct reg *x, uint32_t id, bool is_null)
 {
-	if ((x->type != PTR_TO_MAP_VALUE_OR_NULL && x->type != PTR_TO_MEM_OR_NULL) || x->id != id)
+	if ((x->type != PTR_TO_MAP_VALUE_OR_NULL && x->type != PTR_TO_MEM_OR_NULL &&
+	     x->type != PTR_TO_BTF_ID_UNTRUSTED_OR_NULL) || x->id != id)
 		return;
 	if (is_null) {
 		mark_const(x, 0);
+	} else if (x->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL) {
+		x->type = PTR_TO_BTF_ID_UNTRUSTED;
+		x->id = 0;
 	} else if (x->type == PTR_TO_MAP_VALUE_OR_NULL && x->map->inner_meta) {
 		/* a map-in-map lookup gives an inner map, typed by the template (Linux) */
 		x->type = CONST_PTR_TO_MAP;
@@ -208,7 +212,8 @@ int64_t check_cond_jmp(struct venv *env, const struct bpf_insn *in, uint32_t idx
 		mark_const(&b, is32 ? (uint32_t)in->imm : (uint64_t)(int64_t)in->imm);
 	}
 	/* null check of a map lookup result */
-	if ((a->type == PTR_TO_MAP_VALUE_OR_NULL || a->type == PTR_TO_MEM_OR_NULL) && k &&
+	if ((a->type == PTR_TO_MAP_VALUE_OR_NULL || a->type == PTR_TO_MEM_OR_NULL ||
+	     a->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL) && k &&
 	    !in->imm && !is32 && (op == BPF_JEQ || op == BPF_JNE)) {
 		/* a NULL acquired pointer holds nothing; a dynptr slice's NULL leaves the dynptr's
 		 * reference alone (Linux: ref_obj_id == id only) */
