@@ -58,8 +58,10 @@ BENCH_BINS += $(BPF_BENCH_BINS)
 
 # ---- host unit tests ----
 BPF_TEST_SRCS := $(BPF_SRCS) tests/bpf/bpf_elf.c
-UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit bpf_obj bpf_disasm bpf_btf bpf_btf_access
+UNIT_TESTS += bpf_interp bpf_verify bpf_map bpf_sys bpf_fuzz bpf_sha1 bpf_jit bpf_obj bpf_disasm bpf_btf bpf_btf_access \
+	bpf_kptr
 UNIT_SRCS_bpf_btf_access := $(BPF_SRCS)
+UNIT_SRCS_bpf_kptr := $(BPF_SRCS)
 UNIT_SRCS_bpf_btf := $(BPF_SRCS)
 UNIT_SRCS_bpf_obj := $(BPF_SRCS)
 UNIT_SRCS_bpf_jit := $(BPF_SRCS)
