@@ -10,12 +10,13 @@
  * Programs (BPF_PROG_TYPE_SYSCALL, run by BPF_PROG_TEST_RUN): one stores
  * bpf_get_current_task_btf() in the kptr, another loads it, checks NULL and reads the thread
  * id through it (gettid()); user space reads the field as 0, and after a user update the
- * program finds NULL.  Refused, EACCES with Linux's line: a load of the kptr used without the
- * NULL check ('untrusted_ptr_or_null_'), a scalar stored ("invalid kptr access"), a pointer
+ * program finds NULL (array, hash, and a per-CPU array for every CPU's copy).
+ * Refused, EACCES with Linux's line: a load of the kptr used without the NULL check
+ * ('untrusted_ptr_or_null_'), a scalar stored ("invalid kptr access"), a pointer
  * into the task's middle stored, BPF_ST of 1, a 4-byte or misaligned access, an atomic add, a
  * variable offset, a helper writing over the field, bpf_kptr_xchg (not a referenced kptr /
  * not a kptr), and the untrusted task handed to bpf_find_vma (perf_event program).
- * Passes on Linux 6.1 (refvm.sh --smp 2).
+ * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01.
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +348,59 @@ out:
 	close(map);
 }
 
+/* A per-CPU array: each CPU's value has its kptr; the syscalls show and write zeros there.
+ * The store runs on one CPU (this thread is pinned to CPU 0), the others' stay NULL. */
+static void percpu_checks(void)
+{
+	int map = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, V_GOOD, 0), st, ld, ncpu;
+	uint64_t v[2 * 64];
+	uint32_t ret = 0;
+	cpu_set_t set;
+
+	ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (!CHECK(map >= 0 && ncpu > 0 && ncpu <= 64, "per-CPU array with a kptr", "%d, %d CPUs",
+		   map, ncpu))
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	const struct bpf_insn store[] = {
+		LOOKUP0(map), MOV_X(6, 0), CALL(BPF_FUNC_get_current_task_btf), STX(BPF_DW, 6, 0, 8),
+		MOV_K(0, 1), EXIT_INSN,
+	};
+	const struct bpf_insn load[] = {
+		LOOKUP0(map), LDX(BPF_DW, 1, 0, 8), JNE_K(1, 0, 2), MOV_K(0, 1000), EXIT_INSN,
+		LDX(BPF_W, 0, 1, (int16_t)tid_off), ADD_K(0, 1), EXIT_INSN,
+	};
+	st = prog_load(BPF_PROG_TYPE_SYSCALL, store, N_INSNS(store));
+	ld = prog_load(BPF_PROG_TYPE_SYSCALL, load, N_INSNS(load));
+	if (!CHECK(st >= 0 && ld >= 0, "per-CPU array: store and load programs", "%d %d", st, ld))
+		goto out;
+	CHECK(run(st, &ret) == 0 && run(ld, &ret) == 0 && ret == (uint32_t)gettid() + 1,
+	      "per-CPU array: the thread id through this CPU's kptr", "ret %u", ret);
+	memset(v, 0x55, sizeof(v));
+	int ok = elem(BPF_MAP_LOOKUP_ELEM, map, 0, v) == 0;
+
+	for (int c = 0; c < ncpu; c++)
+		ok = ok && v[2 * c] == 0 && v[2 * c + 1] == 0;
+	CHECK(ok, "per-CPU array: user space reads every CPU's kptr as 0", "cpu0 %#llx %#llx",
+	      (unsigned long long)v[0], (unsigned long long)v[1]);
+	CHECK(run(ld, &ret) == 0 && ret == (uint32_t)gettid() + 1, "per-CPU array: still there",
+	      "ret %u", ret);
+	for (int c = 0; c < ncpu; c++)
+		v[2 * c] = 3, v[2 * c + 1] = 0x1234;
+	CHECK(elem(BPF_MAP_UPDATE_ELEM, map, 0, v) == 0, "per-CPU array: user space updates it",
+	      "%d", errno);
+	CHECK(run(ld, &ret) == 0 && ret == 1000, "per-CPU array: after the update the kptr is NULL",
+	      "ret %u", ret);
+out:
+	if (st >= 0)
+		close(st);
+	if (ld >= 0)
+		close(ld);
+	close(map);
+}
+
 static void refusal_checks(void)
 {
 	int map = map_create(BPF_MAP_TYPE_ARRAY, V_GOOD, 0);
@@ -423,6 +478,7 @@ int main(void)
 	map_checks();
 	store_load_checks(BPF_MAP_TYPE_ARRAY);
 	store_load_checks(BPF_MAP_TYPE_HASH);
+	percpu_checks();
 	refusal_checks();
 	return tap_done();
 }
