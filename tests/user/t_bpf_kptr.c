@@ -16,11 +16,15 @@
  * into the task's middle stored, BPF_ST of 1, a 4-byte or misaligned access, an atomic add, a
  * variable offset, a helper writing over the field, bpf_kptr_xchg (not a referenced kptr /
  * not a kptr), and the untrusted task handed to bpf_find_vma (perf_event program).
+ * Clang-built (tests/user/bpf/kptr.bpf.c, libbpf): a global __kptr (in a .data.* section's
+ * map, its value a DATASEC); a perf_event program on this thread's page faults reads the thread id
+ * through the kptr the previous run stored (NULL the first time).
  * Passes on Linux 6.1 (refvm.sh --smp 2), 2026-12-01.
  */
 #define _GNU_SOURCE
 #include "tap.h"
 #include "bpf_insn.h"
+#include "bpf_faults.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
@@ -151,7 +155,7 @@ static int btf_fd(enum variant v)
 	return (int)bpf_a(BPF_BTF_LOAD, &a);
 }
 
-static int map_create(uint32_t type, enum variant v, uint32_t flags)
+static int kmap_create(uint32_t type, enum variant v, uint32_t flags)
 {
 	union bpf_attr a;
 	int btf = btf_fd(v), fd;
@@ -250,17 +254,17 @@ static void map_checks(void)
 {
 	int fd;
 
-	fd = map_create(BPF_MAP_TYPE_ARRAY, V_GOOD, 0);
+	fd = kmap_create(BPF_MAP_TYPE_ARRAY, V_GOOD, 0);
 	CHECK(fd >= 0, "array with a kptr in its value: created", "%d", fd);
 	close(fd);
-	fd = map_create(BPF_MAP_TYPE_HASH, V_GOOD, 0);
+	fd = kmap_create(BPF_MAP_TYPE_HASH, V_GOOD, 0);
 	CHECK(fd >= 0, "hash with a kptr in its value: created", "%d", fd);
 	close(fd);
-	fd = map_create(BPF_MAP_TYPE_PERCPU_HASH, V_GOOD, 0);
+	fd = kmap_create(BPF_MAP_TYPE_PERCPU_HASH, V_GOOD, 0);
 	CHECK(fd == -EOPNOTSUPP, "per-CPU hash with a kptr: EOPNOTSUPP", "%d", fd);
-	fd = map_create(BPF_MAP_TYPE_ARRAY, V_GOOD, BPF_F_RDONLY_PROG);
+	fd = kmap_create(BPF_MAP_TYPE_ARRAY, V_GOOD, BPF_F_RDONLY_PROG);
 	CHECK(fd == -EACCES, "kptr in a BPF_F_RDONLY_PROG array: EACCES", "%d", fd);
-	fd = map_create(BPF_MAP_TYPE_ARRAY, V_GOOD, BPF_F_WRONLY_PROG);
+	fd = kmap_create(BPF_MAP_TYPE_ARRAY, V_GOOD, BPF_F_WRONLY_PROG);
 	CHECK(fd == -EACCES, "kptr in a BPF_F_WRONLY_PROG array: EACCES", "%d", fd);
 	/* values whose kptrs do not parse still make a map; bpf_kptr_xchg tells what it found */
 	static const struct {
@@ -277,7 +281,7 @@ static void map_checks(void)
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char what[160];
 
-		fd = map_create(BPF_MAP_TYPE_ARRAY, bad[i].v, 0);
+		fd = kmap_create(BPF_MAP_TYPE_ARRAY, bad[i].v, 0);
 		snprintf(what, sizeof(what), "%s: map created", bad[i].what);
 		if (!CHECK(fd >= 0, what, "%d", fd))
 			continue;
@@ -293,7 +297,7 @@ static void map_checks(void)
 /* Store the current task, then read its thread id back through the kptr; user space sees 0 */
 static void store_load_checks(uint32_t type)
 {
-	int map = map_create(type, V_GOOD, 0), st, ld;
+	int map = kmap_create(type, V_GOOD, 0), st, ld;
 	uint64_t v[2] = { 0, 0 };
 	uint32_t ret = 0;
 
@@ -352,7 +356,7 @@ out:
  * The store runs on one CPU (this thread is pinned to CPU 0), the others' stay NULL. */
 static void percpu_checks(void)
 {
-	int map = map_create(BPF_MAP_TYPE_PERCPU_ARRAY, V_GOOD, 0), st, ld, ncpu;
+	int map = kmap_create(BPF_MAP_TYPE_PERCPU_ARRAY, V_GOOD, 0), st, ld, ncpu;
 	uint64_t v[2 * 64];
 	uint32_t ret = 0;
 	cpu_set_t set;
@@ -401,9 +405,48 @@ out:
 	close(map);
 }
 
+extern const char _binary_kptr_bpf_o_start[], _binary_kptr_bpf_o_end[];
+
+/* kptr.bpf.c's program for this kernel's thread struct on 8 page faults of this thread */
+static void clang_checks(void)
+{
+	const char *name = strcmp(task_name, "task") ? "kptr_lx" : "kptr_pk";
+	struct bpf_object *obj = open_one_prog(_binary_kptr_bpf_o_start, _binary_kptr_bpf_o_end, name);
+	struct bpf_program *prog;
+	struct bpf_map *out, *bss;
+	uint64_t o[3] = { 0, 0, 0 }, v = 1;
+	uint32_t k = 0;
+	int err;
+
+	if (!CHECK(obj, "bpf_object__open_mem(kptr.bpf.o)", "errno %d", errno))
+		return;
+	prog = bpf_object__find_program_by_name(obj, name);
+	vlog[0] = 0;
+	bpf_program__set_log_buf(prog, vlog, sizeof(vlog));
+	err = bpf_object__load(obj);
+	if (!CHECK(!err, "clang-built: a global __kptr (.data.* map) and the program load", "err %d: %s",
+		   err, strlen(vlog) > 600 ? vlog + strlen(vlog) - 600 : vlog))
+		goto out;
+	EXPECT_OK(run_on_faults(prog, 8), "clang-built: the program on 8 page faults of this thread");
+	out = bpf_object__find_map_by_name(obj, "out");
+	bss = bpf_object__find_map_by_name(obj, strcmp(task_name, "task") ? ".data.lx" : ".data.pk");
+	for (k = 0; k < 3; k++)
+		bpf_map__lookup_elem(out, &k, sizeof(k), &o[k], sizeof(o[k]), 0);
+	k = 0;
+	bpf_map__lookup_elem(bss, &k, sizeof(k), &v, sizeof(v), 0);
+	CHECK(o[0] >= 8 && o[2] == 1, "clang-built: the kptr was NULL on the first run only",
+	      "%llu runs, %llu NULL", (unsigned long long)o[0], (unsigned long long)o[2]);
+	CHECK(o[1] == (uint64_t)gettid(), "clang-built: the thread id through the kptr is gettid()",
+	      "%llu, gettid %d", (unsigned long long)o[1], (int)gettid());
+	CHECK(v == 0, "clang-built: user space reads the global kptr as 0", "%#llx",
+	      (unsigned long long)v);
+out:
+	bpf_object__close(obj);
+}
+
 static void refusal_checks(void)
 {
-	int map = map_create(BPF_MAP_TYPE_ARRAY, V_GOOD, 0);
+	int map = kmap_create(BPF_MAP_TYPE_ARRAY, V_GOOD, 0);
 	char msg[200];
 
 	if (!CHECK(map >= 0, "map for the refusals", "%d", map))
@@ -472,6 +515,7 @@ static void refusal_checks(void)
 int main(void)
 {
 	tap_init("t_bpf_kptr", 60);
+	libbpf_set_print(faults_quiet);
 	if (!CHECK(find_task() == 0, "the kernel's BTF has its thread struct with tid/pid",
 		   "%s %d", task_name ? task_name : "-", tid_off))
 		return tap_done();
@@ -479,6 +523,7 @@ int main(void)
 	store_load_checks(BPF_MAP_TYPE_ARRAY);
 	store_load_checks(BPF_MAP_TYPE_HASH);
 	percpu_checks();
+	clang_checks();
 	refusal_checks();
 	return tap_done();
 }
