@@ -8,7 +8,8 @@
  * Issue 19's helpers are among the calls, and two seeds hold callbacks (bpf_loop,
  * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere; two more hold dynptrs
  * (local and ring buffer) and a tail call, with program array, ring buffer and bloom filter
- * maps to aim at.
+ * maps to aim at; one keeps the current task in a kptr (an array whose value's BTF has one,
+ * typed by a small kernel BTF whose struct task is the fake's first 8 bytes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
+#include "../../bpf/btf.h"
 #include "../fakes/ksvc_fake.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
@@ -45,8 +47,8 @@ static uint32_t pick(uint32_t n)
 }
 
 /* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array, program array (empty: tail calls
- * fall through), ring buffer, bloom filter */
-#define NMAPS 6
+ * fall through), ring buffer, bloom filter, array with a kptr at 8 (1 x 16 bytes) */
+#define NMAPS 7
 static int map_fds[NMAPS];
 
 /* Seeds: what ordinary programs look like; mutations start from these. */
@@ -137,10 +139,24 @@ static const struct bpf_insn seed_tail[] = {
 	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), EXIT,
 };
 
+/* the kptr: loaded, NULL-checked, read through; the current task stored in it */
+static const struct bpf_insn seed_kptr[] = {
+	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 106),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem), I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 1, 0),
+	EXIT,
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 0, 0, 0), I(BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 8, 0),
+	I(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1, 0), I(BPF_LDX | BPF_MEM | BPF_W, 7, 1, 4, 0),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf),
+	I(BPF_STX | BPF_MEM | BPF_DW, 6, 0, 8, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+};
+
 static const struct {
 	const struct bpf_insn *insns;
 	uint32_t len;
 } seeds[] = {
+	{ seed_kptr, sizeof(seed_kptr) / 8 },
 	{ seed_dynptr, sizeof(seed_dynptr) / 8 },
 	{ seed_tail, sizeof(seed_tail) / 8 },
 	{ seed_lookup, sizeof(seed_lookup) / 8 },
@@ -198,7 +214,9 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 							  88, 89, 195, 118, 120, 125, 35, 93, 169, 4,
 							  45, 36, 148, 22, 119, 176, 177,
 							  /* dynptrs, tail calls' */
-							  197, 198, 199, 200, 201, 202, 203, 12 };
+							  197, 198, 199, 200, 201, 202, 203, 12,
+							  /* kptrs' */
+							  158, 194 };
 
 			in->code = BPF_JMP | BPF_CALL;
 			in->imm = helpers[pick(sizeof(helpers) / 4)];
@@ -425,9 +443,68 @@ static void test_seeds(void **state)
 	}
 }
 
+#define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
+
+/* types[n] words with strs as the string section: a BTF blob in raw, its size */
+static uint32_t btf_blob(uint8_t *raw, const uint32_t *types, uint32_t n, const char *strs,
+			 uint32_t strs_len)
+{
+	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
+				.type_len = n * 4, .str_off = n * 4, .str_len = strs_len };
+
+	memcpy(raw, &h, sizeof(h));
+	memcpy(raw + sizeof(h), types, n * 4);
+	memcpy(raw + sizeof(h) + n * 4, strs, strs_len);
+	return (uint32_t)sizeof(h) + n * 4 + strs_len;
+}
+
+/* The kernel's BTF (struct task { int tid, tgid; }: the fake task's first 8 bytes) and the
+ * kptr array (value { u64 a; struct task __kptr *p; }): its fd or -1. */
+static int kptr_map(void)
+{
+	static const char strs[] = "\0int\0task\0tid\0tgid\0u64\0kptr\0val\0a\0p";
+	/* string offsets: int 1, task 5, tid 10, tgid 14, u64 19, kptr 23, val 28, a 32, p 34 */
+	static const uint32_t kt[] = {
+		1, INFO(BTF_KIND_INT, 0), 4, BTF_INT_SIGNED << 24 | 32,
+		5, INFO(BTF_KIND_STRUCT, 2), 8, 10, 1, 0, 14, 1, 32,
+	};
+	static const uint32_t mt[] = {
+		1, INFO(BTF_KIND_INT, 0), 4, BTF_INT_SIGNED << 24 | 32, /* 1 */
+		19, INFO(BTF_KIND_INT, 0), 8, 64, /* 2 */
+		5, INFO(BTF_KIND_STRUCT, 0), 0, /* 3 */
+		23, INFO(BTF_KIND_TYPE_TAG, 0), 3, /* 4 */
+		0, INFO(BTF_KIND_PTR, 0), 4, /* 5 */
+		28, INFO(BTF_KIND_STRUCT, 2), 16, 32, 2, 0, 34, 5, 64, /* 6 */
+	};
+	static uint8_t raw[512];
+	union bpf_attr a;
+	long btf;
+	int fd;
+
+	if (bpf_btf_vmlinux_init(raw, btf_blob(raw, kt, sizeof(kt) / 4, strs, sizeof(strs))))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.btf = (uintptr_t)raw;
+	a.btf_size = btf_blob(raw, mt, sizeof(mt) / 4, strs, sizeof(strs));
+	btf = bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
+	if (btf < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 16;
+	a.max_entries = 1;
+	a.btf_fd = (uint32_t)btf;
+	a.btf_key_type_id = 1;
+	a.btf_value_type_id = 6;
+	fd = (int)bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
+	ksvc_fake_close((int)btf);
+	return fd;
+}
+
 static int setup(void **state)
 {
-	static const uint32_t spec[NMAPS][4] = {
+	static const uint32_t spec[NMAPS - 1][4] = {
 		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1 },
 		{ BPF_MAP_TYPE_HASH, 4, 8, 8 },
 		{ BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 },
@@ -436,7 +513,13 @@ static int setup(void **state)
 		{ BPF_MAP_TYPE_BLOOM_FILTER, 0, 8, 16 },
 	};
 
-	for (int i = 0; i < NMAPS; i++) {
+	/* kptrs: a NULL one is read as the first page, which faults (the fake's probe reads) */
+	ksvc_fake.bad_user[0].start = 0;
+	ksvc_fake.bad_user[0].len = 4096;
+	map_fds[NMAPS - 1] = kptr_map();
+	if (map_fds[NMAPS - 1] < 0)
+		return -1;
+	for (int i = 0; i < NMAPS - 1; i++) {
 		union bpf_attr a;
 
 		memset(&a, 0, sizeof(a));
