@@ -5,8 +5,8 @@
  * hash take it, a per-CPU hash is EOPNOTSUPP, BPF_F_RDONLY_PROG / WRONLY_PROG EACCES.  Values
  * whose kptrs do not parse still make a map, with no kptr (bpf_kptr_xchg's message says why):
  * a struct name the kernel lacks, a "kptr_ref" (no destructor for the type), a tag other than
- * kptr, a member not 8-byte aligned anywhere in the struct, nine kptrs ("more than 8 kptr";
- * eight are fine).
+ * kptr, a member not 8-byte aligned anywhere in the struct, one bad kptr beside a good one,
+ * nine kptrs ("more than 8 kptr"; eight are fine).
  * Programs (BPF_PROG_TYPE_SYSCALL, run by BPF_PROG_TEST_RUN): one stores
  * bpf_get_current_task_btf() in the kptr, another loads it, checks NULL and reads the thread
  * id through it (gettid()); user space reads the field as 0, and after a user update the
@@ -97,6 +97,7 @@ enum variant {
 	V_REF, /* __kptr_ref */
 	V_OTHER_TAG, /* a type tag "user" */
 	V_INT_AT_4, /* { u32 a; u32 b; struct T __kptr *p; } */
+	V_MIXED, /* { u64 a; struct T __kptr *p1; struct no_such __kptr *p2; } */
 	V_EIGHT, /* eight kptrs: Linux's most */
 	V_NINE, /* nine kptrs */
 };
@@ -104,7 +105,7 @@ enum variant {
 /* the value struct's members ("a" and the kptrs) and size */
 static uint32_t members(enum variant v)
 {
-	return v == V_NINE ? 10 : v == V_EIGHT ? 9 : v == V_INT_AT_4 ? 3 : 2;
+	return v == V_NINE ? 10 : v == V_EIGHT ? 9 : v == V_INT_AT_4 || v == V_MIXED ? 3 : 2;
 }
 
 enum { T_INT = 1, T_U64, T_U32, T_TASK, T_TAG, T_PTR, T_VAL };
@@ -139,8 +140,13 @@ static int btf_fd(enum variant v)
 		for (uint32_t i = 1; i < nmem; i++) {
 			char n[4] = { 'p', (char)('0' + i), 0 }; /* p1..p9 */
 
-			W(str(&b, n)), W(T_PTR), W(64 * i);
+			W(str(&b, n)), W(v == V_MIXED && i == 2 ? T_VAL + 3 : T_PTR), W(64 * i);
 		}
+	}
+	if (v == V_MIXED) { /* T_VAL + 1..3: struct no_such, its kptr tag, a pointer */
+		W(str(&b, "no_such_kernel_struct")), W(INFO(BTF_KIND_STRUCT, 0)), W(0);
+		W(str(&b, "kptr")), W(INFO(BTF_KIND_TYPE_TAG, 0)), W(T_VAL + 1);
+		W(0), W(INFO(BTF_KIND_PTR, 0)), W(T_VAL + 2);
 	}
 #undef W
 	h.type_len = b.nw * 4;
@@ -275,6 +281,8 @@ static void map_checks(void)
 		{ V_REF, "kptr_ref to the thread struct (no destructor)", "map 'kptrs' has no valid kptr" },
 		{ V_OTHER_TAG, "pointer tagged \"user\"", "map 'kptrs' has no valid kptr" },
 		{ V_INT_AT_4, "a u32 member at offset 4 besides the kptr", "map 'kptrs' has no valid kptr" },
+		{ V_MIXED, "a good kptr and one to a struct the kernel lacks",
+		  "map 'kptrs' has no valid kptr" },
 		{ V_EIGHT, "eight kptrs", "off=8 kptr isn't referenced kptr" },
 		{ V_NINE, "nine kptrs", "map 'kptrs' has more than 8 kptr" },
 	};
