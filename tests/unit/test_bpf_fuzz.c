@@ -25,6 +25,7 @@
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
 #include "../../bpf/btf.h"
+#include "../user/btf_blob.h"
 #include "../fakes/ksvc_fake.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
@@ -443,49 +444,35 @@ static void test_seeds(void **state)
 	}
 }
 
-#define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
-
-/* types[n] words with strs as the string section: a BTF blob in raw, its size */
-static uint32_t btf_blob(uint8_t *raw, const uint32_t *types, uint32_t n, const char *strs,
-			 uint32_t strs_len)
-{
-	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
-				.type_len = n * 4, .str_off = n * 4, .str_len = strs_len };
-
-	memcpy(raw, &h, sizeof(h));
-	memcpy(raw + sizeof(h), types, n * 4);
-	memcpy(raw + sizeof(h) + n * 4, strs, strs_len);
-	return (uint32_t)sizeof(h) + n * 4 + strs_len;
-}
-
 /* The kernel's BTF (struct task { int tid, tgid; }: the fake task's first 8 bytes) and the
  * kptr array (value { u64 a; struct task __kptr *p; }): its fd or -1. */
 static int kptr_map(void)
 {
-	static const char strs[] = "\0int\0task\0tid\0tgid\0u64\0kptr\0val\0a\0p";
-	/* string offsets: int 1, task 5, tid 10, tgid 14, u64 19, kptr 23, val 28, a 32, p 34 */
-	static const uint32_t kt[] = {
-		1, INFO(BTF_KIND_INT, 0), 4, BTF_INT_SIGNED << 24 | 32,
-		5, INFO(BTF_KIND_STRUCT, 2), 8, 10, 1, 0, 14, 1, 32,
-	};
-	static const uint32_t mt[] = {
-		1, INFO(BTF_KIND_INT, 0), 4, BTF_INT_SIGNED << 24 | 32, /* 1 */
-		19, INFO(BTF_KIND_INT, 0), 8, 64, /* 2 */
-		5, INFO(BTF_KIND_STRUCT, 0), 0, /* 3 */
-		23, INFO(BTF_KIND_TYPE_TAG, 0), 3, /* 4 */
-		0, INFO(BTF_KIND_PTR, 0), 4, /* 5 */
-		28, INFO(BTF_KIND_STRUCT, 2), 16, 32, 2, 0, 34, 5, 64, /* 6 */
-	};
-	static uint8_t raw[512];
+	static uint8_t raw[24 + 4 * 512 + 1024];
+	static struct blob b;
 	union bpf_attr a;
 	long btf;
 	int fd;
 
-	if (bpf_btf_vmlinux_init(raw, btf_blob(raw, kt, sizeof(kt) / 4, strs, sizeof(strs))))
+	blob_init(&b);
+	t_int(&b, "int", 4, BTF_INT_SIGNED, 32); /* 1 */
+	w(&b, str(&b, "task")), w(&b, INFO(BTF_KIND_STRUCT, 0, 2)), w(&b, 8); /* 2 */
+	w(&b, str(&b, "tid")), w(&b, 1), w(&b, 0);
+	w(&b, str(&b, "tgid")), w(&b, 1), w(&b, 32);
+	if (bpf_btf_vmlinux_init(raw, blob_build(&b, raw)))
 		return -1;
+	blob_init(&b);
+	t_int(&b, "int", 4, BTF_INT_SIGNED, 32); /* 1 */
+	t_int(&b, "u64", 8, 0, 64); /* 2 */
+	w(&b, str(&b, "task")), w(&b, INFO(BTF_KIND_STRUCT, 0, 0)), w(&b, 0); /* 3 */
+	t_ref(&b, BTF_KIND_TYPE_TAG, str(&b, "kptr"), 3); /* 4 */
+	t_ref(&b, BTF_KIND_PTR, 0, 4); /* 5 */
+	w(&b, str(&b, "val")), w(&b, INFO(BTF_KIND_STRUCT, 0, 2)), w(&b, 16); /* 6 */
+	w(&b, str(&b, "a")), w(&b, 2), w(&b, 0);
+	w(&b, str(&b, "p")), w(&b, 5), w(&b, 64);
 	memset(&a, 0, sizeof(a));
 	a.btf = (uintptr_t)raw;
-	a.btf_size = btf_blob(raw, mt, sizeof(mt) / 4, strs, sizeof(strs));
+	a.btf_size = blob_build(&b, raw);
 	btf = bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
 	if (btf < 0)
 		return -1;

@@ -23,56 +23,30 @@
 #include "../../bpf/bpf_internal.h"
 #include "../../bpf/btf.h"
 #include "../fakes/ksvc_fake.h"
+#include "../user/btf_blob.h"
 
-#define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
-
-struct blob {
-	uint32_t w[256], nw;
-	char s[512];
-	uint32_t ns;
-};
-
-static uint32_t str(struct blob *b, const char *x)
-{
-	uint32_t off = b->ns;
-
-	strcpy(b->s + b->ns, x);
-	b->ns += (uint32_t)strlen(x) + 1;
-	return off;
-}
-
-static uint32_t finish(struct blob *b, uint8_t *raw)
-{
-	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h),
-				.type_len = b->nw * 4, .str_off = b->nw * 4, .str_len = b->ns };
-
-	memcpy(raw, &h, sizeof(h));
-	memcpy(raw + sizeof(h), b->w, b->nw * 4);
-	memcpy(raw + sizeof(h) + b->nw * 4, b->s, b->ns);
-	return (uint32_t)sizeof(h) + b->nw * 4 + b->ns;
-}
-
-#define W(x) (b.w[b.nw++] = (x))
+#define W(x) w(&b, (x))
 
 /* kernel BTF: [1] int, [2] task, [3] ptr task, [4] inner */
 enum { K_INT = 1, K_TASK, K_PTR_TASK, K_INNER };
 
 static int setup(void **state)
 {
-	static uint8_t raw[1024];
-	struct blob b = { .ns = 1 };
+	static uint8_t raw[4096];
+	struct blob b;
 
-	W(str(&b, "int")), W(INFO(BTF_KIND_INT, 0)), W(4), W(BTF_INT_SIGNED << 24 | 32);
-	W(str(&b, "task")), W(INFO(BTF_KIND_STRUCT, 4)), W(24);
+	blob_init(&b);
+	W(str(&b, "int")), W(INFO(BTF_KIND_INT, 0, 0)), W(4), W(BTF_INT_SIGNED << 24 | 32);
+	W(str(&b, "task")), W(INFO(BTF_KIND_STRUCT, 0, 4)), W(24);
 	W(str(&b, "tid")), W(K_INT), W(0);
 	W(str(&b, "tgid")), W(K_INT), W(32);
 	W(str(&b, "slot")), W(K_PTR_TASK), W(64);
 	W(str(&b, "in")), W(K_INNER), W(128);
-	W(0), W(INFO(BTF_KIND_PTR, 0)), W(K_TASK);
-	W(str(&b, "inner")), W(INFO(BTF_KIND_STRUCT, 2)), W(8);
+	W(0), W(INFO(BTF_KIND_PTR, 0, 0)), W(K_TASK);
+	W(str(&b, "inner")), W(INFO(BTF_KIND_STRUCT, 0, 2)), W(8);
 	W(str(&b, "x")), W(K_INT), W(0);
 	W(str(&b, "y")), W(K_INT), W(32);
-	return bpf_btf_vmlinux_init(raw, finish(&b, raw));
+	return bpf_btf_vmlinux_init(raw, blob_build(&b, raw));
 }
 
 static int teardown(void **state)
@@ -90,41 +64,42 @@ enum { M_INT = 1, M_U64, M_TASK, M_INNER, M_TAG_T, M_PTR_T, M_TAG_I, M_PTR_I, M_
 static long btf_fd(enum variant v, uint32_t *value_size)
 {
 	static uint8_t raw[4096];
-	struct blob b = { .ns = 1 };
+	struct blob b;
 	union bpf_attr a;
 	const char *tag = v == REF ? "kptr_ref" : v == OTHER_TAG ? "user" : "kptr";
 
-	W(str(&b, "int")), W(INFO(BTF_KIND_INT, 0)), W(4), W(BTF_INT_SIGNED << 24 | 32);
-	W(str(&b, "u64")), W(INFO(BTF_KIND_INT, 0)), W(8), W(64);
-	W(str(&b, v == UNKNOWN ? "no_such" : "task")), W(INFO(BTF_KIND_STRUCT, 0)), W(0);
-	W(str(&b, "inner")), W(INFO(BTF_KIND_STRUCT, 0)), W(0);
+	blob_init(&b);
+	W(str(&b, "int")), W(INFO(BTF_KIND_INT, 0, 0)), W(4), W(BTF_INT_SIGNED << 24 | 32);
+	W(str(&b, "u64")), W(INFO(BTF_KIND_INT, 0, 0)), W(8), W(64);
+	W(str(&b, v == UNKNOWN ? "no_such" : "task")), W(INFO(BTF_KIND_STRUCT, 0, 0)), W(0);
+	W(str(&b, "inner")), W(INFO(BTF_KIND_STRUCT, 0, 0)), W(0);
 	/* TWO_TAGS: the task's tag points at the inner's tag; TO_INT: at int */
-	W(str(&b, tag)), W(INFO(BTF_KIND_TYPE_TAG, 0)),
+	W(str(&b, tag)), W(INFO(BTF_KIND_TYPE_TAG, 0, 0)),
 		W(v == TWO_TAGS ? M_TAG_I : v == TO_INT ? M_INT : M_TASK);
-	W(0), W(INFO(BTF_KIND_PTR, 0)), W(M_TAG_T);
-	W(str(&b, "kptr")), W(INFO(BTF_KIND_TYPE_TAG, 0)), W(M_INNER);
-	W(0), W(INFO(BTF_KIND_PTR, 0)), W(M_TAG_I);
+	W(0), W(INFO(BTF_KIND_PTR, 0, 0)), W(M_TAG_T);
+	W(str(&b, "kptr")), W(INFO(BTF_KIND_TYPE_TAG, 0, 0)), W(M_INNER);
+	W(0), W(INFO(BTF_KIND_PTR, 0, 0)), W(M_TAG_I);
 	if (v == NINE) { /* { u64 a; nine task kptrs } */
-		W(str(&b, "val")), W(INFO(BTF_KIND_STRUCT, 10)), W(80);
+		W(str(&b, "val")), W(INFO(BTF_KIND_STRUCT, 0, 10)), W(80);
 		W(str(&b, "a")), W(M_U64), W(0);
 		for (uint32_t i = 1; i < 10; i++)
 			W(str(&b, "p")), W(M_PTR_T), W(64 * i);
 		*value_size = 80;
 	} else if (v == DATASEC) { /* .bss { u64 a; struct task __kptr *p; } */
-		W(str(&b, "a")), W(INFO(BTF_KIND_VAR, 0)), W(M_U64), W(1);
-		W(str(&b, "p")), W(INFO(BTF_KIND_VAR, 0)), W(M_PTR_T), W(1);
-		W(str(&b, ".bss")), W(INFO(BTF_KIND_DATASEC, 2)), W(16);
+		W(str(&b, "a")), W(INFO(BTF_KIND_VAR, 0, 0)), W(M_U64), W(1);
+		W(str(&b, "p")), W(INFO(BTF_KIND_VAR, 0, 0)), W(M_PTR_T), W(1);
+		W(str(&b, ".bss")), W(INFO(BTF_KIND_DATASEC, 0, 2)), W(16);
 		W(M_VAL), W(0), W(8);
 		W(M_VAL + 1), W(8), W(8);
 		*value_size = 16;
 	} else if (v == AT_4) { /* { int a; int b; struct task __kptr *p; } */
-		W(str(&b, "val")), W(INFO(BTF_KIND_STRUCT, 3)), W(16);
+		W(str(&b, "val")), W(INFO(BTF_KIND_STRUCT, 0, 3)), W(16);
 		W(str(&b, "a")), W(M_INT), W(0);
 		W(str(&b, "b")), W(M_INT), W(32);
 		W(str(&b, "p")), W(M_PTR_T), W(64);
 		*value_size = 16;
 	} else { /* { u64 a; struct task __kptr *p; struct inner __kptr *q; } */
-		W(str(&b, "val")), W(INFO(BTF_KIND_STRUCT, 3)), W(24);
+		W(str(&b, "val")), W(INFO(BTF_KIND_STRUCT, 0, 3)), W(24);
 		W(str(&b, "a")), W(M_U64), W(0);
 		W(str(&b, "p")), W(M_PTR_T), W(64);
 		W(str(&b, "q")), W(M_PTR_I), W(128);
@@ -132,7 +107,7 @@ static long btf_fd(enum variant v, uint32_t *value_size)
 	}
 	memset(&a, 0, sizeof(a));
 	a.btf = (uintptr_t)raw;
-	a.btf_size = finish(&b, raw);
+	a.btf_size = blob_build(&b, raw);
 	return bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
 }
 

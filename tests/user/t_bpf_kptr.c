@@ -25,6 +25,7 @@
 #include "tap.h"
 #include "bpf_insn.h"
 #include "bpf_faults.h"
+#include "btf_blob.h"
 
 #include <bpf/btf.h>
 #include <errno.h>
@@ -73,23 +74,6 @@ static int find_task(void)
 
 /* ---- map BTF ---- */
 
-struct blob {
-	uint32_t w[512], nw;
-	char s[512];
-	uint32_t ns;
-};
-
-static uint32_t str(struct blob *b, const char *x)
-{
-	uint32_t off = b->ns;
-
-	strcpy(b->s + b->ns, x);
-	b->ns += (uint32_t)strlen(x) + 1;
-	return off;
-}
-
-#define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
-
 /* value layouts */
 enum variant {
 	V_GOOD, /* { u64 a; struct T __kptr *p; } */
@@ -114,50 +98,43 @@ enum { T_INT = 1, T_U64, T_U32, T_TASK, T_TAG, T_PTR, T_VAL };
  * value struct (7) of this variant. */
 static int btf_fd(enum variant v)
 {
-	static uint8_t raw[4096];
-	struct blob b = { .ns = 1 };
-	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
+	static uint8_t raw[24 + 4 * 512 + 1024];
+	static struct blob b;
 	union bpf_attr a;
-	uint32_t nmem = members(v), val_name;
+	uint32_t nmem = members(v);
 
-#define W(x) (b.w[b.nw++] = (x))
-	W(str(&b, "int")), W(INFO(BTF_KIND_INT, 0)), W(4), W(BTF_INT_SIGNED << 24 | 32);
-	W(str(&b, "u64")), W(INFO(BTF_KIND_INT, 0)), W(8), W(64);
-	W(str(&b, "u32")), W(INFO(BTF_KIND_INT, 0)), W(4), W(32);
-	W(str(&b, v == V_NO_TYPE ? "no_such_kernel_struct" : task_name));
-	W(INFO(BTF_KIND_STRUCT, 0)), W(0);
-	W(str(&b, v == V_REF ? "kptr_ref" : v == V_OTHER_TAG ? "user" : "kptr"));
-	W(INFO(BTF_KIND_TYPE_TAG, 0)), W(T_TASK);
-	W(0), W(INFO(BTF_KIND_PTR, 0)), W(T_TAG);
-	val_name = str(&b, "val");
-	W(val_name), W(INFO(BTF_KIND_STRUCT, nmem)), W(v == V_INT_AT_4 ? 16 : 8 * nmem);
+	blob_init(&b);
+	t_int(&b, "int", 4, BTF_INT_SIGNED, 32);
+	t_int(&b, "u64", 8, 0, 64);
+	t_int(&b, "u32", 4, 0, 32);
+	w(&b, str(&b, v == V_NO_TYPE ? "no_such_kernel_struct" : task_name));
+	w(&b, INFO(BTF_KIND_STRUCT, 0, 0)), w(&b, 0);
+	t_ref(&b, BTF_KIND_TYPE_TAG, str(&b, v == V_REF ? "kptr_ref" : v == V_OTHER_TAG ? "user" :
+							      "kptr"), T_TASK);
+	t_ref(&b, BTF_KIND_PTR, 0, T_TAG);
+	w(&b, str(&b, "val")), w(&b, INFO(BTF_KIND_STRUCT, 0, nmem));
+	w(&b, v == V_INT_AT_4 ? 16 : 8 * nmem);
 	if (v == V_INT_AT_4) {
-		W(str(&b, "a")), W(T_U32), W(0);
-		W(str(&b, "b")), W(T_U32), W(32);
-		W(str(&b, "p")), W(T_PTR), W(64);
+		w(&b, str(&b, "a")), w(&b, T_U32), w(&b, 0);
+		w(&b, str(&b, "b")), w(&b, T_U32), w(&b, 32);
+		w(&b, str(&b, "p")), w(&b, T_PTR), w(&b, 64);
 	} else {
-		W(str(&b, "a")), W(T_U64), W(0);
+		w(&b, str(&b, "a")), w(&b, T_U64), w(&b, 0);
 		for (uint32_t i = 1; i < nmem; i++) {
 			char n[4] = { 'p', (char)('0' + i), 0 }; /* p1..p9 */
 
-			W(str(&b, n)), W(v == V_MIXED && i == 2 ? T_VAL + 3 : T_PTR), W(64 * i);
+			w(&b, str(&b, n)), w(&b, v == V_MIXED && i == 2 ? T_VAL + 3 : T_PTR);
+			w(&b, 64 * i);
 		}
 	}
 	if (v == V_MIXED) { /* T_VAL + 1..3: struct no_such, its kptr tag, a pointer */
-		W(str(&b, "no_such_kernel_struct")), W(INFO(BTF_KIND_STRUCT, 0)), W(0);
-		W(str(&b, "kptr")), W(INFO(BTF_KIND_TYPE_TAG, 0)), W(T_VAL + 1);
-		W(0), W(INFO(BTF_KIND_PTR, 0)), W(T_VAL + 2);
+		w(&b, str(&b, "no_such_kernel_struct")), w(&b, INFO(BTF_KIND_STRUCT, 0, 0)), w(&b, 0);
+		t_ref(&b, BTF_KIND_TYPE_TAG, str(&b, "kptr"), T_VAL + 1);
+		t_ref(&b, BTF_KIND_PTR, 0, T_VAL + 2);
 	}
-#undef W
-	h.type_len = b.nw * 4;
-	h.str_off = h.type_len;
-	h.str_len = b.ns;
-	memcpy(raw, &h, sizeof(h));
-	memcpy(raw + sizeof(h), b.w, h.type_len);
-	memcpy(raw + sizeof(h) + h.type_len, b.s, b.ns);
 	memset(&a, 0, sizeof(a));
 	a.btf = (uintptr_t)raw;
-	a.btf_size = (uint32_t)(sizeof(h) + h.type_len + h.str_len);
+	a.btf_size = blob_build(&b, raw);
 	return (int)bpf_a(BPF_BTF_LOAD, &a);
 }
 
@@ -302,6 +279,32 @@ static void map_checks(void)
 	}
 }
 
+static void close_fds(int a, int b, int c)
+{
+	int fds[] = { a, b, c };
+
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* *st: a program storing bpf_get_current_task_btf() in map's kptr (returns 1); *ld: one
+ * returning 1 + the thread id read through it, or 1000 for NULL.  Fds or -errno. */
+static void store_load_progs(int map, int *st, int *ld)
+{
+	const struct bpf_insn store[] = {
+		LOOKUP0(map), MOV_X(6, 0), CALL(BPF_FUNC_get_current_task_btf), STX(BPF_DW, 6, 0, 8),
+		MOV_K(0, 1), EXIT_INSN,
+	};
+	const struct bpf_insn load[] = {
+		LOOKUP0(map), LDX(BPF_DW, 1, 0, 8), JNE_K(1, 0, 2), MOV_K(0, 1000), EXIT_INSN,
+		LDX(BPF_W, 0, 1, (int16_t)tid_off), ADD_K(0, 1), EXIT_INSN,
+	};
+
+	*st = prog_load(BPF_PROG_TYPE_SYSCALL, store, N_INSNS(store));
+	*ld = prog_load(BPF_PROG_TYPE_SYSCALL, load, N_INSNS(load));
+}
+
 /* Store the current task, then read its thread id back through the kptr; user space sees 0 */
 static void store_load_checks(uint32_t type)
 {
@@ -313,23 +316,13 @@ static void store_load_checks(uint32_t type)
 		return;
 	if (type == BPF_MAP_TYPE_HASH)
 		elem(BPF_MAP_UPDATE_ELEM, map, 0, v);
-	const struct bpf_insn store[] = {
-		LOOKUP0(map), MOV_X(6, 0), CALL(BPF_FUNC_get_current_task_btf), STX(BPF_DW, 6, 0, 8),
-		MOV_K(0, 1), EXIT_INSN,
-	};
-	/* 1 + thread id, or 1000 for NULL */
-	const struct bpf_insn load[] = {
-		LOOKUP0(map), LDX(BPF_DW, 1, 0, 8), JNE_K(1, 0, 2), MOV_K(0, 1000), EXIT_INSN,
-		LDX(BPF_W, 0, 1, (int16_t)tid_off), ADD_K(0, 1), EXIT_INSN,
-	};
 	const char *kind = type == BPF_MAP_TYPE_HASH ? "hash" : "array";
 	char what[160];
 
-	st = prog_load(BPF_PROG_TYPE_SYSCALL, store, N_INSNS(store));
+	store_load_progs(map, &st, &ld);
 	snprintf(what, sizeof(what), "%s: program storing get_current_task_btf() in the kptr loads",
 		 kind);
-	CHECK(st >= 0, what, "%d log: %.600s", st, vlog);
-	ld = prog_load(BPF_PROG_TYPE_SYSCALL, load, N_INSNS(load));
+	CHECK(st >= 0, what, "%d", st);
 	snprintf(what, sizeof(what), "%s: program reading the task's id through the kptr loads", kind);
 	CHECK(ld >= 0, what, "%d log: %.600s", ld, vlog);
 	if (st < 0 || ld < 0)
@@ -353,11 +346,7 @@ static void store_load_checks(uint32_t type)
 	      "the rest of the value is the update's", "%#llx %#llx", (unsigned long long)v[0],
 	      (unsigned long long)v[1]);
 out:
-	if (st >= 0)
-		close(st);
-	if (ld >= 0)
-		close(ld);
-	close(map);
+	close_fds(st, ld, map);
 }
 
 /* A per-CPU array: each CPU's value has its kptr; the syscalls show and write zeros there.
@@ -376,16 +365,7 @@ static void percpu_checks(void)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	const struct bpf_insn store[] = {
-		LOOKUP0(map), MOV_X(6, 0), CALL(BPF_FUNC_get_current_task_btf), STX(BPF_DW, 6, 0, 8),
-		MOV_K(0, 1), EXIT_INSN,
-	};
-	const struct bpf_insn load[] = {
-		LOOKUP0(map), LDX(BPF_DW, 1, 0, 8), JNE_K(1, 0, 2), MOV_K(0, 1000), EXIT_INSN,
-		LDX(BPF_W, 0, 1, (int16_t)tid_off), ADD_K(0, 1), EXIT_INSN,
-	};
-	st = prog_load(BPF_PROG_TYPE_SYSCALL, store, N_INSNS(store));
-	ld = prog_load(BPF_PROG_TYPE_SYSCALL, load, N_INSNS(load));
+	store_load_progs(map, &st, &ld);
 	if (!CHECK(st >= 0 && ld >= 0, "per-CPU array: store and load programs", "%d %d", st, ld))
 		goto out;
 	CHECK(run(st, &ret) == 0 && run(ld, &ret) == 0 && ret == (uint32_t)gettid() + 1,
@@ -406,11 +386,7 @@ static void percpu_checks(void)
 	CHECK(run(ld, &ret) == 0 && ret == 1000, "per-CPU array: after the update the kptr is NULL",
 	      "ret %u", ret);
 out:
-	if (st >= 0)
-		close(st);
-	if (ld >= 0)
-		close(ld);
-	close(map);
+	close_fds(st, ld, map);
 }
 
 extern const char _binary_kptr_bpf_o_start[], _binary_kptr_bpf_o_end[];
