@@ -298,6 +298,8 @@ struct bpf_map_ops {
 	long (*pop)(struct bpf_map *map, void *value, bool remove);
 };
 
+#define BPF_MAP_KPTR_MAX 8 /* Linux's BPF_MAP_VALUE_OFF_MAX */
+
 struct bpf_map {
 	const struct bpf_map_ops *ops; /* (c) */
 	_Atomic uint32_t refcnt; /* (a) programs and fds */
@@ -311,6 +313,14 @@ struct bpf_map {
 	struct bpf_btf *btf; /* (c) btf_fd's BTF (a reference) when type ids came, or NULL */
 	uint32_t btf_key_type_id, btf_value_type_id; /* (c) */
 	int32_t spin_lock_off, timer_off; /* (c) their offsets in the value, or -errno: none */
+	/* (c) kptr fields of the value (map_btf.c), by offset; kptr_err: why the value's BTF has
+	 * none usable (Linux keeps btf_parse_kptrs's error and creates the map), else 0 */
+	struct bpf_kptr_field {
+		uint32_t off, btf_id; /* btf_id: the struct in the kernel's BTF */
+		bool ref; /* __kptr_ref */
+	} kptrs[BPF_MAP_KPTR_MAX];
+	uint32_t nr_kptrs;
+	int32_t kptr_err;
 	uint32_t mmap_writers; /* writable mappings of an mmapable array (map->lock) */
 	struct spinlock lock;
 	void *priv; /* (c) type-specific storage */
@@ -325,6 +335,11 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out);
 /* map_btf.c: BPF_MAP_CREATE's BTF attributes checked and kept on an allocated map: 0 or
  * -errno (nothing kept). */
 int bpf_map_check_btf(struct bpf_map *map, const union bpf_attr *attr);
+/* The value's kptr field at exactly off, or NULL. */
+const struct bpf_kptr_field *bpf_map_kptr_at(const struct bpf_map *map, int64_t off);
+/* [any] Linux's check_and_init_map_value for kptrs: a value copied in or out of the map
+ * carries no kernel pointer (zeros). */
+void bpf_map_kptrs_zero(const struct bpf_map *map, void *value);
 void bpf_map_get(struct bpf_map *map);
 void bpf_map_put(struct bpf_map *map);
 /* fd -> map with a reference: -EBADF / -EINVAL as Linux's bpf_map_get. */

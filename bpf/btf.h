@@ -88,3 +88,7 @@ uint32_t bpf_btf_find_by_name_kind(const struct bpf_btf *btf, const char *name, 
  */
 int bpf_btf_struct_access(const struct bpf_btf *btf, struct bpf_verifier_log *log,
 			  uint32_t struct_id, uint32_t off, uint32_t size, uint32_t *next_id);
+/* Linux's btf_struct_walk stopping at a nested struct: the id of the outermost struct member
+ * (of struct_id, walking down) that starts exactly at off; false when off is in no such. */
+bool bpf_btf_nested_struct_at(const struct bpf_btf *btf, uint32_t struct_id, uint32_t off,
+			      uint32_t *out);

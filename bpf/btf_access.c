@@ -172,3 +172,43 @@ int bpf_btf_struct_access(const struct bpf_btf *btf, struct bpf_verifier_log *lo
 	}
 	return -EINVAL;
 }
+
+bool bpf_btf_nested_struct_at(const struct bpf_btf *btf, uint32_t struct_id, uint32_t off,
+			      uint32_t *out)
+{
+	const struct btf_type *t = bpf_btf_skip_modifiers(btf, struct_id, NULL);
+
+	/* btf_struct_walk of one byte at off, up to the first struct member starting there */
+	for (int depth = 0; depth < MAX_WALK && is_struct(t) && off < t->size; depth++) {
+		const struct btf_member *m = (const struct btf_member *)(t + 1);
+		const struct btf_type *next = NULL;
+
+		for (uint32_t i = 0; i < bpf_btf_vlen(t) && !next; i++, m++) {
+			uint32_t moff = member_bit_off(t, m) / 8, mid = m->type, msize, nelems;
+			const struct btf_type *mt;
+			bool array;
+
+			if (member_bitfield(t, m) || off < moff)
+				continue;
+			mt = resolve_member(btf, &mid, &msize, &nelems, &array);
+			if (!mt || off >= moff + msize)
+				continue;
+			if (array) {
+				if (!msize || !nelems)
+					continue;
+				msize /= nelems;
+				moff += (off - moff) / msize * msize;
+			}
+			if (!is_struct(mt))
+				return false; /* a scalar or pointer there */
+			if (off == moff) {
+				*out = mid;
+				return true;
+			}
+			off -= moff;
+			next = mt;
+		}
+		t = next;
+	}
+	return false;
+}

@@ -140,8 +140,10 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 
 	if (err)
 		return err;
-	memcpy(elem(map, index, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0), value,
-	       map->value_size);
+	void *v = elem(map, index, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
+
+	memcpy(v, value, map->value_size);
+	bpf_map_kptrs_zero(map, v); /* Linux's check_and_free_fields */
 	return 0;
 }
 

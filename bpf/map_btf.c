@@ -13,7 +13,13 @@
  * of the value is found and placed (spin locks in hash, array and task storage values only:
  * ENOTSUPP; timers in hash, LRU hash and array values: EOPNOTSUPP; neither with
  * BPF_F_RDONLY_PROG: EACCES).  The ids show in bpf_map_info.
- * Not here: kptr fields (they name kernel BTF types, which this kernel does not describe).
+ * kptr fields (Linux 6.1's btf_parse_kptrs): pointer members tagged "kptr" or "kptr_ref" (at
+ * most 8), each to a struct the kernel's BTF has by name; a value with them goes in hash, LRU
+ * hash, array and per-CPU array maps only (EOPNOTSUPP), without BPF_F_RDONLY_PROG or
+ * WRONLY_PROG (EACCES).  As in Linux, a value whose kptrs do not parse still makes a map: it
+ * just has none (kptr_err keeps why, for bpf_kptr_xchg's message).  A referenced kptr needs
+ * the type's destructor kfunc, and this kernel registers none, so "kptr_ref" always ends
+ * in ENOENT here.
  */
 #include <stdint.h>
 
@@ -71,6 +77,122 @@ static int find_field(const struct bpf_btf *btf, const struct btf_type *t, const
 		found = (int)(off / 8);
 	}
 	return found;
+}
+
+/* Linux's btf_find_kptr on a member of type tid at byte off: 1 a kptr (its local struct id in
+ * *sid), 0 not one, -EINVAL a malformed one */
+static int kptr_member(const struct bpf_btf *btf, uint32_t tid, uint32_t off,
+		       struct bpf_kptr_field *f, uint32_t *sid)
+{
+	const struct btf_type *t = bpf_btf_type(btf, tid), *tag;
+	const char *n;
+
+	if (!t || bpf_btf_kind(t) != BTF_KIND_PTR)
+		return 0;
+	tag = bpf_btf_type(btf, t->type);
+	if (!tag || bpf_btf_kind(tag) != BTF_KIND_TYPE_TAG)
+		return 0;
+	t = bpf_btf_type(btf, tag->type);
+	if (t && bpf_btf_kind(t) == BTF_KIND_TYPE_TAG)
+		return -EINVAL; /* one tag only */
+	n = bpf_btf_str(btf, tag->name_off);
+	if (!n || (strcmp(n, "kptr") && strcmp(n, "kptr_ref")))
+		return -EINVAL;
+	t = bpf_btf_skip_modifiers(btf, tag->type, sid);
+	if (!t || (bpf_btf_kind(t) != BTF_KIND_STRUCT && bpf_btf_kind(t) != BTF_KIND_UNION))
+		return -EINVAL;
+	f->off = off;
+	f->ref = n[4] != '\0';
+	return 1;
+}
+
+/*
+ * btf_find_field(BTF_FIELD_KPTR): the value's kptrs in f[] with their local struct ids in
+ * sid[]; their count, or -EINVAL (a member not 8-byte aligned: Linux 6.1 checks every member
+ * of a struct, kptr or not) or -E2BIG (more than BPF_MAP_KPTR_MAX).
+ */
+static int find_kptrs(const struct bpf_btf *btf, const struct btf_type *t,
+		      struct bpf_kptr_field *f, uint32_t *sid)
+{
+	bool sec = bpf_btf_kind(t) == BTF_KIND_DATASEC;
+	struct bpf_kptr_field tmp;
+	uint32_t n = 0, tid, off, stmp;
+	int ret;
+
+	if (bpf_btf_kind(t) != BTF_KIND_STRUCT && bpf_btf_kind(t) != BTF_KIND_UNION && !sec)
+		return -EINVAL;
+	for (uint32_t i = 0; i < bpf_btf_vlen(t); i++) {
+		if (sec) {
+			const struct btf_var_secinfo *v = (const struct btf_var_secinfo *)(t + 1) + i;
+			const struct btf_type *var = bpf_btf_type(btf, v->type);
+
+			if (!var || v->size != 8)
+				continue;
+			tid = var->type;
+			off = v->offset;
+		} else {
+			const struct btf_member *m = (const struct btf_member *)(t + 1) + i;
+
+			tid = m->type;
+			off = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) : m->offset;
+			if (off % 8)
+				return -EINVAL;
+			off /= 8;
+		}
+		if (off % 8)
+			return -EINVAL;
+		ret = kptr_member(btf, tid, off, n < BPF_MAP_KPTR_MAX ? &f[n] : &tmp,
+				  n < BPF_MAP_KPTR_MAX ? &sid[n] : &stmp);
+		if (ret <= 0) {
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		if (n >= BPF_MAP_KPTR_MAX)
+			return -E2BIG;
+		n++;
+	}
+	return (int)n;
+}
+
+/* btf_parse_kptrs: each kptr's struct found in the kernel's BTF by name and kind (ENOENT),
+ * a referenced one's destructor too (none here: ENOENT).  0 or -errno; map->kptrs filled. */
+static int parse_kptrs(struct bpf_map *map, const struct bpf_btf *btf, const struct btf_type *t)
+{
+	const struct bpf_btf *kbtf = bpf_btf_vmlinux();
+	struct bpf_kptr_field f[BPF_MAP_KPTR_MAX];
+	uint32_t sid[BPF_MAP_KPTR_MAX];
+	int n;
+
+	memset(f, 0, sizeof(f)); /* map_in_map.c compares them whole */
+	n = find_kptrs(btf, t, f, sid);
+	if (n <= 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		const struct btf_type *st = bpf_btf_type(btf, sid[i]);
+		const char *name = bpf_btf_str(btf, st->name_off);
+
+		f[i].btf_id = kbtf && name ? bpf_btf_find_by_name_kind(kbtf, name, bpf_btf_kind(st)) : 0;
+		if (!f[i].btf_id || f[i].ref)
+			return -ENOENT; /* no such kernel type; no destructor kfunc for it */
+	}
+	memcpy(map->kptrs, f, sizeof(f[0]) * (uint32_t)n);
+	map->nr_kptrs = (uint32_t)n;
+	return 0;
+}
+
+const struct bpf_kptr_field *bpf_map_kptr_at(const struct bpf_map *map, int64_t off)
+{
+	for (uint32_t i = 0; i < map->nr_kptrs; i++)
+		if (map->kptrs[i].off == off)
+			return &map->kptrs[i];
+	return NULL;
+}
+
+void bpf_map_kptrs_zero(const struct bpf_map *map, void *value)
+{
+	for (uint32_t i = 0; i < map->nr_kptrs; i++)
+		memset((uint8_t *)value + map->kptrs[i].off, 0, sizeof(uint64_t));
 }
 
 static const struct btf_type btf_none; /* kind 0: what no check takes for a value */
@@ -146,6 +268,14 @@ static int check_types(struct bpf_map *map, const struct bpf_btf *btf, uint32_t 
 			return -EOPNOTSUPP;
 	}
 	map->timer_off = off;
+	map->kptr_err = parse_kptrs(map, btf, value);
+	if (map->nr_kptrs) {
+		if (map->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
+			return -EACCES;
+		if (map->type != BPF_MAP_TYPE_HASH && map->type != BPF_MAP_TYPE_LRU_HASH &&
+		    map->type != BPF_MAP_TYPE_ARRAY && map->type != BPF_MAP_TYPE_PERCPU_ARRAY)
+			return -EOPNOTSUPP;
+	}
 	err = kind_check(map, key, value);
 	return err == 1 ? 0 : err;
 }
@@ -157,6 +287,8 @@ int bpf_map_check_btf(struct bpf_map *map, const union bpf_attr *attr)
 
 	map->spin_lock_off = -EINVAL;
 	map->timer_off = -EINVAL;
+	map->nr_kptrs = 0;
+	map->kptr_err = 0;
 	if (!attr->btf_key_type_id && !attr->btf_value_type_id)
 		return 0;
 	err = bpf_btf_get_fd((int)attr->btf_fd, &btf);
@@ -165,6 +297,7 @@ int bpf_map_check_btf(struct bpf_map *map, const union bpf_attr *attr)
 	if (attr->btf_value_type_id) {
 		err = check_types(map, btf, attr->btf_key_type_id, attr->btf_value_type_id);
 		if (err) {
+			map->nr_kptrs = 0;
 			bpf_btf_put(btf);
 			return err;
 		}

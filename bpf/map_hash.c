@@ -403,6 +403,8 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 		for (unsigned int cpu = 0; cpu < ksvc_nr_cpus(); cpu++)
 			memcpy(value_of(map, e, cpu), (const uint8_t *)value + (size_t)cpu * h->value_round,
 			       map->value_size);
+	if (!all_cpus) /* a program's update: Linux frees the old value's kptrs */
+		bpf_map_kptrs_zero(map, value_of(map, e, percpu ? ksvc_cpu_id() : 0));
 out:
 	spin_unlock_irqrestore(&map->lock, irq);
 	return err;

@@ -52,6 +52,9 @@ int bpf_map_meta_alloc(int inner_fd, struct bpf_map **out)
 		meta->map_extra = inner->map_extra;
 		meta->spin_lock_off = inner->spin_lock_off;
 		meta->timer_off = inner->timer_off;
+		memcpy(meta->kptrs, inner->kptrs, sizeof(meta->kptrs));
+		meta->nr_kptrs = inner->nr_kptrs;
+		meta->kptr_err = inner->kptr_err;
 		memcpy(meta->name, inner->name, sizeof(meta->name));
 		*out = meta;
 	}
@@ -63,8 +66,10 @@ int bpf_map_meta_alloc(int inner_fd, struct bpf_map **out)
 static bool meta_equal(const struct bpf_map *meta, const struct bpf_map *m)
 {
 	if (meta->type != m->type || meta->key_size != m->key_size ||
-	    meta->value_size != m->value_size || meta->map_flags != m->map_flags)
-		return false;
+	    meta->value_size != m->value_size || meta->map_flags != m->map_flags ||
+	    meta->nr_kptrs != m->nr_kptrs ||
+	    memcmp(meta->kptrs, m->kptrs, sizeof(m->kptrs[0]) * m->nr_kptrs))
+		return false; /* bpf_map_equal_kptr_off_tab too */
 	return meta->type != BPF_MAP_TYPE_ARRAY || (meta->map_flags & BPF_F_INNER_MAP) ||
 	       meta->max_entries == m->max_entries;
 }

@@ -86,10 +86,15 @@ static int copy_key(struct bpf_map *map, uint64_t ukey, bool may_be_null, void *
 	return 0;
 }
 
-/* copy_map_value and check_and_init_map_value: a value's bpf_spin_lock and bpf_timer are
- * neither written by nor shown to the syscalls (zeros). */
+/* copy_map_value and check_and_init_map_value: a value's bpf_spin_lock, bpf_timer and kptrs
+ * are neither written by nor shown to the syscalls (zeros; an update leaves a kptr NULL, as
+ * Linux's array frees it and its hash starts a new element with none). */
 static void lock_fields_zero(const struct bpf_map *map, void *value)
 {
+	uint32_t step = bpf_map_is_percpu(map->type) ? (map->value_size + 7) / 8 * 8 : 0;
+
+	for (unsigned int cpu = 0; map->nr_kptrs && cpu < (step ? ksvc_nr_cpus() : 1); cpu++)
+		bpf_map_kptrs_zero(map, (uint8_t *)value + (size_t)cpu * step);
 	if (map->spin_lock_off >= 0)
 		memset((uint8_t *)value + map->spin_lock_off, 0, sizeof(struct bpf_spin_lock));
 	if (map->timer_off >= 0)
@@ -169,6 +174,8 @@ static int map_elem(int cmd, const union bpf_attr *attr)
 			err = map->ops->sys_lookup(map, key, value) ?: map->ops->delete(map, key);
 		else
 			err = -BPF_ENOTSUPP;
+		if (!err)
+			lock_fields_zero(map, value);
 		if (!err && ksvc_copy_to_user(BPF_UPTR(attr->value), value, vsize))
 			err = -EFAULT;
 		break;

@@ -69,6 +69,8 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_BTF_ID_OR_NULL] = "ptr_or_null_",
 		[PTR_TO_RDONLY_MEM] = "rdonly_mem",
 		[PTR_TO_RDONLY_MEM_OR_NULL] = "rdonly_mem_or_null",
+		[PTR_TO_BTF_ID_UNTRUSTED] = "untrusted_ptr_",
+		[PTR_TO_BTF_ID_UNTRUSTED_OR_NULL] = "untrusted_ptr_or_null_",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
@@ -324,12 +326,14 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 		return old->mem_size == cur->mem_size;
 	case PTR_TO_RDONLY_MEM_OR_NULL:
 	case PTR_TO_BTF_ID_OR_NULL:
+	case PTR_TO_BTF_ID_UNTRUSTED_OR_NULL:
 		if (!ids_match(m, old->id, cur->id))
 			return false;
 		/* fall through */
 	case PTR_TO_RDONLY_MEM:
 	case PTR_TO_PERCPU_BTF_ID:
 	case PTR_TO_BTF_ID:
+	case PTR_TO_BTF_ID_UNTRUSTED:
 		return old->btf_id == cur->btf_id && old->mem_size == cur->mem_size &&
 		       old->off == cur->off && range_within(old, cur);
 	case PTR_TO_MAP_VALUE_OR_NULL:
@@ -628,8 +632,8 @@ static int64_t check_exit(struct venv *env)
 static int same_ptr_type(struct venv *env, uint32_t idx, uint8_t type)
 {
 	uint8_t *prev = &env->ptr_type[idx];
-	bool rewritten = type == PTR_TO_CTX || type == PTR_TO_BTF_ID || *prev == PTR_TO_CTX ||
-			 *prev == PTR_TO_BTF_ID;
+	bool rewritten = type == PTR_TO_CTX || is_btf_ptr(type) || *prev == PTR_TO_CTX ||
+			 is_btf_ptr(*prev);
 
 	if (!*prev)
 		*prev = type;

@@ -30,13 +30,24 @@ enum reg_type {
 	PTR_TO_BTF_ID_OR_NULL, /* PTR_TO_BTF_ID or NULL (id for the null check) */
 	PTR_TO_RDONLY_MEM, /* mem_size read-only bytes of a kernel variable (Linux's rdonly_mem) */
 	PTR_TO_RDONLY_MEM_OR_NULL,
+	/* PTR_TO_BTF_ID | PTR_UNTRUSTED (| PTR_MAYBE_NULL): loaded from a kptr (verify_kptr.c) or
+	 * walked from such; read like PTR_TO_BTF_ID, never a helper's typed argument */
+	PTR_TO_BTF_ID_UNTRUSTED,
+	PTR_TO_BTF_ID_UNTRUSTED_OR_NULL,
 };
 
 /* The pointer types a null check turns into their pointer, or into 0 (Linux's PTR_MAYBE_NULL) */
 static inline bool reg_maybe_null(uint8_t type)
 {
 	return type == PTR_TO_MAP_VALUE_OR_NULL || type == PTR_TO_MEM_OR_NULL ||
-	       type == PTR_TO_BTF_ID_OR_NULL || type == PTR_TO_RDONLY_MEM_OR_NULL;
+	       type == PTR_TO_BTF_ID_OR_NULL || type == PTR_TO_RDONLY_MEM_OR_NULL ||
+	       type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL;
+}
+
+/* A kernel object's pointer that loads may go through. */
+static inline bool is_btf_ptr(uint8_t type)
+{
+	return type == PTR_TO_BTF_ID || type == PTR_TO_BTF_ID_UNTRUSTED;
 }
 
 /*
@@ -246,6 +257,16 @@ int dynptr_check_arg(struct venv *env, uint32_t regno, uint32_t argno, uint8_t a
 int dynptr_commit(struct venv *env, const struct dynptr_meta *m);
 /* Would an access of [lo, hi) of f's stack touch a dynptr (which no instruction may read)? */
 bool stack_has_dynptr(const struct frame *f, int64_t lo, int64_t hi);
+
+/* verify_kptr.c: kptr fields of map values (Linux 6.1's rules, EACCES) */
+/* check_map_access's part: an access of size bytes at off (p's fixed offset in) of the map
+ * value p points to, by an instruction or (helper) by a helper, that touches a kptr. */
+int kptr_check_overlap(struct venv *env, const struct reg *p, int64_t off, uint64_t size,
+		       bool helper);
+/* check_map_kptr_access: the insn being checked loads (into value_regno) or stores kptr k. */
+int kptr_field_access(struct venv *env, const struct bpf_kptr_field *k, int32_t value_regno);
+/* process_kptr_func: bpf_kptr_xchg's map value argument r in regno. */
+int kptr_xchg_arg(struct venv *env, uint32_t regno, const struct reg *r);
 
 /* verify_cfg.c */
 int check_subprogs_and_cfg(struct venv *env);

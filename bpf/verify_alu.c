@@ -266,6 +266,7 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 	case PTR_TO_BTF_ID:
 	case PTR_TO_PERCPU_BTF_ID:
 	case PTR_TO_RDONLY_MEM:
+	case PTR_TO_BTF_ID_UNTRUSTED:
 		break;
 	case CONST_PTR_TO_MAP:
 		if (op == BPF_ADD && reg_is_const(&off) && off.umin == 0)

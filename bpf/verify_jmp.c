@@ -135,8 +135,11 @@ static void null_check_reg(struct reg *x, uint32_t id, bool is_null)
 		return;
 	if (is_null) {
 		mark_const(x, 0);
-	} else if (x->type == PTR_TO_BTF_ID_OR_NULL || x->type == PTR_TO_RDONLY_MEM_OR_NULL) {
-		x->type = x->type == PTR_TO_BTF_ID_OR_NULL ? PTR_TO_BTF_ID : PTR_TO_RDONLY_MEM;
+	} else if (x->type == PTR_TO_BTF_ID_OR_NULL || x->type == PTR_TO_RDONLY_MEM_OR_NULL ||
+		   x->type == PTR_TO_BTF_ID_UNTRUSTED_OR_NULL) {
+		x->type = x->type == PTR_TO_BTF_ID_OR_NULL	 ? PTR_TO_BTF_ID :
+			  x->type == PTR_TO_RDONLY_MEM_OR_NULL ? PTR_TO_RDONLY_MEM :
+								 PTR_TO_BTF_ID_UNTRUSTED;
 		x->id = 0;
 	} else if (x->type == PTR_TO_MAP_VALUE_OR_NULL && x->map->inner_meta) {
 		/* a map-in-map lookup gives an inner map, typed by the template (Linux) */

@@ -229,7 +229,7 @@ static int region_access(struct venv *env, uint32_t regno, const struct reg *p, 
 }
 
 static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p, int64_t off,
-			   uint64_t size, bool write)
+			   uint64_t size, bool write, bool helper)
 {
 	const struct bpf_map *m = p->map;
 
@@ -247,7 +247,7 @@ static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p
 	if (m->spin_lock_off >= 0 && p->smin + off < m->spin_lock_off + (int64_t)sizeof(struct bpf_spin_lock) &&
 	    m->spin_lock_off < (int64_t)p->umax + off + (int64_t)size)
 		return verr(env, -EACCES, "bpf_spin_lock cannot be accessed directly by load/store\n");
-	return 0;
+	return kptr_check_overlap(env, p, off, size, helper);
 }
 
 /* ---- ctx ---- */
@@ -409,9 +409,10 @@ static int btf_access(struct venv *env, uint32_t regno, const struct reg *p, int
 		return 0;
 	}
 	struct reg *d = &cur_frame(env)->regs[value_regno];
+	uint8_t type = p->type; /* a walk from an untrusted pointer stays untrusted */
 
 	memset(d, 0, sizeof(*d));
-	d->type = PTR_TO_BTF_ID;
+	d->type = type;
 	d->btf_id = next;
 	return 0;
 }
@@ -429,9 +430,16 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 	switch (p->type) {
 	case PTR_TO_STACK:
 		return stack_access(env, regno, p, off, size, write, value_regno, sign_ext);
-	case PTR_TO_MAP_VALUE:
-		err = map_value_range(env, regno, p, (int64_t)p->off + off, size, write);
+	case PTR_TO_MAP_VALUE: {
+		const struct bpf_kptr_field *k;
+
+		err = map_value_range(env, regno, p, (int64_t)p->off + off, size, write, false);
+		k = err || var_off(p) ? NULL :
+			bpf_map_kptr_at(p->map, (int64_t)p->off + off + (int64_t)p->umin);
+		if (k) /* the access is exactly the kptr (kptr_check_overlap) */
+			return kptr_field_access(env, k, value_regno);
 		break;
+	}
 	case PTR_TO_CTX:
 		err = ctx_access(env, regno, p, off, size, write);
 		break;
@@ -451,6 +459,7 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 		break;
 	case PTR_TO_BTF_ID:
 	case PTR_TO_PERCPU_BTF_ID:
+	case PTR_TO_BTF_ID_UNTRUSTED:
 		return btf_access(env, regno, p, off, size, write, value_regno, sign_ext);
 	/* CONST_PTR_TO_MAP: Linux reads struct bpf_map's fields through vmlinux BTF, and refuses
 	 * most (EACCES) of what is not a field; without BTF, every read here is refused so */
@@ -545,7 +554,7 @@ static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool writ
 		return 0; /* uninitialized bytes too, as in stack_access */
 	}
 	case PTR_TO_MAP_VALUE:
-		return map_value_range(env, regno, p, p->off, size, write);
+		return map_value_range(env, regno, p, p->off, size, write, true);
 	case PTR_TO_MEM:
 	case PTR_TO_RDONLY_MEM: /* read-only arguments only (ARG_MEM) */
 		return region_access(env, regno, p, p->off, size, p->mem_size);
@@ -888,24 +897,24 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				return err;
 			break;
 		case ARG_MAP_VALUE_BTF: {
-			/* Linux's process_spin_lock / process_timer_func / process_kptr_func */
-			const char *what = in->imm == BPF_FUNC_kptr_xchg ? "bpf_kptr_xchg" :
-					   in->imm == BPF_FUNC_spin_lock || in->imm == BPF_FUNC_spin_unlock ?
+			/* Linux's process_spin_lock / process_timer_func / process_kptr_func
+			 * (verify_kptr.c) */
+			const char *what = in->imm == BPF_FUNC_spin_lock ||
+							   in->imm == BPF_FUNC_spin_unlock ?
 					   "bpf_spin_lock" : "bpf_timer";
 
 			if (r->type != PTR_TO_MAP_VALUE)
 				return verr(env, -EACCES, "R%u type=%s expected=map_value\n", regno,
 					    reg_type_name(r->type));
+			if (in->imm == BPF_FUNC_kptr_xchg)
+				return kptr_xchg_arg(env, regno, r);
 			/* check_func_arg turns process_spin_lock's (timer's, kptr's) EINVAL into EACCES */
 			if (var_off(r))
 				return verr(env, -EACCES, "R%u doesn't have constant offset. %s has to be "
-							  "at the constant offset\n", regno,
-					    in->imm == BPF_FUNC_kptr_xchg ? "kptr" : what);
+							  "at the constant offset\n", regno, what);
 			if (!r->map->btf)
 				return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
 					    r->map->name, what);
-			if (in->imm == BPF_FUNC_kptr_xchg) /* no kptr field here: they name kernel BTF */
-				return verr(env, -EACCES, "map '%s' has no valid kptr\n", r->map->name);
 			if (in->imm != BPF_FUNC_spin_lock && in->imm != BPF_FUNC_spin_unlock)
 				return timer_arg(env, r);
 			err = spin_lock_arg(env, regno, r, in->imm == BPF_FUNC_spin_lock);

@@ -8,7 +8,8 @@
  * Issue 19's helpers are among the calls, and two seeds hold callbacks (bpf_loop,
  * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere; two more hold dynptrs
  * (local and ring buffer) and a tail call, with program array, ring buffer and bloom filter
- * maps to aim at.
+ * maps to aim at; one keeps the current task in a kptr (an array whose value's BTF has one,
+ * typed by a small kernel BTF whose struct task is the fake's first 8 bytes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,8 @@
 #include <bpf/bpf.h>
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
+#include "../../bpf/btf.h"
+#include "../user/btf_blob.h"
 #include "../fakes/ksvc_fake.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
@@ -45,8 +48,8 @@ static uint32_t pick(uint32_t n)
 }
 
 /* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array, program array (empty: tail calls
- * fall through), ring buffer, bloom filter */
-#define NMAPS 6
+ * fall through), ring buffer, bloom filter, array with a kptr at 8 (1 x 16 bytes) */
+#define NMAPS 7
 static int map_fds[NMAPS];
 
 /* Seeds: what ordinary programs look like; mutations start from these. */
@@ -137,10 +140,24 @@ static const struct bpf_insn seed_tail[] = {
 	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), EXIT,
 };
 
+/* the kptr: loaded, NULL-checked, read through; the current task stored in it */
+static const struct bpf_insn seed_kptr[] = {
+	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 106),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem), I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 1, 0),
+	EXIT,
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 0, 0, 0), I(BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 8, 0),
+	I(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1, 0), I(BPF_LDX | BPF_MEM | BPF_W, 7, 1, 4, 0),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf),
+	I(BPF_STX | BPF_MEM | BPF_DW, 6, 0, 8, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+};
+
 static const struct {
 	const struct bpf_insn *insns;
 	uint32_t len;
 } seeds[] = {
+	{ seed_kptr, sizeof(seed_kptr) / 8 },
 	{ seed_dynptr, sizeof(seed_dynptr) / 8 },
 	{ seed_tail, sizeof(seed_tail) / 8 },
 	{ seed_lookup, sizeof(seed_lookup) / 8 },
@@ -199,8 +216,9 @@ static void random_insn(struct bpf_insn *in, uint32_t i, uint32_t len)
 							  45, 36, 148, 22, 119, 176, 177,
 							  /* dynptrs, tail calls' */
 							  197, 198, 199, 200, 201, 202, 203, 12,
-							  /* task helpers', snprintf_btf, per_cpu_ptr, this_cpu_ptr */
-							  141, 175, 191, 149, 153, 154 };
+							  /* task helpers', snprintf_btf, per_cpu_ptr, this_cpu_ptr,
+							   * kptrs' */
+							  141, 175, 191, 149, 153, 154, 158, 194 };
 
 			in->code = BPF_JMP | BPF_CALL;
 			in->imm = helpers[pick(sizeof(helpers) / 4)];
@@ -429,9 +447,54 @@ static void test_seeds(void **state)
 	}
 }
 
+/* The kernel's BTF (struct task { int tid, tgid; }: the fake task's first 8 bytes) and the
+ * kptr array (value { u64 a; struct task __kptr *p; }): its fd or -1. */
+static int kptr_map(void)
+{
+	static uint8_t raw[24 + 4 * 512 + 1024];
+	static struct blob b;
+	union bpf_attr a;
+	long btf;
+	int fd;
+
+	blob_init(&b);
+	t_int(&b, "int", 4, BTF_INT_SIGNED, 32); /* 1 */
+	w(&b, str(&b, "task")), w(&b, INFO(BTF_KIND_STRUCT, 0, 2)), w(&b, 8); /* 2 */
+	w(&b, str(&b, "tid")), w(&b, 1), w(&b, 0);
+	w(&b, str(&b, "tgid")), w(&b, 1), w(&b, 32);
+	if (bpf_btf_vmlinux_init(raw, blob_build(&b, raw)))
+		return -1;
+	blob_init(&b);
+	t_int(&b, "int", 4, BTF_INT_SIGNED, 32); /* 1 */
+	t_int(&b, "u64", 8, 0, 64); /* 2 */
+	w(&b, str(&b, "task")), w(&b, INFO(BTF_KIND_STRUCT, 0, 0)), w(&b, 0); /* 3 */
+	t_ref(&b, BTF_KIND_TYPE_TAG, str(&b, "kptr"), 3); /* 4 */
+	t_ref(&b, BTF_KIND_PTR, 0, 4); /* 5 */
+	w(&b, str(&b, "val")), w(&b, INFO(BTF_KIND_STRUCT, 0, 2)), w(&b, 16); /* 6 */
+	w(&b, str(&b, "a")), w(&b, 2), w(&b, 0);
+	w(&b, str(&b, "p")), w(&b, 5), w(&b, 64);
+	memset(&a, 0, sizeof(a));
+	a.btf = (uintptr_t)raw;
+	a.btf_size = blob_build(&b, raw);
+	btf = bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
+	if (btf < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = 16;
+	a.max_entries = 1;
+	a.btf_fd = (uint32_t)btf;
+	a.btf_key_type_id = 1;
+	a.btf_value_type_id = 6;
+	fd = (int)bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
+	ksvc_fake_close((int)btf);
+	return fd;
+}
+
 static int setup(void **state)
 {
-	static const uint32_t spec[NMAPS][4] = {
+	static const uint32_t spec[NMAPS - 1][4] = {
 		{ BPF_MAP_TYPE_ARRAY, 4, 16, 1 },
 		{ BPF_MAP_TYPE_HASH, 4, 8, 8 },
 		{ BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1 },
@@ -440,7 +503,13 @@ static int setup(void **state)
 		{ BPF_MAP_TYPE_BLOOM_FILTER, 0, 8, 16 },
 	};
 
-	for (int i = 0; i < NMAPS; i++) {
+	/* kptrs: a NULL one is read as the first page, which faults (the fake's probe reads) */
+	ksvc_fake.bad_user[0].start = 0;
+	ksvc_fake.bad_user[0].len = 4096;
+	map_fds[NMAPS - 1] = kptr_map();
+	if (map_fds[NMAPS - 1] < 0)
+		return -1;
+	for (int i = 0; i < NMAPS - 1; i++) {
 		union bpf_attr a;
 
 		memset(&a, 0, sizeof(a));

@@ -203,6 +203,14 @@ $(BUILD)/user/bpf/task.bpf.o $(BUILD)/user/bpf/core.bpf.o: tests/user/bpf/out.h
 $(BUILD)/user/bpf/task.bpf.o $(BUILD)/user/bpf/otask.bpf.o: tests/user/bpf/vma.h
 $(BUILD)/user/bin/t_bpf_task: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h \
 	tests/user/bpf_insn.h
+# t_bpf_kptr: kptrs in map values (raw instructions and BTF blobs, and clang-built programs via libbpf)
+UPROGS += t_bpf_kptr
+t_bpf_kptr_SRCS := tests/user/t_bpf_kptr.c $(BUILD)/user/bpf/kptr.bpf.lo
+t_bpf_kptr_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_kptr_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
+$(BUILD)/user/bpf/kptr.bpf.o: tests/user/bpf/out.h
+$(BUILD)/user/bin/t_bpf_kptr: tests/user/tap.h tests/user/bpf_insn.h tests/user/bpf_faults.h tests/user/btf_blob.h \
+	tests/user/bpf_raw.h
 # t_kbtf: /sys/kernel/btf/vmlinux and CO-RE relocations against it (Debian's libbpf 1.1)
 UPROGS += t_kbtf
 t_kbtf_SRCS := tests/user/t_kbtf.c $(BUILD)/user/bpf/core.bpf.lo
