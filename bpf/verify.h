@@ -152,6 +152,12 @@ struct venv {
 	bool pruned_or_done;
 	uint32_t max_ctx_off;
 	int64_t call_next; /* check_helper_call: >= 0, the callback's first insn to walk next */
+	/* func_info (verify_func.c): per subprogram */
+	uint8_t sub_global[MAX_SUBPROGS]; /* BTF_FUNC_GLOBAL: verified once, on its own */
+	uint8_t sub_unreliable[MAX_SUBPROGS]; /* a call did not match its prototype */
+	uint32_t root; /* the subprogram whose own walk this is: 0, or a global function */
+	uint8_t root_frames[MAX_SUBPROGS]; /* frames each own walk used */
+	uint8_t *gcall; /* [root * MAX_SUBPROGS + callee]: frames above a global function's call */
 };
 
 /* verify.c */
@@ -234,6 +240,20 @@ int dynptr_check_arg(struct venv *env, uint32_t regno, uint32_t argno, uint8_t a
 int dynptr_commit(struct venv *env, const struct dynptr_meta *m);
 /* Would an access of [lo, hi) of f's stack touch a dynptr (which no instruction may read)? */
 bool stack_has_dynptr(const struct frame *f, int64_t lo, int64_t hi);
+
+/* verify_mem.c: memory argument regno, size bytes readable (write: writable, then misc) */
+int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write);
+
+/* verify_func.c: subprograms as their BTF func_info says (Linux 6.1's global functions) */
+/* After bpf_prog_check_btf: each subprogram's linkage. */
+void func_info_linkage(struct venv *env);
+/* lddw BPF_PSEUDO_FUNC of subprog: func_info, and a static target.  0 or -EINVAL. */
+int check_pseudo_func(struct venv *env, uint32_t subprog);
+/* Frame 0 of global function s's own walk, its arguments typed from BTF: 0 or -errno. */
+int global_func_state(struct venv *env, uint32_t s, struct frame *f);
+/* A call of subprogram s against its prototype (Linux's btf_check_subprog_call): 0, or
+ * -EINVAL (-EACCES) with the log line when it does not match, -EFAULT for broken BTF. */
+int check_subprog_call_btf(struct venv *env, uint32_t s);
 
 /* verify_cfg.c */
 int check_subprogs_and_cfg(struct venv *env);

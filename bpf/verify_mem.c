@@ -508,7 +508,7 @@ int check_atomic(struct venv *env, const struct bpf_insn *in)
 /* ---- helper calls ---- */
 
 /* Memory argument regno: size bytes (at most) readable, or writable (and then initialized). */
-static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write)
+int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write)
 {
 	struct frame *f = cur_frame(env);
 	struct reg *p = &f->regs[regno];

@@ -21,6 +21,7 @@
 #include "../../bpf/btf.h"
 #include <bpf/task.h>
 #include "../fakes/ksvc_fake.h"
+#include "prog_btf.h"
 
 #define INFO(kind, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(vlen))
 
@@ -163,6 +164,15 @@ static long load(const struct bpf_insn *insns, uint32_t n, const char *license)
 	a.log_buf = (uintptr_t)logbuf;
 	a.log_size = sizeof(logbuf);
 	a.log_level = 1;
+	if (pb_has_pseudo_func(insns, n)) { /* a callback: the func_info a compiler would give */
+		struct bpf_func_info fi[PB_STATIC];
+		long btf_fd = pb_attach(&a, insns, n, NULL, 0, fi), ret;
+
+		assert_true(btf_fd >= 0);
+		ret = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		ksvc_fake_close((int)btf_fd);
+		return ret;
+	}
 	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
 }
 
