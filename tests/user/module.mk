@@ -208,3 +208,7 @@ t_kbtf_SRCS := tests/user/t_kbtf.c $(BUILD)/user/bpf/core.bpf.lo
 t_kbtf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_kbtf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bin/t_kbtf: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
+# t_bpf_gfunc: func_info for callbacks, global functions verified on their own
+UPROGS += t_bpf_gfunc
+t_bpf_gfunc_SRCS := tests/user/t_bpf_gfunc.c
+$(BUILD)/user/bin/t_bpf_gfunc: tests/user/tap.h tests/user/bpf_insn.h tests/unit/prog_btf.h

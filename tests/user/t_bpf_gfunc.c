@@ -1,0 +1,162 @@
+/*
+ * t_bpf_gfunc.c - BTF func_info and the verifier, as Linux 6.1: a callback's lddw
+ * BPF_PSEUDO_FUNC needs func_info ("missing btf func_info") naming a static function
+ * ("callback function not static"); a global function (BTF_FUNC_GLOBAL) is verified once on
+ * its own from its prototype (int g(struct bpf_perf_event_data *ctx, int x, int *p)), each
+ * call only checks its arguments against the prototype and gets an unknown r0 back.  The BTF
+ * is tests/unit/prog_btf.h's, loaded with BPF_BTF_LOAD.  Runs on perfkernel and on Linux.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+
+#include "tap.h"
+#include "bpf_insn.h"
+
+static long bpf_sys(int cmd, union bpf_attr *a, unsigned size)
+{
+	long r = syscall(__NR_bpf, cmd, a, size);
+
+	return r < 0 ? -errno : r;
+}
+
+#include "../unit/prog_btf.h"
+
+static char log_buf[1 << 16];
+
+/* Load p as a perf_event program at log_level 2, func_info per kinds (NULL kinds and
+ * nkinds 1: no BTF at all): the fd or -errno. */
+static long load(const struct bpf_insn *p, unsigned n, const uint8_t *kinds, uint32_t nkinds)
+{
+	struct bpf_func_info fi[PB_STATIC];
+	union bpf_attr a;
+	long fd, btf = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.insns = (uintptr_t)p;
+	a.insn_cnt = n;
+	a.license = (uintptr_t)"GPL";
+	a.log_buf = (uintptr_t)log_buf;
+	a.log_size = sizeof(log_buf);
+	a.log_level = 2;
+	log_buf[0] = 0;
+	if (kinds || !nkinds) {
+		btf = pb_attach(&a, p, n, kinds, nkinds, fi);
+		if (btf < 0)
+			return btf;
+	}
+	fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	if (btf >= 0)
+		close((int)btf);
+	if (fd >= 0)
+		close((int)fd);
+	return fd;
+}
+
+static unsigned count(const char *s)
+{
+	unsigned n = 0;
+
+	for (const char *p = log_buf; (p = strstr(p, s)); p += strlen(s))
+		n++;
+	return n;
+}
+
+#define SP offsetof(struct bpf_perf_event_data, sample_period)
+/* g(ctx, x, p): p ? *p : ctx->sample_period + x */
+#define G_BODY JEQ_K(3, 0, 2), INSN(BPF_LDX | BPF_MEM | BPF_W, 0, 3, 0, 0), EXIT_INSN, \
+	INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 1, SP, 0), INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 2, 0, 0), \
+	EXIT_INSN
+/* slot; g(ctx, 5, fp + off) */
+#define G_CALL(slot, off) slot, INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), MOV_K(2, 5), MOV_X(3, 10), \
+	ADD_K(3, off), CALL_LOCAL(1), EXIT_INSN
+#define LD_FUNC(d, off) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_FUNC, 0, off), INSN(0, 0, 0, 0, 0)
+
+static const uint8_t g_args[] = { 0, PB_G_CTX_INT_PTR };
+
+static void callbacks(void)
+{
+	const struct bpf_insn loop[] = {
+		MOV_K(1, 4), LD_FUNC(2, 6), MOV_K(3, 0), MOV_K(4, 0), CALL(BPF_FUNC_loop), RET0, RET0,
+	};
+	long r;
+
+	r = load(loop, N_INSNS(loop), NULL, 1);
+	CHECK(r == -EINVAL && strstr(log_buf, "missing btf func_info\n"),
+	      "bpf_loop callback without func_info: EINVAL", "%ld\n%s", r, log_buf);
+	r = load(loop, N_INSNS(loop), NULL, 0);
+	CHECK(r >= 0, "bpf_loop callback with func_info (static): loads", "%ld\n%s", r, log_buf);
+	r = load(loop, N_INSNS(loop), (const uint8_t[]){ 0, PB_G_VOID }, 2);
+	CHECK(r == -EINVAL && strstr(log_buf, "callback function not static\n"),
+	      "a global function as the callback: EINVAL", "%ld\n%s", r, log_buf);
+}
+
+static void global_funcs(void)
+{
+	const struct bpf_insn two[] = {
+		MOV_X(6, 1), INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), MOV_K(2, 5), MOV_X(3, 10),
+		ADD_K(3, -8), CALL_LOCAL(7), MOV_X(7, 0), MOV_X(1, 6), MOV_K(2, 7), MOV_K(3, 0),
+		CALL_LOCAL(2), INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 7, 0, 0), EXIT_INSN, G_BODY,
+	};
+	const struct bpf_insn ptr_for_int[] = {
+		MOV_X(2, 10), INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), MOV_K(0, 0), MOV_X(3, 10),
+		ADD_K(3, -8), CALL_LOCAL(1), EXIT_INSN, G_BODY,
+	};
+	const struct bpf_insn fp_ctx[] = { G_CALL(MOV_X(1, 10), -8), G_BODY };
+	const struct bpf_insn short_mem[] = { G_CALL(MOV_K(0, 0), -2), G_BODY };
+	/* the body dereferences p unchecked: refused though the only caller passes fp-8 */
+	const struct bpf_insn unchecked[] = {
+		G_CALL(MOV_K(0, 0), -8), INSN(BPF_LDX | BPF_MEM | BPF_W, 0, 3, 0, 0), EXIT_INSN,
+	};
+	/* r0 of g(): 0 when the static body is walked, unknown when g is global */
+	const struct bpf_insn r0[] = {
+		CALL_LOCAL(4), JEQ_K(0, 0, 1), INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0), RET0, RET0,
+	};
+	long r;
+
+	r = load(two, N_INSNS(two), g_args, 2);
+	if (getenv("T_BPF_DEBUG"))
+		fputs(log_buf, stdout);
+	CHECK(r >= 0 && count("Validating g_args() func#1...\n") == 1 &&
+	      count("Func#1 is safe for any args that match its prototype\n") == 1 &&
+	      count("Func#1 is global and valid. Skipping.\n") == 2,
+	      "global g(ctx, int, int *) from two sites: verified once, skipped twice", "%ld\n%s", r,
+	      log_buf);
+	CHECK(strstr(log_buf, "Validating g_args() func#1...\n") <
+		      strstr(log_buf, "Func#1 is global and valid. Skipping.\n"),
+	      "the global function is verified before the main program", "\n%s", log_buf);
+	r = load(ptr_for_int, N_INSNS(ptr_for_int), g_args, 2);
+	CHECK(r == -EINVAL && strstr(log_buf, "R2 is not a scalar\nCaller passes invalid args into func#1\n"),
+	      "a pointer for the int: EINVAL", "%ld\n%s", r, log_buf);
+	r = load(fp_ctx, N_INSNS(fp_ctx), g_args, 2);
+	CHECK(r == -EINVAL && strstr(log_buf, "arg#0 expected pointer to ctx, but got PTR\n"
+					      "Caller passes invalid args into func#1\n"),
+	      "the stack for ctx: EINVAL", "%ld\n%s", r, log_buf);
+	r = load(short_mem, N_INSNS(short_mem), g_args, 2);
+	CHECK(r == -EINVAL && strstr(log_buf, "Caller passes invalid args into func#1\n"),
+	      "2 bytes of stack for an int: EINVAL", "%ld\n%s", r, log_buf);
+	r = load(unchecked, N_INSNS(unchecked), g_args, 2);
+	CHECK(r == -EACCES && strstr(log_buf, "R3 invalid mem access '"),
+	      "the body checked on its own (p may be NULL): EACCES", "%ld\n%s", r, log_buf);
+	r = load(r0, N_INSNS(r0), (const uint8_t[]){ 0, PB_G_VOID }, 2);
+	CHECK(r == -EACCES && strstr(log_buf, "R0 invalid mem access 'scalar'"),
+	      "r0 after a global call is an unknown scalar", "%ld\n%s", r, log_buf);
+	r = load(r0, N_INSNS(r0), NULL, 0);
+	CHECK(r >= 0, "r0 after a static call is what it returned", "%ld\n%s", r, log_buf);
+}
+
+int main(void)
+{
+	tap_init("t_bpf_gfunc", 60);
+	callbacks();
+	global_funcs();
+	return tap_done();
+}
