@@ -69,6 +69,15 @@ const char *reg_type_name(uint8_t t)
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
 }
 
+const char *reg_name(const struct reg *r)
+{
+	if (r->plain && r->type == PTR_TO_MEM)
+		return "mem";
+	if (r->plain && r->type == PTR_TO_MEM_OR_NULL)
+		return "mem_or_null";
+	return reg_type_name(r->type);
+}
+
 struct frame *cur_frame(struct venv *env)
 {
 	return env->cur->frames[env->cur->curframe];
@@ -312,10 +321,10 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 	case SCALAR:
 		return (!exact && !old->precise) || range_within(old, cur);
 	case PTR_TO_MEM:
-	case PTR_TO_MEM_OR_NULL:
-		if (old->mem_size != cur->mem_size || !ids_match(m, old->ref_obj_id, cur->ref_obj_id))
-			return false;
-		/* fall through */
+	case PTR_TO_MEM_OR_NULL: /* where in the memory too, as Linux's regsafe */
+		return old->mem_size == cur->mem_size && ids_match(m, old->ref_obj_id, cur->ref_obj_id) &&
+		       (old->type == PTR_TO_MEM || ids_match(m, old->id, cur->id)) &&
+		       old->off == cur->off && range_within(old, cur);
 	case PTR_TO_FUNC:
 		return old->mem_size == cur->mem_size;
 	case PTR_TO_BTF_ID:
@@ -989,8 +998,10 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	}
 	if (!err) {
 		init_state(&env, env.cur);
-		err = do_check(&env, 0);
+		err = check_main_prototype(&env);
 	}
+	if (!err)
+		err = do_check(&env, 0);
 	if (err)
 		goto stats;
 	env.root_frames[0] = (uint8_t)env.max_frames;

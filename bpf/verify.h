@@ -37,6 +37,7 @@ struct reg {
 	uint8_t type;
 	uint8_t frameno; /* PTR_TO_STACK: whose frame */
 	uint8_t precise;
+	uint8_t plain; /* PTR_TO_MEM(_OR_NULL): a global function's argument, "mem" to Linux */
 	uint32_t id; /* *_OR_NULL: copies share an id for the null check */
 	uint32_t ref_obj_id; /* PTR_TO_MEM(_OR_NULL): the reference it holds (vstate refs) */
 	uint32_t mem_size; /* PTR_TO_MEM(_OR_NULL): bytes from off 0; PTR_TO_FUNC: subprogno */
@@ -172,6 +173,8 @@ void reg_sync(struct reg *r);
 bool reg_is_const(const struct reg *r);
 bool is_pointer(const struct reg *r);
 const char *reg_type_name(uint8_t t);
+/* r's type as Linux's log names it (reg_type_str): "mem" for plain memory */
+const char *reg_name(const struct reg *r);
 int verr(struct venv *env, int err, const char *fmt, ...);
 
 /* value_regno of check_mem_access for stores that are not a register */
@@ -254,6 +257,9 @@ int global_func_state(struct venv *env, uint32_t s, struct frame *f);
 /* A call of subprogram s against its prototype (Linux's btf_check_subprog_call): 0, or
  * -EINVAL (-EACCES) with the log line when it does not match, -EFAULT for broken BTF. */
 int check_subprog_call_btf(struct venv *env, uint32_t s);
+/* The main program's prototype against its first registers (Linux's
+ * btf_check_subprog_arg_match at its start): only the log lines matter, or -EFAULT. */
+int check_main_prototype(struct venv *env);
 
 /* verify_cfg.c */
 int check_subprogs_and_cfg(struct venv *env);

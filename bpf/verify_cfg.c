@@ -383,6 +383,9 @@ int check_subprogs_and_cfg(struct venv *env)
 			i++;
 	}
 	env->subprog_start[env->nr_subprogs] = len;
+	if (env->log && (env->log->level & 2))
+		for (uint32_t s = 0; s < env->nr_subprogs; s++)
+			bpf_log(env->log, "func#%u @%u\n", s, env->subprog_start[s]);
 	/* jumps stay inside their subprogram; each subprogram ends in exit or ja */
 	for (uint32_t s = 0; s < env->nr_subprogs; s++) {
 		uint32_t lo = env->subprog_start[s], hi = env->subprog_start[s + 1];

@@ -218,6 +218,7 @@ static int prepare_args(struct venv *env, uint32_t s, struct frame *f)
 					    type_name(btf, t), (long long)size);
 			memset(r, 0, sizeof(*r));
 			r->type = PTR_TO_MEM_OR_NULL;
+			r->plain = 1;
 			r->mem_size = (uint32_t)size;
 			r->id = ++env->next_id;
 			continue;
@@ -288,7 +289,7 @@ static int mem_arg(struct venv *env, uint32_t regno, uint32_t size)
 		}
 		/* fall through */
 	default:
-		err = verr(env, -EACCES, "R%u type=%s expected=fp\n", regno, reg_type_name(r->type));
+		err = verr(env, -EACCES, "R%u type=%s expected=fp\n", regno, reg_name(r));
 		break;
 	}
 	*r = saved;
@@ -310,25 +311,25 @@ static int arg_reg_off(struct venv *env, uint32_t regno, const struct reg *r)
 	}
 	if (r->off < 0)
 		return verr(env, -EACCES, "negative offset %s ptr R%u off=%d disallowed\n",
-			    reg_type_name(r->type), regno, r->off);
+			    reg_name(r), regno, r->off);
 	if (r->off && r->type != PTR_TO_BTF_ID)
 		return verr(env, -EACCES, "dereference of modified %s ptr R%u off=%d disallowed\n",
-			    reg_type_name(r->type), regno, r->off);
+			    reg_name(r), regno, r->off);
 	if (r->type != NOT_INIT && (r->smin || r->smax)) {
 		uint64_t chi = (uint64_t)r->smin ^ (uint64_t)r->smax;
 		int bits = chi ? 64 - __builtin_clzll(chi) : 0;
 		uint64_t mask = bits > 63 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
 
 		return verr(env, -EACCES, "variable %s access var_off=(%#llx; %#llx) disallowed\n",
-			    reg_type_name(r->type), (unsigned long long)((uint64_t)r->smin & ~mask),
+			    reg_name(r), (unsigned long long)((uint64_t)r->smin & ~mask),
 			    (unsigned long long)mask);
 	}
 	return 0;
 }
 
-/* Linux's btf_check_func_arg_match for a call (processing_call), memory pointers only for a
- * global callee. */
-static int arg_match(struct venv *env, uint32_t s)
+/* Linux's btf_check_func_arg_match: for a call (processing_call), memory pointers only for a
+ * global callee; for the main program's own start, none. */
+static int arg_match(struct venv *env, uint32_t s, bool call)
 {
 	const struct bpf_btf *btf = env->prog->btf;
 	struct reg *regs = cur_frame(env)->regs;
@@ -366,7 +367,7 @@ static int arg_match(struct venv *env, uint32_t s)
 			if (r->type != PTR_TO_CTX)
 				return verr(env, -EINVAL, "arg#%u expected pointer to ctx, but got %s\n", i,
 					    type_str(t));
-		} else if (env->sub_global[s]) {
+		} else if (env->sub_global[s] && call) {
 			size = resolve_size(btf, ref);
 			if (size < 0)
 				return verr(env, -EINVAL, "arg#%u reference type('%s %s') size cannot be "
@@ -388,10 +389,22 @@ int check_subprog_call_btf(struct venv *env, uint32_t s)
 
 	if (!env->prog->func_info || env->sub_unreliable[s])
 		return -EINVAL;
-	err = arg_match(env, s);
+	err = arg_match(env, s, true);
 	/* arguments the compiler dropped from a static function, or a bad call of a global one:
 	 * the prototype no longer describes the function */
 	if (err && err != -EFAULT)
 		env->sub_unreliable[s] = 1;
 	return err;
+}
+
+int check_main_prototype(struct venv *env)
+{
+	int err;
+
+	if (!env->prog->func_info)
+		return 0;
+	err = arg_match(env, 0, false);
+	if (err && err != -EFAULT)
+		env->sub_unreliable[0] = 1;
+	return err == -EFAULT ? err : 0;
 }

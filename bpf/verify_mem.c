@@ -447,8 +447,7 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
 	default:
-		return verr(env, -EACCES, "R%u invalid mem access '%s'\n", regno,
-			    reg_type_name(p->type));
+		return verr(env, -EACCES, "R%u invalid mem access '%s'\n", regno, reg_name(p));
 	}
 	if (err)
 		return err;

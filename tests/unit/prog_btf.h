@@ -8,7 +8,7 @@
  * 6 int (struct bpf_perf_event_data *ctx, int x, int *p), 7 void *, 8 int (void *),
  * 9 struct bpf_perf_event_data *(void), 10 struct e {} (size 0) , 11 int (struct e *),
  * 12 int (int, int, int, int, int, int) and the FUNCs from PB_FUNC0: PB_STATIC static
- * int (void) ones, then the globals of enum pb_global.
+ * int (void) ones, then those of enum pb_global (global but for s_args).
  */
 #pragma once
 
@@ -22,8 +22,9 @@
 #define PB_STATIC 64
 #define PB_FUNC0 13
 
-/* fi codes: 0 a static int (void); these a global one */
+/* fi codes: 0 a static int (void); these a global one (s_args: static) */
 enum pb_global { PB_G_VOID = 1, PB_G_CTX_INT_PTR, PB_G_VOIDPTR, PB_G_RETPTR, PB_G_SIX, PB_G_EMPTY,
+		 PB_S_ARGS, /* static, as g_args */
 		 PB_G_NR };
 
 struct pb_blob {
@@ -54,8 +55,8 @@ static inline void pb_w(struct pb_blob *b, uint32_t v)
 static inline uint32_t pb_build(struct pb_blob *b)
 {
 	static const char *const gname[PB_G_NR] = { "", "g_void", "g_args", "g_voidptr", "g_retptr",
-						    "g_six", "g_empty" };
-	static const uint32_t gproto[PB_G_NR] = { 0, 2, 6, 8, 9, 12, 11 };
+						    "g_six", "g_empty", "s_args" };
+	static const uint32_t gproto[PB_G_NR] = { 0, 2, 6, 8, 9, 12, 11, 6 };
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
 	char name[16];
 
@@ -91,7 +92,8 @@ static inline uint32_t pb_build(struct pb_blob *b)
 		pb_w(b, pb_str(b, name)), pb_w(b, PB_INFO(BTF_KIND_FUNC, 0, BTF_FUNC_STATIC)), pb_w(b, 2);
 	}
 	for (int g = 1; g < PB_G_NR; g++)
-		pb_w(b, pb_str(b, gname[g])), pb_w(b, PB_INFO(BTF_KIND_FUNC, 0, BTF_FUNC_GLOBAL)),
+		pb_w(b, pb_str(b, gname[g])),
+			pb_w(b, PB_INFO(BTF_KIND_FUNC, 0, g == PB_S_ARGS ? BTF_FUNC_STATIC : BTF_FUNC_GLOBAL)),
 			pb_w(b, gproto[g]);
 	pb_w(b, 0), pb_w(b, PB_INFO(BTF_KIND_PTR, 0, 0)), pb_w(b, 10); /* e * */
 	h.type_len = b->nw * 4;

@@ -130,6 +130,11 @@ static void global_funcs(void)
 	      count("Func#1 is global and valid. Skipping.\n") == 2,
 	      "global g(ctx, int, int *) from two sites: verified once, skipped twice", "%ld\n%s", r,
 	      log_buf);
+	CHECK(!strncmp(log_buf, "func#0 @0\nfunc#1 @13\n", 20), "log level 2 lists the subprograms",
+	      "\n%s", log_buf);
+	CHECK(strstr(log_buf, "Validating g_args() func#1...\n13: R1=ctx(off=0,imm=0) R2=scalar() "
+			      "R3=mem_or_null(id="),
+	      "the global function starts from its prototype's registers", "\n%s", log_buf);
 	CHECK(strstr(log_buf, "Validating g_args() func#1...\n") <
 		      strstr(log_buf, "Func#1 is global and valid. Skipping.\n"),
 	      "the global function is verified before the main program", "\n%s", log_buf);
@@ -144,13 +149,39 @@ static void global_funcs(void)
 	CHECK(r == -EINVAL && strstr(log_buf, "Caller passes invalid args into func#1\n"),
 	      "2 bytes of stack for an int: EINVAL", "%ld\n%s", r, log_buf);
 	r = load(unchecked, N_INSNS(unchecked), g_args, 2);
-	CHECK(r == -EACCES && strstr(log_buf, "R3 invalid mem access '"),
+	CHECK(r == -EACCES && strstr(log_buf, "R3 invalid mem access 'mem_or_null'\n"),
 	      "the body checked on its own (p may be NULL): EACCES", "%ld\n%s", r, log_buf);
 	r = load(r0, N_INSNS(r0), (const uint8_t[]){ 0, PB_G_VOID }, 2);
 	CHECK(r == -EACCES && strstr(log_buf, "R0 invalid mem access 'scalar'"),
 	      "r0 after a global call is an unknown scalar", "%ld\n%s", r, log_buf);
 	r = load(r0, N_INSNS(r0), NULL, 0);
 	CHECK(r >= 0, "r0 after a static call is what it returned", "%ld\n%s", r, log_buf);
+	/* a static callee whose prototype the call does not match: logged, walked with what
+	 * the caller passed (here it writes through the pointer given for the int) */
+	{
+		const struct bpf_insn p[] = {
+			MOV_X(2, 10), CALL_LOCAL(1), EXIT_INSN,
+			INSN(BPF_ST | BPF_MEM | BPF_DW, 2, 0, -8, 1), RET0,
+		};
+
+		r = load(p, N_INSNS(p), (const uint8_t[]){ 0, PB_S_ARGS }, 2);
+		CHECK(r >= 0 && strstr(log_buf, "R2 is not a scalar\n") &&
+			      !strstr(log_buf, "Caller passes"),
+		      "static: a call not matching the prototype is logged and walked", "%ld\n%s",
+		      r, log_buf);
+	}
+	/* the main program's own prototype: a void * where ctx would be is only logged */
+	{
+		const struct bpf_insn p[] = { RET0 };
+		char want[96];
+
+		snprintf(want, sizeof(want), "reg type unsupported for arg#0 function g_voidptr#%u\n"
+					     "0: R1=ctx(off=0,imm=0) R10=fp0\n",
+			 pb_func_id(0, PB_G_VOIDPTR));
+		r = load(p, N_INSNS(p), (const uint8_t[]){ PB_G_VOIDPTR }, 1);
+		CHECK(r >= 0 && strstr(log_buf, want), "main(void *): logged, loads", "%ld\n%s", r,
+		      log_buf);
+	}
 }
 
 int main(void)
