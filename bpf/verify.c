@@ -987,9 +987,13 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = check_subprogs_and_cfg(&env);
+	err = check_subprogs(&env);
 	if (!err) /* Linux's check_btf_info, which needs the subprograms */
 		err = bpf_prog_check_btf(prog, env.subprog_start, env.nr_subprogs, log);
+	if (!err)
+		err = check_subprog_tail_calls(&env, prog->func_info || prog->linfo);
+	if (!err)
+		err = check_cfg(&env);
 	if (!err)
 		err = compute_liveness(&env);
 	if (!err) {

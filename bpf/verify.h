@@ -262,7 +262,13 @@ int check_subprog_call_btf(struct venv *env, uint32_t s);
 int check_main_prototype(struct venv *env);
 
 /* verify_cfg.c */
-int check_subprogs_and_cfg(struct venv *env);
+int check_subprogs(struct venv *env);
+/* Tail calls outside the main program: refused without BTF (Linux's check_abnormal_return),
+ * and with it too (Linux 6.1 runs them only from its JIT). */
+int check_subprog_tail_calls(struct venv *env, bool btf);
+/* Linux's check_cfg: no recursion, every insn reachable (loops are proven bounded later);
+ * marks the prune points. */
+int check_cfg(struct venv *env);
 int bpf_check_insn(const struct bpf_insn *in, struct bpf_verifier_log *log);
 int subprog_of(const struct venv *env, uint32_t insn);
 int compute_liveness(struct venv *env);

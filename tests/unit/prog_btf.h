@@ -8,7 +8,8 @@
  * 6 int (struct bpf_perf_event_data *ctx, int x, int *p), 7 void *, 8 int (void *),
  * 9 struct bpf_perf_event_data *(void), 10 struct e {} (size 0) , 11 int (struct e *),
  * 12 int (int, int, int, int, int, int) and the FUNCs from PB_FUNC0: PB_STATIC static
- * int (void) ones, then those of enum pb_global (global but for s_args).
+ * int (void) ones, then those of enum pb_global (global but for s_args), then e * and
+ * int (int x, int *p).
  */
 #pragma once
 
@@ -25,6 +26,7 @@
 /* fi codes: 0 a static int (void); these a global one (s_args: static) */
 enum pb_global { PB_G_VOID = 1, PB_G_CTX_INT_PTR, PB_G_VOIDPTR, PB_G_RETPTR, PB_G_SIX, PB_G_EMPTY,
 		 PB_S_ARGS, /* static, as g_args */
+		 PB_G_MEM, /* int g_mem(int x, int *p) */
 		 PB_G_NR };
 
 struct pb_blob {
@@ -55,8 +57,9 @@ static inline void pb_w(struct pb_blob *b, uint32_t v)
 static inline uint32_t pb_build(struct pb_blob *b)
 {
 	static const char *const gname[PB_G_NR] = { "", "g_void", "g_args", "g_voidptr", "g_retptr",
-						    "g_six", "g_empty", "s_args" };
-	static const uint32_t gproto[PB_G_NR] = { 0, 2, 6, 8, 9, 12, 11, 6 };
+						    "g_six", "g_empty", "s_args", "g_mem" };
+	static const uint32_t gproto[PB_G_NR] = { 0, 2, 6, 8, 9, 12, 11, 6,
+						   PB_FUNC0 + PB_STATIC + PB_G_NR };
 	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = sizeof(h) };
 	char name[16];
 
@@ -96,6 +99,9 @@ static inline uint32_t pb_build(struct pb_blob *b)
 			pb_w(b, PB_INFO(BTF_KIND_FUNC, 0, g == PB_S_ARGS ? BTF_FUNC_STATIC : BTF_FUNC_GLOBAL)),
 			pb_w(b, gproto[g]);
 	pb_w(b, 0), pb_w(b, PB_INFO(BTF_KIND_PTR, 0, 0)), pb_w(b, 10); /* e * */
+	pb_w(b, 0), pb_w(b, PB_INFO(BTF_KIND_FUNC_PROTO, 0, 2)), pb_w(b, 1); /* int (int, int *) */
+	pb_w(b, pb_str(b, "x")), pb_w(b, 1);
+	pb_w(b, pb_str(b, "p")), pb_w(b, 5);
 	h.type_len = b->nw * 4;
 	h.str_off = h.type_len;
 	h.str_len = b->ns;

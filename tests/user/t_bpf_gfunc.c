@@ -31,6 +31,22 @@ static long bpf_sys(int cmd, union bpf_attr *a, unsigned size)
 
 static char log_buf[1 << 16];
 
+/* BPF_PROG_LOAD's attributes for p (syscall programs sleepable), the log in log_buf. */
+static void prog_attr(union bpf_attr *a, uint32_t type, const struct bpf_insn *p, unsigned n,
+		      uint32_t level)
+{
+	memset(a, 0, sizeof(*a));
+	a->prog_type = type;
+	a->prog_flags = type == BPF_PROG_TYPE_SYSCALL ? BPF_F_SLEEPABLE : 0;
+	a->insns = (uintptr_t)p;
+	a->insn_cnt = n;
+	a->license = (uintptr_t)"GPL";
+	a->log_buf = (uintptr_t)log_buf;
+	a->log_size = sizeof(log_buf);
+	a->log_level = level;
+	log_buf[0] = 0;
+}
+
 /* Load p as a perf_event program at log_level 2, func_info per kinds (NULL kinds and
  * nkinds 1: no BTF at all): the fd or -errno. */
 static long load(const struct bpf_insn *p, unsigned n, const uint8_t *kinds, uint32_t nkinds)
@@ -39,15 +55,7 @@ static long load(const struct bpf_insn *p, unsigned n, const uint8_t *kinds, uin
 	union bpf_attr a;
 	long fd, btf = -1;
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
-	a.insns = (uintptr_t)p;
-	a.insn_cnt = n;
-	a.license = (uintptr_t)"GPL";
-	a.log_buf = (uintptr_t)log_buf;
-	a.log_size = sizeof(log_buf);
-	a.log_level = 2;
-	log_buf[0] = 0;
+	prog_attr(&a, BPF_PROG_TYPE_PERF_EVENT, p, n, 2);
 	if (kinds || !nkinds) {
 		btf = pb_attach(&a, p, n, kinds, nkinds, fi);
 		if (btf < 0)
@@ -184,10 +192,50 @@ static void global_funcs(void)
 	}
 }
 
+/* A syscall program calling g_mem(x, p) = p ? *p + x : 2 * x twice, run (BPF_PROG_TEST_RUN)
+ * by the interpreter or the JIT: g(5, &3) + g(7, NULL) = 22, the stack slot the callee got
+ * a pointer to still 3. */
+static void run_global(void)
+{
+	const struct bpf_insn p[] = {
+		INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 3), MOV_K(1, 5), MOV_X(2, 10), ADD_K(2, -8),
+		CALL_LOCAL(9), MOV_X(6, 0), MOV_K(1, 7), MOV_K(2, 0), CALL_LOCAL(5),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 6, 0, 0),
+		INSN(BPF_LDX | BPF_MEM | BPF_DW, 1, 10, -8, 0), INSN(BPF_ALU64 | BPF_MUL | BPF_K, 1, 0, 0, 100),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0), EXIT_INSN,
+		/* g_mem */
+		JEQ_K(2, 0, 3), INSN(BPF_LDX | BPF_MEM | BPF_W, 0, 2, 0, 0),
+		INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0), EXIT_INSN,
+		MOV_X(0, 1), INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 1, 0, 0), EXIT_INSN,
+	};
+	struct bpf_func_info fi[PB_STATIC];
+	char ctx[8] = { 0 };
+	union bpf_attr a;
+	long btf, fd, r;
+
+	prog_attr(&a, BPF_PROG_TYPE_SYSCALL, p, N_INSNS(p), 1);
+	btf = pb_attach(&a, p, N_INSNS(p), (const uint8_t[]){ 0, PB_G_MEM }, 2, fi);
+	fd = btf < 0 ? btf : bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	CHECK(fd >= 0, "syscall program calling a global function twice: loads", "%ld\n%s", fd,
+	      log_buf);
+	if (fd < 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.test.prog_fd = (uint32_t)fd;
+	a.test.ctx_in = (uintptr_t)ctx;
+	a.test.ctx_size_in = sizeof(ctx);
+	r = bpf_sys(BPF_PROG_TEST_RUN, &a, sizeof(a));
+	CHECK(r == 0 && a.test.retval == 322, "... runs: g(5, &3) + g(7, NULL) = 22, the slot still 3",
+	      "%ld retval %u", r, a.test.retval);
+	close((int)fd);
+	close((int)btf);
+}
+
 int main(void)
 {
 	tap_init("t_bpf_gfunc", 60);
 	callbacks();
 	global_funcs();
+	run_global();
 	return tap_done();
 }
