@@ -1011,8 +1011,9 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	env.root_frames[0] = (uint8_t)env.max_frames;
 	/* Linux's check_max_stack_depth counts the frames of global functions' calls too */
 	env.max_frames = frames_from(&env, 0, 0);
-	if (env.max_frames > BPF_MAX_FRAMES) {
-		err = verr(&env, -E2BIG, "the call stack of %u frames is too deep !\n", env.max_frames);
+	if (env.max_frames > BPF_MAX_FRAMES) { /* Linux counts the calls (frames past main) */
+		err = verr(&env, -E2BIG, "the call stack of %u frames is too deep !\n",
+			   env.max_frames - 1);
 		goto stats;
 	}
 	for (uint32_t s = 0; s < env.nr_subprogs; s++)

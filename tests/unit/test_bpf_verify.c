@@ -83,7 +83,7 @@ struct row {
 	/* func_info (prog_btf.h): 0 when the program loads a callback (as clang's would), 1
 	 * never, 2 always; fi: each subprogram's FUNC (0 static, else enum pb_global) */
 	uint8_t btf;
-	uint8_t fi[4];
+	uint8_t fi[10];
 };
 
 static const struct row rows[] = {
@@ -662,6 +662,14 @@ static const struct row rows[] = {
 	{ "main: a prototype without ctx is logged, not refused", { MOV(0, 0), EXIT }, 0, 0,
 	  "reg type unsupported for arg#0 function g_voidptr#79\n0: R1=ctx(off=0,imm=0) R10=fp0\n",
 	  .level = 2, .btf = 2, .fi = { PB_G_VOIDPTR } },
+#define CHAIN2 CALL_LOCAL(1), EXIT
+#define G9 { 0, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID }
+	{ "global: 8 frames deep", { CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, MOV(0, 0),
+	  EXIT }, 0, 0, "", .btf = 2, .fi = G9 },
+	/* Linux's check_max_stack_depth counts the calls */
+	{ "global: 9 frames deep", { CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2,
+	  MOV(0, 0), EXIT }, 0, -E2BIG, "the call stack of 8 frames is too deep !\n", .btf = 2,
+	  .fi = G9 },
 	{ "callback without func_info",
 	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
 	    MOV(0, 0), EXIT }, 0, -EINVAL, "missing btf func_info\n", .btf = 1 },

@@ -192,6 +192,36 @@ static void global_funcs(void)
 	}
 }
 
+/* main calls a chain of n - 1 functions, each the next: all static, or all global */
+static long chain(unsigned n, int global)
+{
+	struct bpf_insn p[2 * 16];
+	uint8_t kinds[16] = { 0 };
+
+	for (unsigned i = 0; i + 1 < n; i++) {
+		p[2 * i] = CALL_LOCAL(1);
+		p[2 * i + 1] = EXIT_INSN;
+		kinds[i + 1] = global ? PB_G_VOID : 0;
+	}
+	p[2 * n - 2] = MOV_K(0, 0);
+	p[2 * n - 1] = EXIT_INSN;
+	return load(p, 2 * n, kinds, n);
+}
+
+static void frames(void)
+{
+	long r;
+
+	r = chain(8, 1);
+	CHECK(r >= 0, "8 frames through global functions: loads", "%ld\n%s", r, log_buf);
+	r = chain(9, 1); /* Linux's check_max_stack_depth counts 8 calls */
+	CHECK(r == -E2BIG && strstr(log_buf, "the call stack of 8 frames is too deep !\n"),
+	      "9 frames through global functions: E2BIG", "%ld\n%s", r, log_buf);
+	r = chain(9, 0);
+	CHECK(r == -E2BIG && strstr(log_buf, "the call stack of 9 frames is too deep"),
+	      "9 frames through static functions: E2BIG", "%ld\n%s", r, log_buf);
+}
+
 /* A syscall program calling g_mem(x, p) = p ? *p + x : 2 * x twice, run (BPF_PROG_TEST_RUN)
  * by the interpreter or the JIT: g(5, &3) + g(7, NULL) = 22, the stack slot the callee got
  * a pointer to still 3. */
@@ -237,5 +267,6 @@ int main(void)
 	callbacks();
 	global_funcs();
 	run_global();
+	frames();
 	return tap_done();
 }
