@@ -813,11 +813,15 @@ static bool log_paths_only(const struct venv *env)
 	return env->log && (env->log->level & 3) == 1;
 }
 
-/* One walk from insn start (0, or a global function's first) with env->cur as its state. */
-static int do_check(struct venv *env, uint32_t start)
+/*
+ * One walk from insn start (0, or a global function's first) with env->cur as its state.
+ * log_level 1: when it passes, the log goes back to log_base (Linux 6.1 keeps nothing of a
+ * global function's walk but the line after it, nothing at all of a program that passes).
+ */
+static int do_check(struct venv *env, uint32_t start, uint32_t log_base)
 {
 	int64_t next;
-	uint32_t idx = start, prev = UINT32_MAX, log_base = env->log ? env->log->len : 0;
+	uint32_t idx = start, prev = UINT32_MAX;
 	int err;
 
 	/* the state at the start, as Linux prints it (a global function's: global_func_state) */
@@ -899,6 +903,7 @@ static struct vstate *state_new(void)
  */
 static int check_global_funcs(struct venv *env)
 {
+	uint32_t log_base;
 	int err;
 
 	for (uint32_t s = 1; s < env->nr_subprogs; s++) {
@@ -909,9 +914,10 @@ static int check_global_funcs(struct venv *env)
 			return -ENOMEM;
 		env->root = s;
 		env->max_frames = 1;
+		log_base = env->log ? env->log->len : 0;
 		err = global_func_state(env, s, env->cur->frames[0]);
 		if (!err)
-			err = do_check(env, env->subprog_start[s]);
+			err = do_check(env, env->subprog_start[s], log_base);
 		if (err)
 			return err;
 		env->root_frames[s] = (uint8_t)env->max_frames;
@@ -1005,7 +1011,7 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 		err = check_main_prototype(&env);
 	}
 	if (!err)
-		err = do_check(&env, 0);
+		err = do_check(&env, 0, 0);
 	if (err)
 		goto stats;
 	env.root_frames[0] = (uint8_t)env.max_frames;

@@ -30,6 +30,7 @@ static long bpf_sys(int cmd, union bpf_attr *a, unsigned size)
 #include "../unit/prog_btf.h"
 
 static char log_buf[1 << 16];
+static uint32_t load_level = 2; /* load()'s log_level */
 
 /* BPF_PROG_LOAD's attributes for p (syscall programs sleepable), the log in log_buf. */
 static void prog_attr(union bpf_attr *a, uint32_t type, const struct bpf_insn *p, unsigned n,
@@ -47,7 +48,7 @@ static void prog_attr(union bpf_attr *a, uint32_t type, const struct bpf_insn *p
 	log_buf[0] = 0;
 }
 
-/* Load p as a perf_event program at log_level 2, func_info per kinds (NULL kinds and
+/* Load p as a perf_event program at log_level load_level, func_info per kinds (NULL kinds and
  * nkinds 1: no BTF at all): the fd or -errno. */
 static long load(const struct bpf_insn *p, unsigned n, const uint8_t *kinds, uint32_t nkinds)
 {
@@ -55,7 +56,7 @@ static long load(const struct bpf_insn *p, unsigned n, const uint8_t *kinds, uin
 	union bpf_attr a;
 	long fd, btf = -1;
 
-	prog_attr(&a, BPF_PROG_TYPE_PERF_EVENT, p, n, 2);
+	prog_attr(&a, BPF_PROG_TYPE_PERF_EVENT, p, n, load_level);
 	if (kinds || !nkinds) {
 		btf = pb_attach(&a, p, n, kinds, nkinds, fi);
 		if (btf < 0)
@@ -192,6 +193,38 @@ static void global_funcs(void)
 	}
 }
 
+/* log_level 1 keeps the path that failed: nothing of a global function's walk that passed
+ * but the line after it, nothing but the statistics when everything passes */
+static void log_level1(void)
+{
+	struct bpf_insn two[] = {
+		MOV_X(6, 1), INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), MOV_K(2, 5), MOV_X(3, 10),
+		ADD_K(3, -8), CALL_LOCAL(7), MOV_X(7, 0), MOV_X(1, 6), MOV_K(2, 7), MOV_K(3, 0),
+		CALL_LOCAL(2), INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 7, 0, 0), EXIT_INSN, G_BODY,
+	};
+	long r;
+
+	load_level = 1;
+	r = load(two, N_INSNS(two), g_args, 2);
+	CHECK(r >= 0 && !strncmp(log_buf, "processed 19 insns", 18), "level 1, all pass: statistics only",
+	      "%ld\n%s", r, log_buf);
+	two[11] = INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0); /* main dereferences g's r0 */
+	r = load(two, N_INSNS(two), g_args, 2);
+	CHECK(r == -EACCES && !strncmp(log_buf, "Func#1 is safe for any args that match its prototype\n"
+						"0: R1=ctx(off=0,imm=0) R10=fp0\n", 84) &&
+		      strstr(log_buf, "Func#1 is global and valid. Skipping.\n"),
+	      "level 1, main fails: the global function's line, then main's path", "%ld\n%s", r,
+	      log_buf);
+	two[11] = INSN(BPF_ALU64 | BPF_ADD | BPF_X, 0, 7, 0, 0);
+	two[14] = INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 3, 0, 0); /* g reads 8 bytes of an int */
+	r = load(two, N_INSNS(two), g_args, 2);
+	CHECK(r == -EACCES && !strncmp(log_buf, "Validating g_args() func#1...\n13: R1=ctx(off=0,imm=0) "
+						"R2=scalar() R3=mem_or_null(id=", 84) &&
+		      strstr(log_buf, "invalid access to memory, mem_size=4 off=0 size=8\n"),
+	      "level 1, the global function fails: its path", "%ld\n%s", r, log_buf);
+	load_level = 2;
+}
+
 /* main calls a chain of n - 1 functions, each the next: all static, or all global */
 static long chain(unsigned n, int global)
 {
@@ -268,5 +301,6 @@ int main(void)
 	global_funcs();
 	run_global();
 	frames();
+	log_level1();
 	return tap_done();
 }
