@@ -898,9 +898,9 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			alloc_size = r->umin;
 			break;
 		case ARG_RINGBUF_RELEASE:
-			if (r->type != PTR_TO_MEM)
+			if (r->type != PTR_TO_MEM || r->plain) /* a ring buffer's record only */
 				return verr(env, -EACCES, "R%u type=%s expected=alloc_mem\n", regno,
-					    reg_type_name(r->type));
+					    reg_name(r));
 			if (var_off(r))
 				return verr(env, -EACCES, "variable alloc_mem access var_off=(%lld; %lld) "
 							  "disallowed\n", (long long)r->smin,

@@ -160,6 +160,17 @@ static void global_funcs(void)
 	r = load(unchecked, N_INSNS(unchecked), g_args, 2);
 	CHECK(r == -EACCES && strstr(log_buf, "R3 invalid mem access 'mem_or_null'\n"),
 	      "the body checked on its own (p may be NULL): EACCES", "%ld\n%s", r, log_buf);
+	{
+		/* g's memory is not a ring buffer record: it cannot be submitted */
+		const struct bpf_insn submit[] = {
+			G_CALL(MOV_K(0, 0), -8), JEQ_K(3, 0, 3), MOV_X(1, 3), MOV_K(2, 0),
+			CALL(BPF_FUNC_ringbuf_submit), RET0,
+		};
+
+		r = load(submit, N_INSNS(submit), g_args, 2);
+		CHECK(r == -EACCES && strstr(log_buf, "R1 type=mem expected=alloc_mem\n"),
+		      "ringbuf_submit of a global function's memory: EACCES", "%ld\n%s", r, log_buf);
+	}
 	r = load(r0, N_INSNS(r0), (const uint8_t[]){ 0, PB_G_VOID }, 2);
 	CHECK(r == -EACCES && strstr(log_buf, "R0 invalid mem access 'scalar'"),
 	      "r0 after a global call is an unknown scalar", "%ld\n%s", r, log_buf);
