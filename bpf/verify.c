@@ -5,7 +5,8 @@
  *
  * Per instruction class: ALU (scalar range arithmetic, pointer arithmetic rules), conditional
  * jumps (decided when ranges allow, otherwise both ways with refined ranges; null checks of
- * map_value_or_null), calls (helpers in verify_mem.c, bpf-to-bpf with new frames), exit.
+ * map_value_or_null), calls (helpers in verify_mem.c, bpf-to-bpf with new frames; global
+ * functions, walked on their own first, only checked against their BTF: verify_func.c), exit.
  * Memory accesses are checked in verify_mem.c, structure and CFG in verify_cfg.c.
  *
  * Termination: states at prune points are kept as checkpoints.  A new state contained in a fully
@@ -18,7 +19,7 @@
  * check compares all scalars.  Registers that are never read again are ignored (static
  * liveness, verify_cfg.c).
  * Linux 6.1 is the reference for messages and errnos; this is a smaller verifier: no tnums,
- * no scalar ids, no BTF, no packet or socket types, no tail calls.
+ * no scalar ids, no packet or socket types.
  */
 #include <stdarg.h>
 #include <stdint.h>
