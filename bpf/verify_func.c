@@ -220,12 +220,17 @@ static int prepare_args(struct venv *env, uint32_t s, struct frame *f)
 			r->type = PTR_TO_MEM_OR_NULL;
 			r->plain = 1;
 			r->mem_size = (uint32_t)size;
-			r->id = ++env->next_id;
+			r->id = ++env->next_id; /* renumbered below */
 			continue;
 		}
 		return verr(env, -EINVAL, "Arg#%u type %s in %s() is not supported yet.\n", i,
 			    type_str(t), name);
 	}
+	/* Linux numbers the memory arguments twice (btf_prepare_func_args, then
+	 * do_check_common): the second ids are theirs */
+	for (uint32_t i = 0; i < nargs; i++)
+		if (f->regs[BPF_REG_1 + i].type == PTR_TO_MEM_OR_NULL)
+			f->regs[BPF_REG_1 + i].id = ++env->next_id;
 	return 0;
 }
 

@@ -597,7 +597,7 @@ static const struct row rows[] = {
 	  .fi = { 0, PB_G_CTX_INT_PTR } },
 	{ "global: validated first, skipped at the call",
 	  { GCALL(MOV(0, 0), -8), G_ARGS_BODY }, 0, 0,
-	  "Validating g_args() func#1...\n7: R1=ctx(off=0,imm=0) R2=scalar() R3=mem_or_null(id=",
+	  "Validating g_args() func#1...\n7: R1=ctx(off=0,imm=0) R2=scalar() R3=mem_or_null(id=2,off=0,imm=0) R10=fp0\n",
 	  .level = 2, .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
 	{ "global: call skipped", { GCALL(MOV(0, 0), -8), G_ARGS_BODY }, 0, 0,
 	  "Func#1 is global and valid. Skipping.\n", .level = 2, .btf = 2,

@@ -142,7 +142,7 @@ static void global_funcs(void)
 	CHECK(!strncmp(log_buf, "func#0 @0\nfunc#1 @13\n", 20), "log level 2 lists the subprograms",
 	      "\n%s", log_buf);
 	CHECK(strstr(log_buf, "Validating g_args() func#1...\n13: R1=ctx(off=0,imm=0) R2=scalar() "
-			      "R3=mem_or_null(id="),
+			      "R3=mem_or_null(id=2,off=0,imm=0) R10=fp0\n"),
 	      "the global function starts from its prototype's registers", "\n%s", log_buf);
 	CHECK(strstr(log_buf, "Validating g_args() func#1...\n") <
 		      strstr(log_buf, "Func#1 is global and valid. Skipping.\n"),
@@ -230,7 +230,8 @@ static void log_level1(void)
 	two[14] = INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 3, 0, 0); /* g reads 8 bytes of an int */
 	r = load(two, N_INSNS(two), g_args, 2);
 	CHECK(r == -EACCES && !strncmp(log_buf, "Validating g_args() func#1...\n13: R1=ctx(off=0,imm=0) "
-						"R2=scalar() R3=mem_or_null(id=", 84) &&
+						"R2=scalar() R3=mem_or_null(id=2,off=0,imm=0) R10=fp0\n",
+				       107) &&
 		      strstr(log_buf, "invalid access to memory, mem_size=4 off=0 size=8\n"),
 	      "level 1, the global function fails: its path", "%ld\n%s", r, log_buf);
 	load_level = 2;
