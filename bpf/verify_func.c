@@ -286,7 +286,9 @@ static int mem_arg(struct venv *env, uint32_t regno, uint32_t size)
 		err = helper_mem(env, regno, size, false) ?: helper_mem(env, regno, size, true);
 		break;
 	case PTR_TO_CTX:
-		if (env->prog->type == BPF_PROG_TYPE_SYSCALL) { /* no ctx rewriting: its last byte */
+		/* the types whose ctx loads Linux does not rewrite: its last byte */
+		if (env->prog->type == BPF_PROG_TYPE_SYSCALL || env->prog->type == BPF_PROG_TYPE_KPROBE ||
+		    env->prog->type == BPF_PROG_TYPE_TRACEPOINT) {
 			err = !size ? 0 :
 			      check_mem_access(env, regno, (int32_t)size - 1, 1, false, VALUE_NONE, false) ?:
 			      check_mem_access(env, regno, (int32_t)size - 1, 1, true, VALUE_UNKNOWN, false);

@@ -237,6 +237,32 @@ static void log_level1(void)
 	load_level = 2;
 }
 
+/* ctx where g_mem(int x, int *p) wants memory: refused where Linux rewrites ctx loads
+ * (perf_event), its last byte checked for a read and a write where it does not (kprobe,
+ * whose ctx is read-only) */
+static void ctx_as_memory(void)
+{
+	const struct bpf_insn q[] = { MOV_X(2, 1), MOV_K(1, 1), CALL_LOCAL(1), EXIT_INSN, RET0 };
+	struct bpf_func_info fi[PB_STATIC];
+	union bpf_attr a;
+	long btf, fd;
+
+	fd = load(q, N_INSNS(q), (const uint8_t[]){ 0, PB_G_MEM }, 2);
+	CHECK(fd == -EINVAL && strstr(log_buf, "R2 type=ctx expected=fp\nCaller passes invalid args "
+					       "into func#1\n"),
+	      "perf_event: ctx for an int *: EINVAL", "%ld\n%s", fd, log_buf);
+	prog_attr(&a, BPF_PROG_TYPE_KPROBE, q, N_INSNS(q), 1);
+	btf = pb_attach(&a, q, N_INSNS(q), (const uint8_t[]){ 0, PB_G_MEM }, 2, fi);
+	fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+	CHECK(fd == -EINVAL && strstr(log_buf, "invalid bpf_context access off=3 size=1\n"
+					       "Caller passes invalid args into func#1\n"),
+	      "kprobe: ctx for an int *: its last byte read, not written: EINVAL", "%ld\n%s", fd,
+	      log_buf);
+	if (fd >= 0)
+		close((int)fd);
+	close((int)btf);
+}
+
 /* main calls a chain of n - 1 functions, each the next: all static, or all global */
 static long chain(unsigned n, int global)
 {
@@ -314,5 +340,6 @@ int main(void)
 	run_global();
 	frames();
 	log_level1();
+	ctx_as_memory();
 	return tap_done();
 }
