@@ -17,7 +17,8 @@
  *   unknown scalar.  What the callee may write through a memory argument is unknown to the
  *   caller afterwards (its stack bytes become misc): Linux 6.1 keeps them as they were.
  * - A static function is walked from each call site; a prototype that does not match the call
- *   (arguments the compiler dropped) only marks the function unreliable, as on Linux.
+ *   (arguments the compiler dropped) is logged and marks the function unreliable, as on Linux.
+ *   So is the main program's prototype against R1 = ctx before its walk.
  */
 #include <stdint.h>
 
@@ -64,7 +65,7 @@ static bool is_kind(const struct btf_type *t, uint32_t kind)
 }
 
 /* Linux's btf_resolve_size: bytes of the type (through modifiers and arrays) or -EINVAL for
- * one without a size (void, fwd, func, var, ...), -E2BIG past 32 bits. */
+ * one without a size (void, fwd, func, var, ...) or past 32 bits. */
 static int64_t resolve_size(const struct bpf_btf *btf, const struct btf_type *t)
 {
 	uint64_t nelems = 1, size = 0;
@@ -94,7 +95,7 @@ static int64_t resolve_size(const struct bpf_btf *btf, const struct btf_type *t)
 
 			nelems *= a->nelems;
 			if (nelems > UINT32_MAX)
-				return -E2BIG;
+				return -EINVAL;
 			t = bpf_btf_type(btf, a->type);
 			continue;
 		}
@@ -105,7 +106,7 @@ static int64_t resolve_size(const struct bpf_btf *btf, const struct btf_type *t)
 	return -EINVAL;
 done:
 	size *= nelems;
-	return size > UINT32_MAX ? -E2BIG : (int64_t)size;
+	return size > UINT32_MAX ? -EINVAL : (int64_t)size;
 }
 
 /*
@@ -151,10 +152,12 @@ void func_info_linkage(struct venv *env)
 
 int check_pseudo_func(struct venv *env, uint32_t subprog)
 {
+	const struct btf_type *t;
+
 	if (!env->prog->func_info)
 		return verr(env, -EINVAL, "missing btf func_info\n");
-	if (env->sub_global[subprog] || bpf_btf_vlen(bpf_btf_type(env->prog->btf,
-					env->prog->func_info[subprog].type_id)) != BTF_FUNC_STATIC)
+	t = bpf_btf_type(env->prog->btf, env->prog->func_info[subprog].type_id);
+	if (!t || bpf_btf_vlen(t) != BTF_FUNC_STATIC) /* global, or extern */
 		return verr(env, -EINVAL, "callback function not static\n");
 	return 0;
 }
