@@ -551,8 +551,8 @@ static int64_t check_local_call(struct venv *env, const struct bpf_insn *in, uin
 	int err;
 
 	if (st->curframe + 1 >= BPF_MAX_FRAMES)
-		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
-			    st->curframe + 2);
+		return verr(env, -E2BIG, "the call stack of %u frames is too deep\n",
+			    st->curframe + 2); /* (the walk's wording: no " !") */
 	err = check_subprog_call_btf(env, sub);
 	if (err == -EFAULT)
 		return err;

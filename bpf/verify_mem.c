@@ -627,7 +627,7 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 	struct reg *r;
 
 	if (st->curframe + 1 >= BPF_MAX_FRAMES)
-		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
+		return verr(env, -E2BIG, "the call stack of %u frames is too deep\n",
 			    st->curframe + 2);
 	/* each nested callback runs on the kernel stack (interp.c): bounded here, not in Linux */
 	for (uint32_t fi = 0, n = 0; fi <= st->curframe; fi++)

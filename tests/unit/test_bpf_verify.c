@@ -255,7 +255,7 @@ static const struct row rows[] = {
 	  { CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT,
 	    CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT,
 	    MOV(0, 0), EXIT },
-	  0, -E2BIG, "the call stack of 9 frames is too deep" },
+	  0, -E2BIG, "the call stack of 9 frames is too deep\n" },
 	{ "mutual recursion",
 	  { CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(-3), EXIT }, 0, -EINVAL,
 	  "back-edge from insn 4 to 2" },

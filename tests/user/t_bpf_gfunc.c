@@ -289,7 +289,7 @@ static void frames(void)
 	CHECK(r == -E2BIG && strstr(log_buf, "the call stack of 8 frames is too deep !\n"),
 	      "9 frames through global functions: E2BIG", "%ld\n%s", r, log_buf);
 	r = chain(9, 0);
-	CHECK(r == -E2BIG && strstr(log_buf, "the call stack of 9 frames is too deep"),
+	CHECK(r == -E2BIG && strstr(log_buf, "the call stack of 9 frames is too deep\n"),
 	      "9 frames through static functions: E2BIG", "%ld\n%s", r, log_buf);
 }
 
