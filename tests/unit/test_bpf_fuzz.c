@@ -368,6 +368,7 @@ static void test_fuzz(void **state)
 	const char *it = getenv("BPF_FUZZ_ITERS"), *sd = getenv("BPF_FUZZ_SEED");
 	const char *dp = getenv("BPF_FUZZ_DUMP");
 	long iters = it ? atol(it) : 2000, accepted = 0, rejected = 0, dump = dp ? atol(dp) : -1;
+	long global = 0; /* accepted with a global function among the subprograms */
 	static char log[16384];
 	struct bpf_insn prog[MAXLEN + 2];
 	struct bpf_func_info fi[PB_STATIC];
@@ -414,6 +415,12 @@ static void test_fuzz(void **state)
 			continue;
 		}
 		accepted++;
+		for (uint32_t k = 1; k < a.func_info_cnt; k++)
+			if (fi[k].type_id >= PB_FUNC0 + PB_STATIC &&
+			    fi[k].type_id != pb_func_id(k, PB_S_ARGS)) {
+				global++;
+				break;
+			}
 		if (reads_anywhere(prog, len)) {
 			ksvc_fake_close((int)fd);
 			continue;
@@ -434,7 +441,8 @@ static void test_fuzz(void **state)
 		}
 		ksvc_fake_close((int)fd);
 	}
-	printf("fuzz: %ld programs, %ld accepted, %ld rejected\n", iters, accepted, rejected);
+	printf("fuzz: %ld programs, %ld accepted (%ld with a global function), %ld rejected\n",
+	       iters, accepted, global, rejected);
 	assert_true(accepted > 0);
 }
 
