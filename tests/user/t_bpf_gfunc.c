@@ -204,6 +204,36 @@ static void global_funcs(void)
 	}
 }
 
+/* prototypes and bodies a global function may not have */
+static void bad_globals(void)
+{
+	const struct bpf_insn call[] = { MOV_K(1, 0), CALL_LOCAL(1), EXIT_INSN, RET0 };
+	const struct bpf_insn ret_fp[] = { CALL_LOCAL(1), EXIT_INSN, MOV_X(0, 10), EXIT_INSN };
+	static const struct {
+		uint8_t kind;
+		const char *what, *msg;
+	} rows[] = {
+		{ PB_G_RETPTR, "returning a pointer",
+		  "Global function g_retptr() doesn't return scalar. Only those are supported.\n" },
+		{ PB_G_VOIDPTR, "a void * argument",
+		  "arg#0 reference type('UNKNOWN ') size cannot be determined: -22\n" },
+		{ PB_G_SIX, "six arguments", "Global function g_six() with 6 > 5 args. Buggy compiler.\n" },
+	};
+	long r;
+
+	for (size_t i = 0; i < N_INSNS(rows); i++) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "global function %s: EINVAL", rows[i].what);
+		r = load(call, N_INSNS(call), (const uint8_t[]){ 0, rows[i].kind }, 2);
+		CHECK(r == -EINVAL && strstr(log_buf, rows[i].msg), what, "%ld\n%s", r, log_buf);
+	}
+	r = load(ret_fp, N_INSNS(ret_fp), (const uint8_t[]){ 0, PB_G_VOID }, 2);
+	CHECK(r == -EINVAL && strstr(log_buf, "At subprogram exit the register R0 is not a scalar "
+					      "value (fp)\n"),
+	      "global function returning its frame pointer: EINVAL", "%ld\n%s", r, log_buf);
+}
+
 /* log_level 1 keeps the path that failed: nothing of a global function's walk that passed
  * but the line after it, nothing but the statistics when everything passes */
 static void log_level1(void)
@@ -341,5 +371,6 @@ int main(void)
 	frames();
 	log_level1();
 	ctx_as_memory();
+	bad_globals();
 	return tap_done();
 }
