@@ -23,48 +23,22 @@
 #include "../../bpf/bpf_internal.h"
 #include "../../bpf/btf.h"
 #include "../fakes/ksvc_fake.h"
-
-#define INFO(kind, kflag, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(kflag) << 31 | (uint32_t)(vlen))
-
-struct blob {
-	uint32_t w[256];
-	uint32_t nw;
-	char s[256];
-	uint32_t ns;
-};
+#include "../user/btf_blob.h"
 
 static uint8_t raw[4096];
 
-static uint32_t str(struct blob *b, const char *x)
+static uint32_t build(struct blob *b)
 {
-	uint32_t off = b->ns;
-
-	strcpy(b->s + b->ns, x);
-	b->ns += (uint32_t)strlen(x) + 1;
-	return off;
-}
-
-static void w(struct blob *b, uint32_t v)
-{
-	b->w[b->nw++] = v;
-}
-
-static uint32_t build(const struct blob *b)
-{
-	struct btf_header h = { .magic = BTF_MAGIC, .version = BTF_VERSION, .hdr_len = 24,
-				.type_len = b->nw * 4, .str_off = b->nw * 4, .str_len = b->ns };
-
-	memcpy(raw, &h, sizeof(h));
-	memcpy(raw + 24, b->w, b->nw * 4);
-	memcpy(raw + 24 + b->nw * 4, b->s, b->ns);
-	return 24 + b->nw * 4 + b->ns;
+	return blob_build(b, raw);
 }
 
 /* int; ptr to 3; struct node { int val; struct node *next; }; proto (struct node *n) -> int;
  * func walk; int[4]; const -> typedef u -> int; var v (int); datasec .data */
 static uint32_t good(void)
 {
-	struct blob b = { .ns = 1 };
+	struct blob b;
+
+	blob_init(&b);
 
 	w(&b, str(&b, "int")), w(&b, INFO(BTF_KIND_INT, 0, 0)), w(&b, 4), w(&b, 1u << 24 | 32);
 	w(&b, 0), w(&b, INFO(BTF_KIND_PTR, 0, 0)), w(&b, 3);
@@ -291,10 +265,11 @@ static void test_fuzz_random(void **state)
 
 	(void)state;
 	for (int it = 0; it < 20000; it++) {
-		struct blob b = { .ns = 1 };
+		struct blob b;
 		uint32_t names[3], ntypes = 1 + rnd() % 8;
 		struct bpf_btf *btf;
 
+		blob_init(&b);
 		names[0] = 0;
 		names[1] = str(&b, "a");
 		names[2] = str(&b, ".s");
@@ -426,8 +401,9 @@ static void test_spin_lock_rules(void **state)
 	(void)state;
 	/* 1 int, 2 struct bpf_spin_lock {int val}, 3 struct v {int a; struct bpf_spin_lock l} */
 	{
-		struct blob b = { .ns = 1 };
+		struct blob b;
 
+		blob_init(&b);
 		w(&b, str(&b, "int")), w(&b, INFO(BTF_KIND_INT, 0, 0)), w(&b, 4), w(&b, 1u << 24 | 32);
 		w(&b, str(&b, "bpf_spin_lock")), w(&b, INFO(BTF_KIND_STRUCT, 0, 1)), w(&b, 4);
 		w(&b, str(&b, "val")), w(&b, 1), w(&b, 0);

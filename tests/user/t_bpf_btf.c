@@ -14,6 +14,7 @@
  * holds a lock (check_map_prog_compatibility), and the helper wants the map's BTF and lock.
  */
 #define _GNU_SOURCE
+#include "btf_blob.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -32,67 +33,12 @@ static long bpf_a(int cmd, union bpf_attr *a)
 
 /* ---- building blobs ---- */
 
-struct blob {
-	uint32_t w[512];
-	uint32_t nw;
-	char s[1024];
-	uint32_t ns;
-	struct btf_header h; /* filled by build(), then adjustable */
-};
-
-static void blob_init(struct blob *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->ns = 1;
-}
-
-static uint32_t str(struct blob *b, const char *x)
-{
-	uint32_t off = b->ns;
-
-	strcpy(b->s + b->ns, x);
-	b->ns += (uint32_t)strlen(x) + 1;
-	return off;
-}
-
-static void w(struct blob *b, uint32_t v)
-{
-	b->w[b->nw++] = v;
-}
-
-#define INFO(kind, kflag, vlen) ((uint32_t)(kind) << 24 | (uint32_t)(kflag) << 31 | (uint32_t)(vlen))
-
-static void t_int(struct blob *b, const char *name, uint32_t size, uint32_t enc, uint32_t bits)
-{
-	w(b, str(b, name));
-	w(b, INFO(BTF_KIND_INT, 0, 0));
-	w(b, size);
-	w(b, enc << 24 | bits);
-}
-
-static void t_ref(struct blob *b, uint32_t kind, uint32_t name_off, uint32_t type)
-{
-	w(b, name_off);
-	w(b, INFO(kind, 0, 0));
-	w(b, type);
-}
-
 static uint8_t raw[8192];
 
 /* header + types + strings into raw: the size */
 static uint32_t build(struct blob *b)
 {
-	b->h.magic = BTF_MAGIC;
-	b->h.version = BTF_VERSION;
-	b->h.hdr_len = sizeof(b->h);
-	b->h.type_off = 0;
-	b->h.type_len = b->nw * 4;
-	b->h.str_off = b->nw * 4;
-	b->h.str_len = b->ns;
-	memcpy(raw, &b->h, sizeof(b->h));
-	memcpy(raw + sizeof(b->h), b->w, b->nw * 4);
-	memcpy(raw + sizeof(b->h) + b->nw * 4, b->s, b->ns);
-	return (uint32_t)sizeof(b->h) + b->nw * 4 + b->ns;
+	return blob_build(b, raw);
 }
 
 static char logbuf[65536];
