@@ -12,9 +12,8 @@
  * inside the program, never on an lddw's second half, strings inside the string section, the
  * first line of each subprogram at its start.  Both are kept for BPF_OBJ_GET_INFO_BY_FD.
  *
- * Not here: Linux verifies a global function (BTF_FUNC_GLOBAL) on its own from its BTF
- * arguments; this verifier walks every subprogram from its call sites as Linux does a static
- * one.  Nothing patches instructions, so the records' offsets stay as loaded.
+ * What the verifier makes of the records (callbacks, global functions): verify_func.c.
+ * Nothing patches instructions, so the records' offsets stay as loaded.
  */
 #include <stdint.h>
 

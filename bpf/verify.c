@@ -5,7 +5,8 @@
  *
  * Per instruction class: ALU (scalar range arithmetic, pointer arithmetic rules), conditional
  * jumps (decided when ranges allow, otherwise both ways with refined ranges; null checks of
- * map_value_or_null), calls (helpers in verify_mem.c, bpf-to-bpf with new frames), exit.
+ * map_value_or_null), calls (helpers in verify_mem.c, bpf-to-bpf with new frames; global
+ * functions, walked on their own first, only checked against their BTF: verify_func.c), exit.
  * Memory accesses are checked in verify_mem.c, structure and CFG in verify_cfg.c.
  *
  * Termination: states at prune points are kept as checkpoints.  A new state contained in a fully
@@ -18,7 +19,7 @@
  * check compares all scalars.  Registers that are never read again are ignored (static
  * liveness, verify_cfg.c).
  * Linux 6.1 is the reference for messages and errnos; this is a smaller verifier: no tnums,
- * no scalar ids, no BTF, no packet or socket types, no tail calls.
+ * no scalar ids, no packet or socket types.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -73,6 +74,15 @@ const char *reg_type_name(uint8_t t)
 		[PTR_TO_BTF_ID_UNTRUSTED_OR_NULL] = "untrusted_ptr_or_null_",
 	};
 	return t < ARRAY_SIZE(names) ? names[t] : "?";
+}
+
+const char *reg_name(const struct reg *r)
+{
+	if (r->plain && r->type == PTR_TO_MEM)
+		return "mem";
+	if (r->plain && r->type == PTR_TO_MEM_OR_NULL)
+		return "mem_or_null";
+	return reg_type_name(r->type);
 }
 
 struct frame *cur_frame(struct venv *env)
@@ -318,10 +328,10 @@ static bool regsafe(const struct reg *old, const struct reg *cur, struct idmap *
 	case SCALAR:
 		return (!exact && !old->precise) || range_within(old, cur);
 	case PTR_TO_MEM:
-	case PTR_TO_MEM_OR_NULL:
-		if (old->mem_size != cur->mem_size || !ids_match(m, old->ref_obj_id, cur->ref_obj_id))
-			return false;
-		/* fall through */
+	case PTR_TO_MEM_OR_NULL: /* where in the memory too, as Linux's regsafe */
+		return old->mem_size == cur->mem_size && ids_match(m, old->ref_obj_id, cur->ref_obj_id) &&
+		       (old->type == PTR_TO_MEM || ids_match(m, old->id, cur->id)) &&
+		       old->off == cur->off && range_within(old, cur);
 	case PTR_TO_FUNC:
 		return old->mem_size == cur->mem_size;
 	case PTR_TO_RDONLY_MEM_OR_NULL:
@@ -553,9 +563,30 @@ static int64_t check_local_call(struct venv *env, const struct bpf_insn *in, uin
 	struct frame *caller = cur_frame(env), *callee;
 	uint32_t target = idx + 1 + in->imm;
 
+	uint32_t sub = (uint32_t)subprog_of(env, target);
+	int err;
+
 	if (st->curframe + 1 >= BPF_MAX_FRAMES)
-		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
-			    st->curframe + 2);
+		return verr(env, -E2BIG, "the call stack of %u frames is too deep\n",
+			    st->curframe + 2); /* (the walk's wording: no " !") */
+	err = check_subprog_call_btf(env, sub);
+	if (err == -EFAULT)
+		return err;
+	if (env->sub_global[sub]) {
+		/* verified on its own already (or later, in Linux's order): only the arguments */
+		uint8_t *g = &env->gcall[env->root * MAX_SUBPROGS + sub];
+
+		if (err)
+			return verr(env, err, "Caller passes invalid args into func#%u\n", sub);
+		if (env->log && env->log->level)
+			bpf_log(env->log, "Func#%u is global and valid. Skipping.\n", sub);
+		for (int r = BPF_REG_0; r <= BPF_REG_5; r++)
+			memset(&caller->regs[r], 0, sizeof(struct reg));
+		mark_unknown(&caller->regs[BPF_REG_0]);
+		if (*g < st->curframe + 1)
+			*g = (uint8_t)(st->curframe + 1);
+		return idx + 1;
+	}
 	callee = frame_new();
 	if (!callee)
 		return -ENOMEM;
@@ -564,7 +595,7 @@ static int64_t check_local_call(struct venv *env, const struct bpf_insn *in, uin
 	callee->regs[BPF_REG_10].type = PTR_TO_STACK;
 	callee->regs[BPF_REG_10].frameno = (uint8_t)(st->curframe + 1);
 	callee->callsite = idx;
-	callee->subprog = (uint32_t)subprog_of(env, target);
+	callee->subprog = sub;
 	st->frames[++st->curframe] = callee;
 	if (st->curframe + 1 > env->max_frames)
 		env->max_frames = st->curframe + 1;
@@ -589,6 +620,9 @@ static int64_t check_exit(struct venv *env)
 	err = check_reg_read(env, BPF_REG_0);
 	if (err)
 		return err;
+	if (st->curframe == 0 && env->root && callee->regs[BPF_REG_0].type != SCALAR)
+		return verr(env, -EINVAL, "At subprogram exit the register R0 is not a scalar value "
+					  "(%s)\n", reg_type_name(callee->regs[BPF_REG_0].type));
 	if (st->curframe == 0)
 		return (int64_t)1 << 32;
 	if (callee->callback) {
@@ -717,9 +751,14 @@ static int64_t do_insn(struct venv *env, uint32_t idx)
 			d->map = (struct bpf_map *)(uintptr_t)((uint32_t)in[0].imm |
 							       (uint64_t)(uint32_t)in[1].imm << 32);
 		} else if (in->src_reg == BPF_PSEUDO_FUNC) {
+			uint32_t sub = (uint32_t)subprog_of(env, (uint32_t)(idx + 1 + in->imm));
+
+			err = check_pseudo_func(env, sub);
+			if (err)
+				return err;
 			memset(d, 0, sizeof(*d));
 			d->type = PTR_TO_FUNC;
-			d->mem_size = (uint32_t)subprog_of(env, (uint32_t)(idx + 1 + in->imm));
+			d->mem_size = sub;
 		} else if (in->src_reg == BPF_PSEUDO_BTF_ID) {
 			/* a typed ksym, resolved at load (ksym.c); Linux's check_ld_imm */
 			const struct bpf_ksym_ld *k = bpf_ksym_of(env->prog, (uint32_t)idx);
@@ -802,13 +841,19 @@ static bool log_paths_only(const struct venv *env)
 	return env->log && (env->log->level & 3) == 1;
 }
 
-static int do_check(struct venv *env)
+/*
+ * One walk from insn start (0, or a global function's first) with env->cur as its state.
+ * log_level 1: when it passes, the log goes back to log_base (Linux 6.1 keeps nothing of a
+ * global function's walk but the line after it, nothing at all of a program that passes).
+ */
+static int do_check(struct venv *env, uint32_t start, uint32_t log_base)
 {
 	int64_t next;
-	uint32_t idx = 0, prev = UINT32_MAX;
+	uint32_t idx = start, prev = UINT32_MAX;
 	int err;
 
-	if (env->log && (env->log->level & 3)) /* the state at the start, as Linux prints it */
+	/* the state at the start, as Linux prints it (a global function's: global_func_state) */
+	if (!start && env->log && (env->log->level & 3))
 		bpf_log(env->log, "0: R1=ctx(off=0,imm=0) R10=fp0\n");
 	for (;;) {
 		if (++env->processed > BPF_MAX_INSNS_PRIV)
@@ -838,7 +883,7 @@ static int do_check(struct venv *env)
 		if (!env->stack_len) {
 			/* as Linux at log_level 1: a program that passes leaves no path behind */
 			if (log_paths_only(env))
-				bpf_log_rewind(env->log, 0);
+				bpf_log_rewind(env->log, log_base);
 			return 0;
 		}
 		env->stack_len--;
@@ -848,6 +893,84 @@ static int do_check(struct venv *env)
 		idx = env->stack[env->stack_len].insn;
 		prev = env->stack[env->stack_len].from;
 	}
+}
+
+/* Linux's free_states between two walks: the checkpoints of one never prune the other. */
+static void free_checkpoints(struct venv *env)
+{
+	for (uint32_t i = 0; env->visited && i < env->len; i++) {
+		for (struct vstate *s = env->visited[i], *n; s; s = n) {
+			n = s->next;
+			state_free(s);
+		}
+		env->visited[i] = NULL;
+	}
+	for (struct vstate *s = env->evicted, *n; s; s = n) {
+		n = s->next;
+		state_free(s);
+	}
+	env->evicted = NULL;
+}
+
+static struct vstate *state_new(void)
+{
+	struct vstate *st = ksvc_alloc(sizeof(*st));
+
+	if (st)
+		st->frames[0] = frame_new();
+	if (st && !st->frames[0]) {
+		ksvc_free(st);
+		st = NULL;
+	}
+	return st;
+}
+
+/*
+ * Linux's do_check_subprogs: each global function on its own, in order, before the main
+ * program, from the state its prototype gives.
+ */
+static int check_global_funcs(struct venv *env)
+{
+	uint32_t log_base;
+	int err;
+
+	for (uint32_t s = 1; s < env->nr_subprogs; s++) {
+		if (!env->sub_global[s])
+			continue;
+		env->cur = state_new();
+		if (!env->cur)
+			return -ENOMEM;
+		env->root = s;
+		env->max_frames = 1;
+		log_base = env->log ? env->log->len : 0;
+		err = global_func_state(env, s, env->cur->frames[0]);
+		if (!err)
+			err = do_check(env, env->subprog_start[s], log_base);
+		if (err)
+			return err;
+		env->root_frames[s] = (uint8_t)env->max_frames;
+		free_checkpoints(env);
+		if (env->log && env->log->level)
+			bpf_log(env->log, "Func#%u is safe for any args that match its prototype\n", s);
+	}
+	env->root = 0;
+	env->max_frames = 1;
+	env->cur = state_new();
+	return env->cur ? 0 : -ENOMEM;
+}
+
+/* Frames deep a walk from subprogram s goes, with the global functions it calls on top. */
+static uint32_t frames_from(const struct venv *env, uint32_t s, uint32_t depth)
+{
+	uint32_t n = env->root_frames[s];
+
+	for (uint32_t c = 1; depth < MAX_SUBPROGS && c < env->nr_subprogs; c++) {
+		uint8_t at = env->gcall[s * MAX_SUBPROGS + c];
+
+		if (at)
+			n = MAX(n, at + frames_from(env, c, depth + 1));
+	}
+	return n;
 }
 
 static void env_free(struct venv *env)
@@ -876,6 +999,7 @@ static void env_free(struct venv *env)
 	ksvc_free(env->aux);
 	ksvc_free(env->ptr_type);
 	ksvc_free(env->idmap);
+	ksvc_free(env->gcall);
 }
 
 int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
@@ -892,29 +1016,40 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 	env.ptr_type = ksvc_alloc(prog->len);
 	env.idmap = ksvc_alloc(sizeof(*env.idmap));
 	env.visited = ksvc_alloc(sizeof(*env.visited) * prog->len);
-	env.cur = ksvc_alloc(sizeof(*env.cur));
-	if (env.cur)
-		env.cur->frames[0] = frame_new();
-	if (!env.prune || !env.aux || !env.ptr_type || !env.visited || !env.cur || !env.cur->frames[0] || !env.idmap) {
-		if (env.cur && !env.cur->frames[0]) {
-			ksvc_free(env.cur);
-			env.cur = NULL;
-		}
+	env.gcall = ksvc_alloc(MAX_SUBPROGS * MAX_SUBPROGS);
+	if (!env.prune || !env.aux || !env.ptr_type || !env.visited || !env.idmap || !env.gcall) {
 		err = -ENOMEM;
 		goto out;
 	}
-	env.max_frames = 1;
-	err = check_subprogs_and_cfg(&env);
+	err = check_subprogs(&env);
 	if (!err) /* Linux's check_btf_info, which needs the subprograms */
 		err = bpf_prog_check_btf(prog, env.subprog_start, env.nr_subprogs, log);
 	if (!err)
+		err = check_subprog_tail_calls(&env, prog->func_info || prog->linfo);
+	if (!err)
+		err = check_cfg(&env);
+	if (!err)
 		err = compute_liveness(&env);
 	if (!err) {
-		init_state(&env, env.cur);
-		err = do_check(&env);
+		func_info_linkage(&env);
+		err = check_global_funcs(&env);
 	}
+	if (!err) {
+		init_state(&env, env.cur);
+		err = check_main_prototype(&env);
+	}
+	if (!err)
+		err = do_check(&env, 0, 0);
 	if (err)
 		goto stats;
+	env.root_frames[0] = (uint8_t)env.max_frames;
+	/* Linux's check_max_stack_depth counts the frames of global functions' calls too */
+	env.max_frames = frames_from(&env, 0, 0);
+	if (env.max_frames > BPF_MAX_FRAMES) { /* Linux counts the calls (frames past main) */
+		err = verr(&env, -E2BIG, "the call stack of %u frames is too deep !\n",
+			   env.max_frames - 1);
+		goto stats;
+	}
 	for (uint32_t s = 0; s < env.nr_subprogs; s++)
 		depth = MAX(depth, env.subprog_depth[s]);
 	depth = (depth + 15) & ~15u;

@@ -60,6 +60,7 @@ struct reg {
 	uint8_t type;
 	uint8_t frameno; /* PTR_TO_STACK: whose frame */
 	uint8_t precise;
+	uint8_t plain; /* PTR_TO_MEM(_OR_NULL): a global function's argument, "mem" to Linux */
 	uint32_t id; /* *_OR_NULL: copies share an id for the null check */
 	uint32_t ref_obj_id; /* PTR_TO_MEM(_OR_NULL): the reference it holds (vstate refs) */
 	uint32_t mem_size; /* PTR_TO_(RDONLY_)MEM(_OR_NULL): bytes from off 0; PTR_TO_FUNC: subprogno */
@@ -175,6 +176,12 @@ struct venv {
 	bool pruned_or_done;
 	uint32_t max_ctx_off;
 	int64_t call_next; /* check_helper_call: >= 0, the callback's first insn to walk next */
+	/* func_info (verify_func.c): per subprogram */
+	uint8_t sub_global[MAX_SUBPROGS]; /* BTF_FUNC_GLOBAL: verified once, on its own */
+	uint8_t sub_unreliable[MAX_SUBPROGS]; /* a call did not match its prototype */
+	uint32_t root; /* the subprogram whose own walk this is: 0, or a global function */
+	uint8_t root_frames[MAX_SUBPROGS]; /* frames each own walk used */
+	uint8_t *gcall; /* [root * MAX_SUBPROGS + callee]: frames above a global function's call */
 };
 
 /* verify.c */
@@ -189,6 +196,8 @@ void reg_sync(struct reg *r);
 bool reg_is_const(const struct reg *r);
 bool is_pointer(const struct reg *r);
 const char *reg_type_name(uint8_t t);
+/* r's type as Linux's log names it (reg_type_str): "mem" for plain memory */
+const char *reg_name(const struct reg *r);
 int verr(struct venv *env, int err, const char *fmt, ...);
 
 /* value_regno of check_mem_access for stores that are not a register */
@@ -268,8 +277,31 @@ int kptr_field_access(struct venv *env, const struct bpf_kptr_field *k, int32_t 
 /* process_kptr_func: bpf_kptr_xchg's map value argument r in regno. */
 int kptr_xchg_arg(struct venv *env, uint32_t regno, const struct reg *r);
 
+/* verify_mem.c: memory argument regno, size bytes readable (write: writable, then misc) */
+int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write);
+
+/* verify_func.c: subprograms as their BTF func_info says (Linux 6.1's global functions) */
+/* After bpf_prog_check_btf: each subprogram's linkage. */
+void func_info_linkage(struct venv *env);
+/* lddw BPF_PSEUDO_FUNC of subprog: func_info, and a static target.  0 or -EINVAL. */
+int check_pseudo_func(struct venv *env, uint32_t subprog);
+/* Frame 0 of global function s's own walk, its arguments typed from BTF: 0 or -errno. */
+int global_func_state(struct venv *env, uint32_t s, struct frame *f);
+/* A call of subprogram s against its prototype (Linux's btf_check_subprog_call): 0, or
+ * -EINVAL (-EACCES) with the log line when it does not match, -EFAULT for broken BTF. */
+int check_subprog_call_btf(struct venv *env, uint32_t s);
+/* The main program's prototype against its first registers (Linux's
+ * btf_check_subprog_arg_match at its start): only the log lines matter, or -EFAULT. */
+int check_main_prototype(struct venv *env);
+
 /* verify_cfg.c */
-int check_subprogs_and_cfg(struct venv *env);
+int check_subprogs(struct venv *env);
+/* Tail calls outside the main program: refused without BTF (Linux's check_abnormal_return),
+ * and with it too (Linux 6.1 runs them only from its JIT). */
+int check_subprog_tail_calls(struct venv *env, bool btf);
+/* Linux's check_cfg: no recursion, every insn reachable (loops are proven bounded later);
+ * marks the prune points. */
+int check_cfg(struct venv *env);
 int bpf_check_insn(const struct bpf_insn *in, struct bpf_verifier_log *log);
 int subprog_of(const struct venv *env, uint32_t insn);
 int compute_liveness(struct venv *env);

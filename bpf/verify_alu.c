@@ -274,25 +274,25 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 		/* fall through */
 	default:
 		return verr(env, -EACCES, "R%u pointer arithmetic on %s prohibited%s\n", in->dst_reg,
-			    reg_type_name(ptr.type),
+			    reg_name(&ptr),
 			    reg_maybe_null(ptr.type) ?
 				    ", null-check it first" : "");
 	}
 	/* Linux's check_reg_sane_offset: EINVAL */
 	if (reg_is_const(&off) && (off.smin >= PTR_OFF_MAX || off.smin <= -PTR_OFF_MAX))
 		return verr(env, -EINVAL, "math between %s pointer and %lld is not allowed\n",
-			    reg_type_name(ptr.type), (long long)off.smin);
+			    reg_name(&ptr), (long long)off.smin);
 	if (off.smin == INT64_MIN)
 		return verr(env, -EINVAL,
 			    "math between %s pointer and register with unbounded min value is not allowed\n",
-			    reg_type_name(ptr.type));
+			    reg_name(&ptr));
 	if (off.smin >= PTR_OFF_MAX || off.smin <= -PTR_OFF_MAX)
 		return verr(env, -EINVAL, "value %lld makes %s pointer be out of bounds\n",
-			    (long long)off.smin, reg_type_name(ptr.type));
+			    (long long)off.smin, reg_name(&ptr));
 	if (off.smax > PTR_OFF_MAX)
 		return verr(env, -EACCES,
 			    "math between %s pointer and register with unbounded min value is not allowed\n",
-			    reg_type_name(ptr.type));
+			    reg_name(&ptr));
 	switch (op) {
 	case BPF_ADD:
 		break;
@@ -327,7 +327,7 @@ static int ptr_arith(struct venv *env, const struct bpf_insn *in, struct reg *d,
 
 		if (ptr.off + c <= -PTR_OFF_MAX || ptr.off + c >= PTR_OFF_MAX)
 			return verr(env, -EINVAL, "%s pointer offset %lld is not allowed\n",
-				    reg_type_name(ptr.type), (long long)(ptr.off + c));
+				    reg_name(&ptr), (long long)(ptr.off + c));
 		ptr.off += (int32_t)c;
 	} else {
 		/* a ctx pointer may move by a variable amount; dereferencing it is refused

@@ -260,7 +260,7 @@ int bpf_check_structure(const struct bpf_insn *insns, uint32_t len, bool linux_r
 			err = -EINVAL;
 			goto out;
 		}
-		/* the verifier reports this in check_subprogs_and_cfg, in Linux's order */
+		/* the verifier reports this in check_cfg, in Linux's order */
 		if (!linux_rules && (mid[t / 8] & (1u << (t % 8)))) {
 			bpf_log(log, "jump into the middle of ldimm64 insn %lld\n", (long long)t);
 			err = -EINVAL;
@@ -350,15 +350,11 @@ static int check_recursion(struct venv *env)
 	return 0;
 }
 
-/*
- * Subprogram boundaries (Linux check_subprogs), then a DFS over the CFG for unreachable
- * instructions (check_cfg).  Loops are allowed here; the walk proves them bounded.
- */
-int check_subprogs_and_cfg(struct venv *env)
+/* Subprogram boundaries (Linux's check_subprogs): jumps stay inside, each ends in exit or ja. */
+int check_subprogs(struct venv *env)
 {
 	const struct bpf_insn *insns = env->insns;
-	uint32_t len = env->len, *work, nwork = 0;
-	uint8_t *seen;
+	uint32_t len = env->len;
 	int err;
 
 	env->nr_subprogs = 1;
@@ -383,6 +379,9 @@ int check_subprogs_and_cfg(struct venv *env)
 			i++;
 	}
 	env->subprog_start[env->nr_subprogs] = len;
+	if (env->log && (env->log->level & 2))
+		for (uint32_t s = 0; s < env->nr_subprogs; s++)
+			bpf_log(env->log, "func#%u @%u\n", s, env->subprog_start[s]);
 	/* jumps stay inside their subprogram; each subprogram ends in exit or ja */
 	for (uint32_t s = 0; s < env->nr_subprogs; s++) {
 		uint32_t lo = env->subprog_start[s], hi = env->subprog_start[s + 1];
@@ -401,12 +400,33 @@ int check_subprogs_and_cfg(struct venv *env)
 		if (op != BPF_OP_EXIT && op != BPF_OP_JA && op != BPF_OP_JA32)
 			return verr(env, -EINVAL, "last insn is not an exit or jmp\n");
 	}
-	/* Linux's check_abnormal_return for a program without BTF func_info (never here):
-	 * bpf_tail_call in the main program only, reached or not */
-	for (uint32_t i = env->subprog_start[1]; env->nr_subprogs > 1 && i < len; i++)
-		if (insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].imm == BPF_FUNC_tail_call &&
-		    insns[i].src_reg != BPF_PSEUDO_CALL)
+	return 0;
+}
+
+int check_subprog_tail_calls(struct venv *env, bool btf)
+{
+	const struct bpf_insn *insns = env->insns;
+
+	for (uint32_t i = env->subprog_start[1]; env->nr_subprogs > 1 && i < env->len; i++) {
+		if (insns[i].code != (BPF_JMP | BPF_CALL) || insns[i].imm != BPF_FUNC_tail_call ||
+		    insns[i].src_reg == BPF_PSEUDO_CALL)
+			continue;
+		if (!btf) /* Linux's check_abnormal_return */
 			return verr(env, -EINVAL, "tail_call is not allowed in subprogs without BTF\n");
+		/* Linux 6.1 runs these on its JIT only: here, as on a kernel without one */
+		return verr(env, -EINVAL, "tail_calls are not allowed in non-JITed programs with "
+					  "bpf-to-bpf calls\n");
+	}
+	return 0;
+}
+
+int check_cfg(struct venv *env)
+{
+	const struct bpf_insn *insns = env->insns;
+	uint32_t len = env->len, *work, nwork = 0;
+	uint8_t *seen;
+	int err;
+
 	err = check_recursion(env);
 	if (err)
 		return err;

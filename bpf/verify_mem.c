@@ -466,8 +466,7 @@ int check_mem_access(struct venv *env, uint32_t regno, int32_t off, uint32_t siz
 	case NOT_INIT:
 		return verr(env, -EACCES, "R%u !read_ok\n", regno);
 	default:
-		return verr(env, -EACCES, "R%u invalid mem access '%s'\n", regno,
-			    reg_type_name(p->type));
+		return verr(env, -EACCES, "R%u invalid mem access '%s'\n", regno, reg_name(p));
 	}
 	if (err)
 		return err;
@@ -527,7 +526,7 @@ int check_atomic(struct venv *env, const struct bpf_insn *in)
 /* ---- helper calls ---- */
 
 /* Memory argument regno: size bytes (at most) readable, or writable (and then initialized). */
-static int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write)
+int helper_mem(struct venv *env, uint32_t regno, uint64_t size, bool write)
 {
 	struct frame *f = cur_frame(env);
 	struct reg *p = &f->regs[regno];
@@ -648,7 +647,7 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 	struct reg *r;
 
 	if (st->curframe + 1 >= BPF_MAX_FRAMES)
-		return verr(env, -E2BIG, "the call stack of %u frames is too deep !\n",
+		return verr(env, -E2BIG, "the call stack of %u frames is too deep\n",
 			    st->curframe + 2);
 	/* each nested callback runs on the kernel stack (interp.c): bounded here, not in Linux */
 	for (uint32_t fi = 0, n = 0; fi <= st->curframe; fi++)
@@ -968,9 +967,9 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			alloc_size = r->umin;
 			break;
 		case ARG_RINGBUF_RELEASE:
-			if (r->type != PTR_TO_MEM)
+			if (r->type != PTR_TO_MEM || r->plain) /* a ring buffer's record only */
 				return verr(env, -EACCES, "R%u type=%s expected=alloc_mem\n", regno,
-					    reg_type_name(r->type));
+					    reg_name(r));
 			if (var_off(r))
 				return verr(env, -EACCES, "variable alloc_mem access var_off=(%lld; %lld) "
 							  "disallowed\n", (long long)r->smin,

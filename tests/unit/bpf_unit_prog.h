@@ -1,5 +1,5 @@
 /* bpf_unit_prog.h - the host tests' way to load a perf_event program through bpf(2)'s
- * BPF_PROG_LOAD (the fake seam's fd table) and run it once on a zeroed context (header only,
+ * BPF_PROG_LOAD (the fake seam's fd table; with func_info when it has a callback) and run it once on a zeroed context (header only,
  * for test_bpf_btf_access.c and test_bpf_btf_show.c). */
 #ifndef TESTS_UNIT_BPF_UNIT_PROG_H
 #define TESTS_UNIT_BPF_UNIT_PROG_H
@@ -10,6 +10,8 @@
 #include <linux/bpf_perf_event.h>
 
 #include <bpf/bpf.h>
+#include "../fakes/ksvc_fake.h"
+#include "prog_btf.h"
 
 /* BPF_PROG_LOAD of a perf_event program, its log (level 1) in log: the fd or -errno. */
 static inline long unit_prog_load(const struct bpf_insn *insns, uint32_t n, const char *license,
@@ -26,6 +28,16 @@ static inline long unit_prog_load(const struct bpf_insn *insns, uint32_t n, cons
 	a.log_buf = (uintptr_t)log;
 	a.log_size = logsize;
 	a.log_level = 1;
+	if (pb_has_pseudo_func(insns, n)) { /* a callback: the func_info a compiler would give */
+		struct bpf_func_info fi[PB_STATIC];
+		long btf_fd = pb_attach(&a, insns, n, NULL, 0, fi), ret;
+
+		if (btf_fd < 0)
+			return btf_fd;
+		ret = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		ksvc_fake_close((int)btf_fd);
+		return ret;
+	}
 	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
 }
 

@@ -9,7 +9,10 @@
  * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere; two more hold dynptrs
  * (local and ring buffer) and a tail call, with program array, ring buffer and bloom filter
  * maps to aim at; one keeps the current task in a kptr (an array whose value's BTF has one,
- * typed by a small kernel BTF whose struct task is the fake's first 8 bytes).
+ * typed by a small kernel BTF whose struct task is the fake's first 8 bytes).  One more calls a
+ * global function (BTF_FUNC_GLOBAL: verified on its own) from two sites.  Programs carry BTF
+ * func_info (prog_btf.h) as a compiler's would, 7 times in 8; each subprogram static or, one
+ * time in four, one of the global prototypes there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +30,7 @@
 #include "../../bpf/btf.h"
 #include "../user/btf_blob.h"
 #include "../fakes/ksvc_fake.h"
+#include "prog_btf.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
 #define EXIT I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
@@ -151,13 +155,27 @@ static const struct bpf_insn seed_kptr[] = {
 	I(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1, 0), I(BPF_LDX | BPF_MEM | BPF_W, 7, 1, 4, 0),
 	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf),
 	I(BPF_STX | BPF_MEM | BPF_DW, 6, 0, 8, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+/* g(ctx, 5, fp-8) and g(ctx, 7, NULL) with g a global int g(ctx, int x, int *p) */
+static const struct bpf_insn seed_global[] = {
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0), I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 5), I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -8), I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 7),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 7, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 7), I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0),
+	I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 2), I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 7, 0, 0),
+	EXIT,
+	I(BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 2, 0), I(BPF_LDX | BPF_MEM | BPF_W, 0, 3, 0, 0), EXIT,
+	I(BPF_LDX | BPF_MEM | BPF_DW, 0, 1, offsetof(struct bpf_perf_event_data, sample_period), 0),
+	I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 2, 0, 0), EXIT,
 };
 
 static const struct {
 	const struct bpf_insn *insns;
 	uint32_t len;
+	uint8_t g1; /* subprogram 1's func_info (prog_btf.h): 0 static */
 } seeds[] = {
 	{ seed_kptr, sizeof(seed_kptr) / 8 },
+	{ seed_global, sizeof(seed_global) / 8, PB_G_CTX_INT_PTR },
 	{ seed_dynptr, sizeof(seed_dynptr) / 8 },
 	{ seed_tail, sizeof(seed_tail) / 8 },
 	{ seed_lookup, sizeof(seed_lookup) / 8 },
@@ -291,12 +309,30 @@ static uint32_t seed_program(struct bpf_insn *p, uint32_t s)
 	return len;
 }
 
+static int btf_fd = -1;
+static int last_seed; /* make_program's seed, or -1 */
+
+/* BTF func_info for p as its seed's, or random: 0 or the records in fi. */
+static uint32_t func_info(const struct bpf_insn *p, uint32_t len, struct bpf_func_info *fi)
+{
+	uint8_t kinds[PB_STATIC] = { 0 };
+
+	for (uint32_t s = 1; s < PB_STATIC; s++)
+		if (!pick(4))
+			kinds[s] = (uint8_t)(pick(2) ? PB_G_CTX_INT_PTR : 1 + pick(PB_G_NR - 1));
+	if (last_seed >= 0 && pick(4))
+		kinds[1] = seeds[last_seed].g1;
+	return pb_func_info(p, len, kinds, PB_STATIC, fi, PB_STATIC);
+}
+
 static uint32_t make_program(struct bpf_insn *p)
 {
 	uint32_t len;
 
+	last_seed = -1;
 	if (pick(2)) {
-		len = seed_program(p, pick(sizeof(seeds) / sizeof(seeds[0])));
+		last_seed = (int)pick(sizeof(seeds) / sizeof(seeds[0]));
+		len = seed_program(p, (uint32_t)last_seed);
 		for (uint32_t n = 1 + pick(3); n; n--) {
 			struct bpf_insn *in = &p[pick(len)];
 
@@ -353,8 +389,10 @@ static void test_fuzz(void **state)
 	const char *it = getenv("BPF_FUZZ_ITERS"), *sd = getenv("BPF_FUZZ_SEED");
 	const char *dp = getenv("BPF_FUZZ_DUMP");
 	long iters = it ? atol(it) : 2000, accepted = 0, rejected = 0, dump = dp ? atol(dp) : -1;
+	long global = 0; /* accepted with a global function among the subprograms */
 	static char log[16384];
 	struct bpf_insn prog[MAXLEN + 2];
+	struct bpf_func_info fi[PB_STATIC];
 	union bpf_attr a;
 
 	rng = sd ? strtoull(sd, NULL, 0) : 0x243f6a8885a308d3ull;
@@ -374,6 +412,12 @@ static void test_fuzz(void **state)
 		a.log_buf = (uintptr_t)log;
 		a.log_size = sizeof(log);
 		a.log_level = pick(4) ? 1 : 2;
+		if (pick(8)) {
+			a.prog_btf_fd = (uint32_t)btf_fd;
+			a.func_info = (uintptr_t)fi;
+			a.func_info_rec_size = sizeof(fi[0]);
+			a.func_info_cnt = func_info(prog, len, fi);
+		}
 		if (dump == n) /* BPF_FUZZ_DUMP=N: the program of iteration N, and its log (level 2) */
 			a.log_level = 2;
 		fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
@@ -392,6 +436,12 @@ static void test_fuzz(void **state)
 			continue;
 		}
 		accepted++;
+		for (uint32_t k = 1; k < a.func_info_cnt; k++)
+			if (fi[k].type_id >= PB_FUNC0 + PB_STATIC &&
+			    fi[k].type_id != pb_func_id(k, PB_S_ARGS)) {
+				global++;
+				break;
+			}
 		if (reads_anywhere(prog, len)) {
 			ksvc_fake_close((int)fd);
 			continue;
@@ -412,7 +462,8 @@ static void test_fuzz(void **state)
 		}
 		ksvc_fake_close((int)fd);
 	}
-	printf("fuzz: %ld programs, %ld accepted, %ld rejected\n", iters, accepted, rejected);
+	printf("fuzz: %ld programs, %ld accepted (%ld with a global function), %ld rejected\n",
+	       iters, accepted, global, rejected);
 	assert_true(accepted > 0);
 }
 
@@ -421,12 +472,13 @@ static void test_seeds(void **state)
 {
 	struct bpf_insn prog[MAXLEN + 2];
 	struct bpf_perf_event_data_kern ctx;
+	struct bpf_func_info fi[PB_STATIC];
 	static char log[16384];
 
 	for (uint32_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
 		union bpf_attr a;
 		struct bpf_prog *p;
-		long fd;
+		long fd, btf;
 
 		memset(&a, 0, sizeof(a));
 		a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
@@ -436,7 +488,10 @@ static void test_seeds(void **state)
 		a.log_buf = (uintptr_t)log;
 		a.log_size = sizeof(log);
 		a.log_level = 1;
+		btf = pb_attach(&a, prog, a.insn_cnt, (const uint8_t[]){ 0, seeds[s].g1 }, 2, fi);
+		assert_true(btf >= 0);
 		fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		ksvc_fake_close((int)btf);
 		if (fd < 0)
 			fail_msg("seed %u: errno %ld; log:\n%s", s, -fd, log);
 		memset(&ctx, 0, sizeof(ctx));
@@ -521,7 +576,16 @@ static int setup(void **state)
 		if (map_fds[i] < 0)
 			return -1;
 	}
-	return 0;
+	{
+		static struct pb_blob blob;
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.btf_size = pb_build(&blob);
+		a.btf = (uintptr_t)blob.raw;
+		btf_fd = (int)bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
+	}
+	return btf_fd < 0 ? -1 : 0;
 }
 
 static int teardown(void **state)

@@ -21,6 +21,7 @@
 #include "../bpf/bpf_elf.h"
 #include "../bpf/classify.h"
 #include "../fakes/ksvc_fake.h"
+#include "prog_btf.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
 #define MOV(d, i) I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
@@ -79,6 +80,10 @@ struct row {
 	 * only): at 1 its line per instruction fills the log, and a full log makes the load
 	 * ENOSPC whatever else failed, as on Linux (t_bpf_vlog) */
 	uint32_t level;
+	/* func_info (prog_btf.h): 0 when the program loads a callback (as clang's would), 1
+	 * never, 2 always; fi: each subprogram's FUNC (0 static, else enum pb_global) */
+	uint8_t btf;
+	uint8_t fi[10];
 };
 
 static const struct row rows[] = {
@@ -250,7 +255,7 @@ static const struct row rows[] = {
 	  { CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT,
 	    CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT,
 	    MOV(0, 0), EXIT },
-	  0, -E2BIG, "the call stack of 9 frames is too deep" },
+	  0, -E2BIG, "the call stack of 9 frames is too deep\n" },
 	{ "mutual recursion",
 	  { CALL_LOCAL(1), EXIT, CALL_LOCAL(1), EXIT, CALL_LOCAL(-3), EXIT }, 0, -EINVAL,
 	  "back-edge from insn 4 to 2" },
@@ -578,6 +583,111 @@ static const struct row rows[] = {
 	  { LD_MAP(1, M_HASH), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_for_each_map_elem),
 	    MOV(0, 0), EXIT, LDX(BPF_W, 6, 2, 0), LDX(BPF_DW, 7, 3, 0), CALL(BPF_FUNC_map_lookup_elem),
 	    MOV(0, 0), EXIT }, 0, 0, "processed" },
+	/* global functions (BTF_FUNC_GLOBAL, Linux 6.1's do_check_subprogs): g_args(ctx, int x,
+	 * int *p) returns p ? *p : ctx->sample_period + x; GCALL: slot, then g_args(ctx, 5, fp-8) */
+#define G_ARGS_BODY JI(BPF_JEQ, 3, 0, 2), LDX(BPF_W, 0, 3, 0), EXIT, LDX(BPF_DW, 0, 1, SAMPLE_PERIOD), \
+	ALUR(BPF_ADD, 0, 2), EXIT
+#define GCALL(slot, fpoff) slot, ST(BPF_DW, 10, -8, 0), MOV(2, 5), MOVR(3, 10), ALU(BPF_ADD, 3, fpoff), \
+	CALL_LOCAL(1), EXIT
+	{ "global: two call sites, different arguments",
+	  { MOVR(6, 1), ST(BPF_DW, 10, -8, 0), MOV(2, 5), MOVR(3, 10), ALU(BPF_ADD, 3, -8),
+	    CALL_LOCAL(7), MOVR(7, 0), MOVR(1, 6), MOV(2, 7), MOV(3, 0), CALL_LOCAL(2),
+	    ALUR(BPF_ADD, 0, 7), EXIT, G_ARGS_BODY },
+	  0, 0, "Func#1 is safe for any args that match its prototype\n", .level = 2, .btf = 2,
+	  .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: validated first, skipped at the call",
+	  { GCALL(MOV(0, 0), -8), G_ARGS_BODY }, 0, 0,
+	  "Validating g_args() func#1...\n7: R1=ctx(off=0,imm=0) R2=scalar() R3=mem_or_null(id=2,off=0,imm=0) R10=fp0\n",
+	  .level = 2, .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: call skipped", { GCALL(MOV(0, 0), -8), G_ARGS_BODY }, 0, 0,
+	  "Func#1 is global and valid. Skipping.\n", .level = 2, .btf = 2,
+	  .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: fp where ctx is declared", { GCALL(MOVR(1, 10), -8), G_ARGS_BODY }, 0, -EINVAL,
+	  "arg#0 expected pointer to ctx, but got PTR\nCaller passes invalid args into func#1\n",
+	  .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: modified ctx", { GCALL(ALU(BPF_ADD, 1, 8), -8), G_ARGS_BODY }, 0, -EACCES,
+	  "dereference of modified ctx ptr R1 off=8 disallowed\nCaller passes invalid args into func#1\n",
+	  .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: an unknown scalar where the memory is",
+	  { ST(BPF_DW, 10, -8, 0), MOV(2, 5), LDX(BPF_DW, 3, 1, SAMPLE_PERIOD), MOV(0, 0), MOV(0, 0),
+	    CALL_LOCAL(1), EXIT, G_ARGS_BODY }, 0, -EINVAL,
+	  "R3 type=scalar expected=fp\nCaller passes invalid args into func#1\n", .btf = 2,
+	  .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: memory too small for an int",
+	  { GCALL(MOV(0, 0), -2), G_ARGS_BODY }, 0, -EINVAL, "Caller passes invalid args into func#1\n",
+	  .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: a pointer for the int",
+	  { MOVR(2, 10), ST(BPF_DW, 10, -8, 0), MOV(0, 0), MOVR(3, 10), ALU(BPF_ADD, 3, -8),
+	    CALL_LOCAL(1), EXIT, G_ARGS_BODY }, 0, -EINVAL,
+	  "R2 is not a scalar\nCaller passes invalid args into func#1\n",
+	  .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: body checked on its own (no null check), whatever the caller passes",
+	  { GCALL(MOV(0, 0), -8), LDX(BPF_W, 0, 3, 0), EXIT }, 0, -EACCES,
+	  "R3 invalid mem access 'mem_or_null'", .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: body reads past the int",
+	  { GCALL(MOV(0, 0), -8), JI(BPF_JEQ, 3, 0, 1), LDX(BPF_DW, 0, 3, 0), MOV(0, 0), EXIT }, 0,
+	  -EACCES, "invalid access to memory, mem_size=4 off=0 size=8", .btf = 2,
+	  .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: r0 after the call is unknown",
+	  { CALL_LOCAL(4), JI(BPF_JEQ, 0, 0, 1), LDX(BPF_DW, 0, 0, 0), MOV(0, 0), EXIT, MOV(0, 0), EXIT },
+	  0, -EACCES, "R0 invalid mem access 'scalar'", .btf = 2, .fi = { 0, PB_G_VOID } },
+	{ "static: r0 after the call is what it returned",
+	  { CALL_LOCAL(4), JI(BPF_JEQ, 0, 0, 1), LDX(BPF_DW, 0, 0, 0), MOV(0, 0), EXIT, MOV(0, 0), EXIT },
+	  0, 0, "", .btf = 2 },
+	{ "global: returns a pointer (BTF)", { CALL_LOCAL(1), EXIT, MOV(0, 0), EXIT }, 0, -EINVAL,
+	  "Global function g_retptr() doesn't return scalar. Only those are supported.\n", .btf = 2,
+	  .fi = { 0, PB_G_RETPTR } },
+	{ "global: R0 a pointer at its exit", { CALL_LOCAL(1), EXIT, MOVR(0, 10), EXIT }, 0, -EINVAL,
+	  "At subprogram exit the register R0 is not a scalar value (fp)\n", .btf = 2,
+	  .fi = { 0, PB_G_VOID } },
+	{ "global: void * argument", { MOV(1, 0), CALL_LOCAL(1), EXIT, MOV(0, 0), EXIT }, 0, -EINVAL,
+	  "arg#0 reference type('UNKNOWN ') size cannot be determined: -22\n", .btf = 2,
+	  .fi = { 0, PB_G_VOIDPTR } },
+	{ "global: six arguments", { CALL_LOCAL(1), EXIT, MOV(0, 0), EXIT }, 0, -EINVAL,
+	  "Global function g_six() with 6 > 5 args. Buggy compiler.\n", .btf = 2,
+	  .fi = { 0, PB_G_SIX } },
+	/* the pointer moved on one path only: the walk must not take the moved one for the
+	 * checkpoint the other left at the join (prunes compare a memory pointer's offset) */
+	{ "global: memory pointer moved on one path, read at the join",
+	  { GCALL(MOV(0, 0), -8), JI(BPF_JEQ, 3, 0, 14), JI(BPF_JGT, 2, 5, 10), MOV(4, 0), MOV(4, 0),
+	    MOV(4, 0), MOV(4, 0), MOV(4, 0), MOV(4, 0), JA(0), JA(0), JA(0), JA(1),
+	    ALU(BPF_ADD, 3, 2), LDX(BPF_W, 0, 3, 0), EXIT, MOV(0, 0), EXIT }, 0, -EACCES,
+	  "invalid access to memory, mem_size=4 off=2 size=4", .btf = 2,
+	  .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "subprograms listed at log level 2", { GCALL(MOV(0, 0), -8), G_ARGS_BODY }, 0, 0,
+	  "func#0 @0\nfunc#1 @7\n", .level = 2, .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "static: a call that does not match the prototype is walked all the same",
+	  { MOVR(2, 10), CALL_LOCAL(1), EXIT, ST(BPF_DW, 2, -8, 1), MOV(0, 0), EXIT }, 0, 0,
+	  "R2 is not a scalar\n", .level = 2, .btf = 2, .fi = { 0, PB_S_ARGS } },
+	{ "main: a prototype without ctx is logged, not refused", { MOV(0, 0), EXIT }, 0, 0,
+	  "reg type unsupported for arg#0 function g_voidptr#79\n0: R1=ctx(off=0,imm=0) R10=fp0\n",
+	  .level = 2, .btf = 2, .fi = { PB_G_VOIDPTR } },
+#define CHAIN2 CALL_LOCAL(1), EXIT
+#define G9 { 0, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID, PB_G_VOID }
+	{ "global: 8 frames deep", { CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, MOV(0, 0),
+	  EXIT }, 0, 0, "", .btf = 2, .fi = G9 },
+	/* Linux's check_max_stack_depth counts the calls */
+	{ "global: 9 frames deep", { CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2, CHAIN2,
+	  MOV(0, 0), EXIT }, 0, -E2BIG, "the call stack of 8 frames is too deep !\n", .btf = 2,
+	  .fi = G9 },
+	{ "global: its memory is no ring buffer record",
+	  { GCALL(MOV(0, 0), -8), JI(BPF_JEQ, 3, 0, 3), MOVR(1, 3), MOV(2, 0),
+	    CALL(BPF_FUNC_ringbuf_submit), MOV(0, 0), EXIT }, 0, -EACCES,
+	  "R1 type=mem expected=alloc_mem\n", .btf = 2, .fi = { 0, PB_G_CTX_INT_PTR } },
+	{ "global: ctx for memory (perf_event: its loads are rewritten)",
+	  { MOVR(2, 1), MOV(1, 1), CALL_LOCAL(1), EXIT, MOV(0, 0), EXIT }, 0, -EINVAL,
+	  "R2 type=ctx expected=fp\nCaller passes invalid args into func#1\n", .btf = 2,
+	  .fi = { 0, PB_G_MEM } },
+	{ "global: ctx for memory (kprobe: its last byte read, not written)",
+	  { MOVR(2, 1), MOV(1, 1), CALL_LOCAL(1), EXIT, MOV(0, 0), EXIT }, BPF_PROG_TYPE_KPROBE,
+	  -EINVAL, "invalid bpf_context access off=3 size=1\nCaller passes invalid args into func#1\n",
+	  .btf = 2, .fi = { 0, PB_G_MEM } },
+	{ "callback without func_info",
+	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
+	    MOV(0, 0), EXIT }, 0, -EINVAL, "missing btf func_info\n", .btf = 1 },
+	{ "global callback",
+	  { MOV(1, 4), LD_FUNC(2, 6), MOV(3, 0), MOV(4, 0), CALL(BPF_FUNC_loop), MOV(0, 0), EXIT,
+	    MOV(0, 0), EXIT }, 0, -EINVAL, "callback function not static\n", .fi = { 0, PB_G_VOID } },
 	{ "copy_from_user: not sleepable",
 	  { MOVR(1, 10), ALU(BPF_ADD, 1, -8), MOV(2, 8), MOV(3, 0), CALL(BPF_FUNC_copy_from_user),
 	    MOV(0, 0), EXIT }, 0, -EINVAL, "helper call might sleep in a non-sleepable prog" },
@@ -651,6 +761,10 @@ static uint32_t row_len(const struct row *r)
 	return n;
 }
 
+/* what load() gives the next program (struct row's btf and fi) */
+static uint8_t load_btf;
+static const uint8_t *load_fi;
+
 static long load(const struct bpf_insn *insns, uint32_t n, uint32_t type, const char *license,
 		 char *log, uint32_t log_size, uint32_t level)
 {
@@ -666,6 +780,15 @@ static long load(const struct bpf_insn *insns, uint32_t n, uint32_t type, const 
 	a.log_level = level;
 	if (type == BPF_PROG_TYPE_SYSCALL)
 		a.prog_flags = BPF_F_SLEEPABLE; /* Linux loads no other kind */
+	if (load_btf == 2 || (load_btf == 0 && pb_has_pseudo_func(insns, n))) {
+		static struct bpf_func_info fi[PB_STATIC];
+		long btf_fd = pb_attach(&a, insns, n, load_fi, sizeof(((struct row *)0)->fi), fi), ret;
+
+		assert_true(btf_fd >= 0);
+		ret = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		ksvc_fake_close((int)btf_fd);
+		return ret;
+	}
 	return bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
 }
 
@@ -685,8 +808,12 @@ static void test_row(void **state)
 		    insns[k].imm <= M_HASH && insns[k].imm >= M_RB)
 			insns[k].imm = fds[M_HASH - insns[k].imm];
 	memset(log, 0, sizeof(log));
+	load_btf = r->btf;
+	load_fi = r->fi;
 	ret = load(insns, n, r->type ? r->type : BPF_PROG_TYPE_PERF_EVENT,
 		   r->license ? r->license : "GPL", log, sizeof(log), r->level ? r->level : 1);
+	load_btf = 0;
+	load_fi = NULL;
 	err = ret < 0 ? (int)ret : 0;
 	if (ret >= 0)
 		ksvc_fake_close((int)ret);

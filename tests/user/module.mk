@@ -237,3 +237,7 @@ t_bpf_pcpu_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -
 $(BUILD)/user/bpf/pcpu.bpf.o: tests/user/bpf/out.h
 $(BUILD)/user/bin/t_bpf_pcpu: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h \
 	tests/user/bpf_insn.h
+# t_bpf_gfunc: func_info for callbacks, global functions verified on their own
+UPROGS += t_bpf_gfunc
+t_bpf_gfunc_SRCS := tests/user/t_bpf_gfunc.c
+$(BUILD)/user/bin/t_bpf_gfunc: tests/user/tap.h tests/user/bpf_insn.h tests/unit/prog_btf.h
