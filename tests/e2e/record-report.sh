@@ -6,7 +6,10 @@
 # samples, both callers in its callchains, and perf script without warnings (the host perf's
 # "unwind: target platform=arm64 is not supported" note is printed for Linux's own files too);
 # given the guest kernel's symbol table (--kallsyms=build/perfkernel.kallsyms), the kernel
-# samples by function name.
+# samples by function name.  The guest runs with -icount shift=0 (ICOUNT=1): without it QEMU's
+# cycle counter follows host time, so code the emulator is translating for the first time
+# (printf, malloc at exit) took up to half of the user samples under host load and failed the
+# "most of the user samples" check; with it burn has 99.4 %, every run.
 set -u
 BUILD=${BUILD:-build}
 pass=0 fail=0
@@ -19,7 +22,7 @@ w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 mkdir -p "$w/out" "$w/symfs"
 ln -s "$(cd "$BUILD/user/bin" && pwd)" "$w/symfs/bin"
-SMP=2 TIMEOUT=180 OUTDIR="$w/out" sh tools/host/run.sh "$BUILD/perfkernel.img" "$BUILD/initramfs.cpio" \
+SMP=2 ICOUNT=1 TIMEOUT=180 OUTDIR="$w/out" sh tools/host/run.sh "$BUILD/perfkernel.img" "$BUILD/initramfs.cpio" \
 	'perf record -g -e cycles -c 100000 -o /out/perf.data -- hot 8 && echo RECORD-OK' > "$w/run.log" 2>&1
 [ -n "${E2E_KEEP:-}" ] && cp "$w/run.log" "$E2E_KEEP.run.log" && cp "$w/out/perf.data" "$E2E_KEEP.perf.data" 2>/dev/null
 grep -q '^RECORD-OK' "$w/run.log" && ok "perf record inside the guest" || { bad "perf record inside the guest"; tail -20 "$w/run.log"; }
