@@ -47,6 +47,8 @@ struct ksvc_fake_state {
 	int sig_perf; /* ksvc_send_sig_perf calls */
 	uint64_t sig_perf_addr, sig_perf_data;
 	uint32_t sig_perf_type;
+	struct ksvc_timer *last_timer; /* the timer ksvc_timer_start armed last */
+	int timers_live; /* ksvc_timer_alloc minus ksvc_timer_free */
 };
 
 extern struct ksvc_fake_state ksvc_fake;
