@@ -257,7 +257,10 @@ static void timer_fire(void *arg, const uint64_t *regs, bool user)
 	(void)bpf_callback_run(fn, (uintptr_t)t->map, (uintptr_t)t->key, (uintptr_t)t->value, 0);
 	f = spin_lock_irqsave(&timer_lock);
 	__atomic_store_n(&running[cpu], NULL, __ATOMIC_RELEASE);
+	/* once: a second run of it on another CPU (started there while this one ran) may end
+	 * later; the free waits for that one */
 	end = t->free_at_end;
+	t->free_at_end = false;
 	if (end) {
 		t->next = graveyard;
 		graveyard = t;

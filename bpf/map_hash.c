@@ -143,9 +143,9 @@ static void htab_release_uref(struct bpf_map *map)
 	if (map->timer_off < 0)
 		return;
 	irq = spin_lock_irqsave(&map->lock);
+	/* free elements too: a program may have made one there after the delete */
 	for (uint32_t i = 0; i < map->max_entries; i++)
-		if (elem_at(h, i)->used)
-			timers = bpf_timer_detach(map, value_of(map, elem_at(h, i), 0), timers);
+		timers = bpf_timer_detach(map, value_of(map, elem_at(h, i), 0), timers);
 	spin_unlock_irqrestore(&map->lock, irq);
 	bpf_timer_release(timers);
 }
@@ -408,6 +408,9 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 
 		e = h->free;
 		h->free = *free_link(e);
+		/* a timer a program made in the element after its delete (through a value
+		 * pointer it still held) goes now */
+		timers = bpf_timer_detach(map, value_of(map, e, 0), timers);
 		memset(e->data, 0, h->elem_size - sizeof(*e));
 		memcpy(e->data, key, map->key_size);
 		WRITE_ONCE(e->hash, hash);

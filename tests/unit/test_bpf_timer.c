@@ -4,7 +4,7 @@
  * in the value, -EDEADLK from its own callback, cancel forgetting the callback and dropping the
  * program, an array overwrite and release_uref freeing timers (no live seam timer, program
  * references back), and a hash element deleted by its own callback freed once the callback
- * returned (irq_work).
+ * returned (irq_work), and one a program made in a deleted element freed at its reuse.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -204,12 +204,38 @@ static void test_hash_self_delete(void **state)
 	bpf_map_put(m);
 }
 
+/* A program still holding a deleted element's value may init a timer there: it goes when the
+ * element is reused, or when the map's last fd goes. */
+static void test_hash_stale_value(void **state)
+{
+	struct bpf_map *m = mk(BPF_MAP_TYPE_HASH);
+	struct val z = { 0 };
+	uint32_t k = 1;
+	struct val *v;
+
+	assert_int_equal(m->ops->update(m, &k, &z, BPF_ANY), 0);
+	v = elem(m, 1);
+	assert_int_equal(m->ops->delete(m, &k), 0);
+	assert_int_equal(H(init, v, m, 1), 0);
+	assert_int_equal(ksvc_fake.timers_live, 1);
+	assert_int_equal(m->ops->update(m, &k, &z, BPF_ANY), 0); /* reuses the element */
+	assert_ptr_equal(elem(m, 1), v);
+	assert_int_equal(ksvc_fake.timers_live, 0);
+	assert_int_equal(m->ops->delete(m, &k), 0);
+	assert_int_equal(H(init, v, m, 1), 0);
+	atomic_store(&m->usercnt, 0);
+	m->ops->release_uref(m);
+	assert_int_equal(ksvc_fake.timers_live, 0);
+	bpf_map_put(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_init, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fire_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hash_self_delete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hash_stale_value, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,14 +10,18 @@
  * from the callback itself) and closing the map's last fd cancel and free the timer: no callback
  * runs after, and the program the timer kept alive goes.  The verifier: tracing programs may not
  * use a map with a timer, a callback must return 0, bpf_timer_init's map is the timer's, no
- * load or store touches the timer.  Then a torture: many objects with timers re-arming
- * themselves closed while they fire.
+ * load or store touches the timer.  A program without callbacks of its own (JIT-compiled)
+ * starts and cancels.  Then races: two threads calling the helpers while the elements are
+ * overwritten, deleted and re-inserted, and many objects with timers re-arming themselves
+ * closed while they fire.
  */
 #define _GNU_SOURCE
 #include "tap.h"
 #include "bpf_faults.h"
 
 #include <bpf/bpf.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 
 struct elem {
@@ -43,15 +47,28 @@ static char logbuf[65536];
 
 struct inst {
 	struct bpf_object *obj;
-	int ctl, arr, hmap, gone, fired;
+	int ctl, jctl, arr, hmap, gone, fired;
 };
 
+/* The object with its ctl and jctl programs loaded */
 static int inst_open(struct inst *in)
 {
-	in->obj = open_one_prog(_binary_timer_bpf_o_start, _binary_timer_bpf_o_end, "ctl");
-	if (!in->obj || bpf_object__load(in->obj))
+	struct bpf_program *p;
+
+	in->obj = bpf_object__open_mem(_binary_timer_bpf_o_start,
+				       (size_t)(_binary_timer_bpf_o_end - _binary_timer_bpf_o_start),
+				       NULL);
+	if (!in->obj)
 		return -1;
+	bpf_object__for_each_program(p, in->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), "ctl") ||
+						     !strcmp(bpf_program__name(p), "jctl"));
+	if (bpf_object__load(in->obj)) {
+		bpf_object__close(in->obj);
+		return -1;
+	}
 	in->ctl = bpf_program__fd(bpf_object__find_program_by_name(in->obj, "ctl"));
+	in->jctl = bpf_program__fd(bpf_object__find_program_by_name(in->obj, "jctl"));
 	in->arr = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "arr"));
 	in->hmap = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "hmap"));
 	in->gone = bpf_map__fd(bpf_object__find_map_by_name(in->obj, "gone"));
@@ -59,18 +76,24 @@ static int inst_open(struct inst *in)
 	return 0;
 }
 
-/* One ctl run: the helper's result (-2000 - errno when the run itself failed) */
-static long run(const struct inst *in, uint32_t which, uint32_t op, uint32_t key, uint64_t arg,
-		uint64_t arg2, uint32_t *cpu)
+/* One run of program fd: the helper's result (-2000 - errno when the run itself failed) */
+static long run_fd(int fd, uint32_t which, uint32_t op, uint32_t key, uint64_t arg,
+		   uint64_t arg2, uint32_t *cpu)
 {
 	struct ctl c = { .op = op, .which = which, .key = key, .arg = arg, .arg2 = arg2 };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &c, .ctx_size_in = sizeof(c));
 
-	if (bpf_prog_test_run_opts(in->ctl, &o))
+	if (bpf_prog_test_run_opts(fd, &o))
 		return -2000 - errno;
 	if (cpu)
 		*cpu = c.cpu;
 	return c.ret;
+}
+
+static long run(const struct inst *in, uint32_t which, uint32_t op, uint32_t key, uint64_t arg,
+		uint64_t arg2, uint32_t *cpu)
+{
+	return run_fd(in->ctl, which, op, key, arg, arg2, cpu);
 }
 
 static uint64_t fired(const struct inst *in)
@@ -163,9 +186,28 @@ static void errnos_and_runs(const struct inst *in)
 	EQ(run(in, ARR, OP_START, 0, 1000000, 0, NULL), -EINVAL, "start after cancel (no callback): -EINVAL");
 	EQ(run(in, ARR, OP_SETCB, 0, 0, 0, NULL), 0, "set_callback again");
 	EQ(run(in, ARR, OP_START, 0, 1000000000, 0, NULL), 0, "start 1 s");
-	EQ(run(in, ARR, OP_START, 0, 2000000000, 0, NULL), 0, "start again: 2 s");
-	EQ(run(in, ARR, OP_CANCEL, 0, 0, 0, NULL), 1, "cancel of a pending timer: 1");
-	EQ(run(in, ARR, OP_CANCEL, 0, 0, 0, NULL), 0, "cancel again: 0");
+	EQ(run_fd(in->jctl, ARR, OP_START, 0, 2000000000, 0, NULL), 0,
+	   "start again from a JIT-compiled program: 2 s");
+	EQ(run_fd(in->jctl, ARR, OP_CANCEL, 0, 0, 0, NULL), 1, "cancel of a pending timer: 1");
+	EQ(run_fd(in->jctl, ARR, OP_CANCEL, 0, 0, 0, NULL), 0, "cancel again: 0");
+	EQ(run_fd(in->jctl, ARR, OP_INIT, 0, 1, 0, NULL), -EBUSY, "init from it: -EBUSY");
+	{
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		char jit = '?';
+		FILE *f = fopen("/proc/sys/net/core/bpf_jit_enable", "r");
+
+		if (f) {
+			jit = (char)fgetc(f);
+			fclose(f);
+		}
+		memset(&info, 0, sizeof(info));
+		bpf_obj_get_info_by_fd(in->jctl, &info, &len);
+		if (jit == '1')
+			CHECK(info.jited_prog_len > 0, "that program is JIT-compiled", "jited_prog_len 0");
+		else
+			tap_skip("that program is JIT-compiled", "bpf_jit_enable %c", jit);
+	}
 
 	/* re-arming from the callback: 1 + 3 runs */
 	put(in->arr, 1, 3);
@@ -315,6 +357,88 @@ static void torture(void)
 	EQ(gone, N, "torture: every program went");
 }
 
+struct hammer {
+	const struct inst *in;
+	unsigned int seed;
+	long runs, odd;
+};
+
+static volatile int hammer_stop;
+
+/* helper calls in any order on a few elements while they are overwritten and deleted */
+static void *hammer(void *arg)
+{
+	struct hammer *h = arg;
+
+	while (!hammer_stop) {
+		uint32_t r = (uint32_t)rand_r(&h->seed), k = r % 4, w = (r >> 2) % 2, op = (r >> 3) % 5 + 1;
+		long ret;
+
+		if (op == OP_SETCB_DEL && w == ARR)
+			op = OP_SETCB;
+		ret = run(h->in, w, op, k, op == OP_START ? (r >> 6) % 200000 : 1, 0, NULL);
+		h->runs++;
+		/* what each helper may answer from user space, the element being there or not */
+		if (ret != 0 && !(op == OP_CANCEL && ret == 1) && ret != -EINVAL &&
+		    !(op == OP_INIT && ret == -EBUSY) && !(w == HMAP && ret == -1001))
+			h->odd++;
+	}
+	return NULL;
+}
+
+/* two threads driving the timers of one object while the main thread overwrites, deletes and
+ * re-inserts their elements, then closes the object under them */
+static void race(void)
+{
+	struct hammer h[2];
+	pthread_t th[2];
+	struct inst in;
+	long runs = 0, odd = 0;
+	uint32_t id;
+	int fd;
+
+	if (inst_open(&in)) {
+		tap_fail("race: open the object", "%s", strerror(errno));
+		return;
+	}
+	id = obj_id(in.ctl);
+	for (uint32_t k = 0; k < 4; k++)
+		put(in.hmap, k, 2);
+	hammer_stop = 0;
+	for (int i = 0; i < 2; i++) {
+		h[i] = (struct hammer){ .in = &in, .seed = 7u + (unsigned int)i };
+		pthread_create(&th[i], NULL, hammer, &h[i]);
+	}
+	for (int i = 0; i < 600; i++) {
+		uint32_t k = (uint32_t)i % 4;
+
+		if (i % 3 == 0)
+			put(in.arr, k, 1);
+		else if (i % 3 == 1)
+			bpf_map_delete_elem(in.hmap, &k);
+		else
+			put(in.hmap, k, 2);
+		if (i % 50 == 0)
+			msleep(1);
+	}
+	hammer_stop = 1;
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		runs += h[i].runs;
+		odd += h[i].odd;
+	}
+	msleep(50);
+	/* every timer dropped its reference once: the program lives while its fd does */
+	fd = obj_fd_by_id(BPF_PROG_GET_FD_BY_ID, id);
+	CHECK(fd >= 0, "race: the program is still there", "%s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	bpf_object__close(in.obj);
+	CHECK(prog_gone(id), "race: the program went with the object", "still there");
+	CHECK(runs > 0 && odd == 0, "race: helpers under overwrites and deletes answer as Linux",
+	      "%ld runs, %ld unexpected results", runs, odd);
+}
+
 int main(void)
 {
 	struct inst in;
@@ -329,6 +453,7 @@ int main(void)
 	errnos_and_runs(&in);
 	bpf_object__close(in.obj);
 	close_map();
+	race();
 	torture();
 	return tap_done();
 }

@@ -4,6 +4,8 @@
  *              by c->op: 1 init (clock c->arg), 2 set_callback(tick), 3 start (c->arg ns,
  *              flags c->arg2), 4 cancel, 5 set_callback(tick_del); its result in c->ret, the
  *              CPU it ran on in c->cpu
+ *   jctl       without a callback of its own, so JIT-compiled: on arr, op 1 init, 3 start,
+ *              4 cancel
  *   tick       the callback: fired[0] += 1, count += 1, its CPU, bpf_timer_cancel of its own
  *              timer (-EDEADLK) in deadlk, and while rearm > 0: rearm -= 1 and a new 1 ms start
  *   tick_del   the callback: fired[0] += 1, then it deletes its own element
@@ -124,6 +126,23 @@ int ctl(struct ctl *c)
 		v = bpf_map_lookup_elem(&gone, &key);
 		c->ret = v ? op(c, v, &gone) : -1001;
 	}
+	return 0;
+}
+
+SEC("syscall")
+int jctl(struct ctl *c)
+{
+	__u32 key = c->key;
+	struct elem *v = bpf_map_lookup_elem(&arr, &key);
+
+	if (!v)
+		c->ret = -1001;
+	else if (c->op == 1)
+		c->ret = bpf_timer_init(&v->t, &arr, c->arg);
+	else if (c->op == 3)
+		c->ret = bpf_timer_start(&v->t, c->arg, c->arg2);
+	else
+		c->ret = bpf_timer_cancel(&v->t);
 	return 0;
 }
 
