@@ -160,6 +160,7 @@ enum bpf_cb {
 	CB_MAP_ELEM, /* for_each_map_elem: r1 map, r2 key, r3 value, r4 ctx */
 	CB_FIND_VMA, /* find_vma: r1 task, r2 vma, r3 ctx */
 	CB_USER_RINGBUF, /* user_ringbuf_drain: r1 a dynptr (PTR_TO_DYNPTR), r2 ctx */
+	CB_TIMER, /* timer_set_callback: r1 map, r2 key, r3 value; runs later, must return 0 */
 };
 
 enum bpf_ret {
@@ -256,6 +257,30 @@ uint64_t bpf_h_ringbuf_submit_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3, 
 				     uint64_t a5);
 uint64_t bpf_h_ringbuf_discard_dynptr(uint64_t ptr, uint64_t flags, uint64_t a3, uint64_t a4,
 				      uint64_t a5);
+
+/* helpers_timer.c: the bpf_timer helpers, and the hooks of the maps holding timers */
+struct bpf_hrt; /* one initialized timer */
+uint64_t bpf_h_timer_init(uint64_t timer, uint64_t map, uint64_t flags, uint64_t a4, uint64_t a5);
+uint64_t bpf_h_timer_set_callback(uint64_t timer, uint64_t fn, uint64_t a3, uint64_t a4,
+				  uint64_t a5);
+uint64_t bpf_h_timer_start(uint64_t timer, uint64_t nsecs, uint64_t flags, uint64_t a4,
+			   uint64_t a5);
+uint64_t bpf_h_timer_cancel(uint64_t timer, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
+/* [any] Take the timer out of a map value (nothing when the map has no bpf_timer): the field
+ * is zeroed and no program reaches the timer any more.  It is pushed on list, returned.
+ * Callable under map->lock. */
+struct bpf_hrt *bpf_timer_detach(const struct bpf_map *map, void *value, struct bpf_hrt *list);
+/* [any] Cancel and free the timers bpf_timer_detach collected once no callback of theirs runs
+ * (one releasing itself from its callback: when that returns).  Never under a lock a callback
+ * may take (map->lock). */
+void bpf_timer_release(struct bpf_hrt *list);
+/* Both for one value (Linux's bpf_timer_cancel_and_free). */
+void bpf_timer_free_value(const struct bpf_map *map, void *value);
+/* Linux's copy_map_value: value_size bytes but the bpf_spin_lock and the bpf_timer. */
+void bpf_map_copy_value(const struct bpf_map *map, void *dst, const void *src);
+/* A program that calls bpf_timer_set_callback, from its load (0 or -ENOMEM) to its free. */
+int bpf_timer_prog_add(struct bpf_prog *prog);
+void bpf_timer_prog_del(struct bpf_prog *prog);
 
 /* bprintf.c: Linux's bpf_bprintf_prepare rules for fmt (NUL within fmt_size) with num_args
  * u64 arguments: 0 or -EINVAL.  The snprintf and trace_vprintk helpers. */

@@ -15,8 +15,9 @@
  * get_current_task_btf (the current struct task, which the verifier types by the kernel's
  * BTF: PTR_TO_BTF_ID, verify_mem.c), find_vma on such a task (its callback gets the kernel's
  * struct vm_area, typed too), get_task_stack / task_pt_regs / copy_from_user_task on such a
- * task or one reached through its links (real_parent, group_leader), the BTF-bound ones
- * (timers, kptr, ...) whose arguments the verifier still refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
+ * task or one reached through its links (real_parent, group_leader), the bpf_timer ones
+ * (helpers_timer.c), the BTF-bound ones (kptr, ...) whose arguments the verifier still
+ * refuses; spin_lock/spin_unlock on a map value's struct bpf_spin_lock
  * (map_btf.c finds it; Linux 6.1 lets no program type here use such a map yet, prog.c).
  * Return values follow Linux 6.1.
  * Every helper may run in the PMU interrupt: no sleeping, and no allocation but
@@ -901,10 +902,15 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	/* bpf_spin_lock, bpf_timer and kptrs live in map values that BTF describes */
 	H(spin_lock, h_spin_lock, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),
 	H(spin_unlock, h_spin_unlock, RET_VOID, false, AV_BASE, ARG_MAP_VALUE_BTF),
-	H(timer_init, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_CONST_MAP, ARG_ANY),
-	H(timer_set_callback, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_FUNC),
-	H(timer_start, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_ANY, ARG_ANY),
-	H(timer_cancel, h_einval, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF),
+	/* helpers_timer.c; the callback runs later, from the timer (set_timer_callback_state) */
+	H(timer_init, bpf_h_timer_init, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_CONST_MAP,
+	  ARG_ANY),
+	[BPF_FUNC_timer_set_callback] = { .name = "bpf_timer_set_callback", .fn = bpf_h_timer_set_callback,
+					  .ret = RET_INTEGER, .gpl_only = true, .cb = CB_TIMER,
+					  .args = { ARG_MAP_VALUE_BTF, ARG_FUNC } },
+	H(timer_start, bpf_h_timer_start, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF, ARG_ANY,
+	  ARG_ANY),
+	H(timer_cancel, bpf_h_timer_cancel, RET_INTEGER, true, AV_BASE, ARG_MAP_VALUE_BTF),
 	H(kptr_xchg, h_kptr_xchg, RET_INTEGER, false, AV_BASE, ARG_MAP_VALUE_BTF, ARG_ANY),
 	/* the format is checked at load too (verify_mem.c) */
 	H(snprintf, bpf_h_snprintf, RET_INTEGER, false, AV_BASE, ARG_MEM_RO_OR_NULL, ARG_SIZE,

@@ -115,6 +115,7 @@ int bpf_map_create(const union bpf_attr *attr, struct bpf_map **out)
 	map->map_flags = attr->map_flags;
 	map->map_extra = attr->map_extra;
 	map->inner_meta = meta;
+	map->spin_lock_off = map->timer_off = -EINVAL; /* none until map_btf.c finds them */
 	memcpy(map->name, attr->map_name, BPF_OBJ_NAME_LEN);
 	spin_init(&map->lock);
 	atomic_store(&map->refcnt, 1);
@@ -198,8 +199,9 @@ static int map_mmap(void *priv, struct ksvc_mmap *m)
 	unsigned long f;
 	int err = 0;
 
-	if (map->type != BPF_MAP_TYPE_ARRAY && !ring)
-		return -BPF_ENOTSUPP; /* Linux: no map_mmap operation */
+	if ((map->type != BPF_MAP_TYPE_ARRAY && !ring) || map->spin_lock_off >= 0 ||
+	    map->timer_off >= 0)
+		return -BPF_ENOTSUPP; /* Linux: no map_mmap operation, or a lock or timer inside */
 	if (!m->shared)
 		return -EINVAL;
 	if (map->type == BPF_MAP_TYPE_ARRAY) {

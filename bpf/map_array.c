@@ -72,9 +72,21 @@ static int array_alloc(struct bpf_map *map)
 	return 0;
 }
 
+/* Linux's array_map_free_timers, on map_release_uref: every element's timer goes */
+static void array_release_uref(struct bpf_map *map)
+{
+	if (map->timer_off < 0)
+		return;
+	for (uint32_t i = 0; i < map->max_entries; i++)
+		bpf_timer_free_value(map, ((struct array *)map->priv)->data +
+						  (size_t)i * ((struct array *)map->priv)->elem);
+}
+
 static void array_free(struct bpf_map *map)
 {
 	struct array *a = map->priv;
+
+	array_release_uref(map);
 
 	if (a->pages)
 		ksvc_free_pages(a->data, a->order);
@@ -142,7 +154,13 @@ static int array_update(struct bpf_map *map, const void *key, const void *value,
 		return err;
 	void *v = elem(map, index, bpf_map_is_percpu(map->type) ? ksvc_cpu_id() : 0);
 
-	memcpy(v, value, map->value_size);
+	if (map->timer_off >= 0 || map->spin_lock_off >= 0) {
+		/* copy_map_value, then check_and_free_fields: an overwrite frees the timer */
+		bpf_map_copy_value(map, v, value);
+		bpf_timer_free_value(map, v);
+	} else {
+		memcpy(v, value, map->value_size);
+	}
 	bpf_map_kptrs_zero(map, v); /* Linux's check_and_free_fields */
 	return 0;
 }
@@ -178,10 +196,8 @@ static int array_sys_update(struct bpf_map *map, const void *key, const void *va
 
 	if (err)
 		return err;
-	if (!bpf_map_is_percpu(map->type)) {
-		memcpy(elem(map, index, 0), value, map->value_size);
-		return 0;
-	}
+	if (!bpf_map_is_percpu(map->type))
+		return array_update(map, key, value, flags);
 	for (unsigned int cpu = 0; cpu < ksvc_nr_cpus(); cpu++)
 		memcpy(elem(map, index, cpu), (const uint8_t *)value + (size_t)cpu * a->elem,
 		       map->value_size);
@@ -229,6 +245,7 @@ const struct bpf_map_ops bpf_array_ops = {
 	.check = array_check,
 	.alloc = array_alloc,
 	.free = array_free,
+	.release_uref = array_release_uref,
 	.lookup = array_lookup,
 	.update = array_update,
 	.delete = array_delete,

@@ -131,8 +131,28 @@ static int htab_alloc(struct bpf_map *map)
 	return 0;
 }
 
+static uint8_t *value_of(struct bpf_map *map, struct helem *e, unsigned int cpu);
+
+/* Linux's htab_free_timers, on map_release_uref: every element's timer goes */
+static void htab_release_uref(struct bpf_map *map)
+{
+	struct htab *h = map->priv;
+	struct bpf_hrt *timers = NULL;
+	unsigned long irq;
+
+	if (map->timer_off < 0)
+		return;
+	irq = spin_lock_irqsave(&map->lock);
+	/* free elements too: a program may have made one there after the delete */
+	for (uint32_t i = 0; i < map->max_entries; i++)
+		timers = bpf_timer_detach(map, value_of(map, elem_at(h, i), 0), timers);
+	spin_unlock_irqrestore(&map->lock, irq);
+	bpf_timer_release(timers);
+}
+
 static void htab_free(struct bpf_map *map)
 {
+	htab_release_uref(map);
 	struct htab *h = map->priv;
 
 	ksvc_free(h->buckets);
@@ -246,7 +266,9 @@ static uint8_t *value_of(struct bpf_map *map, struct helem *e, unsigned int cpu)
 	return e->data + h->key_round + (size_t)h->value_round * cpu;
 }
 
-static void unlink_locked(struct bpf_map *map, struct helem *e)
+/* Take e out of its chain; its timer (if any) goes on *timers for bpf_timer_release once
+ * map->lock is dropped. */
+static void unlink_locked(struct bpf_map *map, struct helem *e, struct bpf_hrt **timers)
 {
 	spin_assert_held(&map->lock);
 	struct htab *h = map->priv;
@@ -258,12 +280,13 @@ static void unlink_locked(struct bpf_map *map, struct helem *e)
 	atomic_store_explicit(pp, atomic_load_explicit(&e->next, memory_order_relaxed),
 			      memory_order_release);
 	e->used = false;
+	*timers = bpf_timer_detach(map, value_of(map, e, 0), *timers);
 	*free_link(e) = h->free;
 	h->free = e;
 	h->count--;
 }
 
-static void evict_lru_locked(struct bpf_map *map)
+static void evict_lru_locked(struct bpf_map *map, struct bpf_hrt **timers)
 {
 	spin_assert_held(&map->lock);
 	struct htab *h = map->priv;
@@ -277,7 +300,7 @@ static void evict_lru_locked(struct bpf_map *map)
 			old = e;
 	}
 	if (old)
-		unlink_locked(map, old);
+		unlink_locked(map, old, timers);
 }
 
 static void lru_touch(struct htab *h, struct helem *e)
@@ -357,6 +380,7 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 	struct htab *h = map->priv;
 	uint32_t hash = key_hash(key, map->key_size);
 	bool percpu = bpf_map_is_percpu(map->type);
+	struct bpf_hrt *timers = NULL;
 	unsigned long irq;
 	struct helem *e;
 	int err = 0;
@@ -375,7 +399,7 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 	}
 	if (!e) {
 		if (!h->free && map->type == BPF_MAP_TYPE_LRU_HASH)
-			evict_lru_locked(map);
+			evict_lru_locked(map, &timers);
 		if (!h->free) {
 			err = -E2BIG;
 			goto out;
@@ -384,6 +408,9 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 
 		e = h->free;
 		h->free = *free_link(e);
+		/* a timer a program made in the element after its delete (through a value
+		 * pointer it still held) goes now */
+		timers = bpf_timer_detach(map, value_of(map, e, 0), timers);
 		memset(e->data, 0, h->elem_size - sizeof(*e));
 		memcpy(e->data, key, map->key_size);
 		WRITE_ONCE(e->hash, hash);
@@ -395,7 +422,11 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 		h->count++;
 	}
 	lru_touch(h, e);
-	if (!percpu)
+	if (map->timer_off >= 0 || map->spin_lock_off >= 0) {
+		/* Linux puts a new element in, with a fresh timer: the old one's goes */
+		bpf_map_copy_value(map, value_of(map, e, 0), value);
+		timers = bpf_timer_detach(map, value_of(map, e, 0), timers);
+	} else if (!percpu)
 		memcpy(value_of(map, e, 0), value, map->value_size);
 	else if (!all_cpus)
 		memcpy(value_of(map, e, ksvc_cpu_id()), value, map->value_size);
@@ -407,6 +438,7 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 		bpf_map_kptrs_zero(map, value_of(map, e, percpu ? ksvc_cpu_id() : 0));
 out:
 	spin_unlock_irqrestore(&map->lock, irq);
+	bpf_timer_release(timers);
 	return err;
 }
 
@@ -426,10 +458,12 @@ static int htab_delete(struct bpf_map *map, const void *key)
 	uint32_t hash = key_hash(key, map->key_size);
 	unsigned long flags = spin_lock_irqsave(&map->lock);
 	struct helem *e = find_locked(map, key, hash);
+	struct bpf_hrt *timers = NULL;
 
 	if (e)
-		unlink_locked(map, e);
+		unlink_locked(map, e, &timers);
 	spin_unlock_irqrestore(&map->lock, flags);
+	bpf_timer_release(timers);
 	return e ? 0 : -ENOENT;
 }
 
@@ -477,7 +511,8 @@ static int htab_next_key(struct bpf_map *map, const void *key, void *next)
 #define HTAB_OPS                                                                                   \
 	.check = htab_check, .alloc = htab_alloc, .free = htab_free, .lookup = htab_lookup,        \
 	.lookup_for = htab_lookup_for, .update = htab_update, .delete = htab_delete,               \
-	.sys_lookup = htab_sys_lookup, .sys_update = htab_sys_update, .get_next_key = htab_next_key
+	.sys_lookup = htab_sys_lookup, .sys_update = htab_sys_update, .get_next_key = htab_next_key, \
+	.release_uref = htab_release_uref
 
 const struct bpf_map_ops bpf_hash_ops = { HTAB_OPS };
 const struct bpf_map_ops bpf_percpu_hash_ops = { HTAB_OPS, .lookup_cpu = htab_lookup_cpu };

@@ -220,6 +220,7 @@ static int hom_alloc(struct bpf_map *map)
 	tab->value_size = sizeof(struct bpf_map *);
 	tab->max_entries = map->max_entries;
 	tab->map_flags = map->map_flags;
+	tab->spin_lock_off = tab->timer_off = -EINVAL; /* map pointers only */
 	spin_init(&tab->lock);
 	atomic_store(&tab->refcnt, 1);
 	err = tab->ops->alloc(tab);

@@ -30,6 +30,7 @@
 
 static void prog_free(struct bpf_prog *prog)
 {
+	bpf_timer_prog_del(prog);
 	for (uint32_t i = 0; i < prog->nr_maps; i++)
 		bpf_map_put(prog->maps[i]);
 	ksvc_free(prog->insns);
@@ -470,6 +471,16 @@ int bpf_prog_load(const union bpf_attr *attr, union bpf_attr *uattr)
 	/* commit */
 	bpf_interp_decode(prog->insns, prog->len, prog->dinsns, prog->stack_depth, false,
 			  prog->type);
+	/* bpf_timer_set_callback finds its caller by the callback's address (helpers_timer.c) */
+	for (uint32_t i = 0; i < prog->len; i++) {
+		if (prog->insns[i].code == (BPF_JMP | BPF_CALL) && !prog->insns[i].src_reg &&
+		    prog->insns[i].imm == BPF_FUNC_timer_set_callback) {
+			err = bpf_timer_prog_add(prog);
+			if (err)
+				goto err_free_prog;
+			break;
+		}
+	}
 	if (atomic_load(&bpf_jit_enable)) {
 		struct ksvc_current_layout cur;
 		struct bpf_jit_opts jo = { .frame_size = prog->stack_depth,

@@ -627,18 +627,26 @@ static int64_t check_exit(struct venv *env)
 		return (int64_t)1 << 32;
 	if (callee->callback) {
 		/* a helper's callback: r0 says go on (0) or stop (1); the helper's own return is
-		 * already in the caller's r0 (Linux's prepare_func_exit for in_callback_fn) */
+		 * already in the caller's r0 (Linux's prepare_func_exit for in_callback_fn).  A timer
+		 * callback runs later (Linux verifies it as an async state, check_return_code): r0 a
+		 * known 0; here it is one more frame of the caller, returning to the call. */
 		const struct reg *r0 = &callee->regs[BPF_REG_0];
+		bool async = callee->callback == CB_TIMER;
+		const char *at = async ? "async callback" : "callback return";
+		const char *range = async ? "(0x0; 0x0)" : "(0x0; 0x1)";
 
+		if (r0->type != SCALAR && async)
+			return verr(env, -EINVAL, "In async callback the register R0 is not a known "
+						  "value (%s)\n", reg_type_name(r0->type));
 		if (r0->type != SCALAR)
 			return verr(env, -EACCES, "R0 not a scalar value\n");
-		if (r0->umax > 1) {
+		if (r0->umax > (async ? 0 : 1)) {
 			if (reg_is_const(r0))
-				return verr(env, -EINVAL, "At callback return the register R0 has value "
-							  "(0x%llx; 0x0) should have been in (0x0; 0x1)\n",
-					    (unsigned long long)r0->umin);
-			return verr(env, -EINVAL, "At callback return the register R0 has unknown "
-						  "scalar value should have been in (0x0; 0x1)\n");
+				return verr(env, -EINVAL, "At %s the register R0 has value (0x%llx; 0x0) "
+							  "should have been in %s\n", at,
+					    (unsigned long long)r0->umin, range);
+			return verr(env, -EINVAL, "At %s the register R0 has unknown scalar value "
+						  "should have been in %s\n", at, range);
 		}
 		mark_reg_precise(env, BPF_REG_0);
 		ret = callee->callsite + 1;

@@ -247,6 +247,9 @@ static int map_value_range(struct venv *env, uint32_t regno, const struct reg *p
 	if (m->spin_lock_off >= 0 && p->smin + off < m->spin_lock_off + (int64_t)sizeof(struct bpf_spin_lock) &&
 	    m->spin_lock_off < (int64_t)p->umax + off + (int64_t)size)
 		return verr(env, -EACCES, "bpf_spin_lock cannot be accessed directly by load/store\n");
+	if (m->timer_off >= 0 && p->smin + off < m->timer_off + (int64_t)sizeof(struct bpf_timer) &&
+	    m->timer_off < (int64_t)p->umax + off + (int64_t)size)
+		return verr(env, -EACCES, "bpf_timer cannot be accessed directly by load/store\n");
 	return kptr_check_overlap(env, p, off, size, helper);
 }
 
@@ -666,13 +669,15 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 		r[BPF_REG_2] = caller->regs[BPF_REG_3];
 		break;
 	case CB_MAP_ELEM:
+	case CB_TIMER: /* set_timer_callback_state: the timer's map, key and value */
 		r[BPF_REG_1].type = CONST_PTR_TO_MAP;
 		r[BPF_REG_1].map = map;
 		r[BPF_REG_2].type = PTR_TO_MAP_KEY;
 		r[BPF_REG_2].map = map;
 		r[BPF_REG_3].type = PTR_TO_MAP_VALUE;
 		r[BPF_REG_3].map = map;
-		r[BPF_REG_4] = caller->regs[BPF_REG_3];
+		if (h->cb == CB_MAP_ELEM)
+			r[BPF_REG_4] = caller->regs[BPF_REG_3];
 		break;
 	case CB_FIND_VMA: { /* set_find_vma_callback_state: the task, its vma, ctx */
 		const struct bpf_btf *kbtf = bpf_btf_vmlinux();
@@ -705,8 +710,8 @@ static int callback_frame(struct venv *env, const struct bpf_helper *h, uint32_t
 }
 
 
-/* Linux's process_timer_func up to the timer itself, which this kernel does not run:
- * ENOTSUPP for a well-placed one (its EINVALs are check_func_arg's EACCES). */
+/* Linux's process_timer_func: the map value's one struct bpf_timer, at a constant offset
+ * (its EINVALs are check_func_arg's EACCES). */
 static int timer_arg(struct venv *env, const struct reg *r)
 {
 	const struct bpf_map *m = r->map;
@@ -722,7 +727,7 @@ static int timer_arg(struct venv *env, const struct reg *r)
 	if (off != m->timer_off)
 		return verr(env, -EACCES, "off %lld doesn't point to 'struct bpf_timer' that is at %d\n",
 			    (long long)off, m->timer_off);
-	return verr(env, -BPF_ENOTSUPP, "bpf_timer is not supported by this kernel\n");
+	return 0;
 }
 
 /* Linux's process_spin_lock: the map value's one struct bpf_spin_lock, at a constant offset;
@@ -799,7 +804,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 	const char *str = "";
 	const struct bpf_helper *h = bpf_helper_get(in->imm);
 	struct frame *f = cur_frame(env);
-	struct bpf_map *map = NULL;
+	struct bpf_map *map = NULL, *timer_map = NULL;
 	struct dynptr_meta dm = { 0 };
 	uint64_t alloc_size = 0;
 	uint32_t release = 0, ret_btf_id = 0;
@@ -825,6 +830,10 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (r->type != CONST_PTR_TO_MAP)
 				return verr(env, -EACCES, "R%u type=%s expected=map_ptr\n", regno,
 					    reg_type_name(r->type));
+			/* bpf_timer_init: the timer's own map (no inner-map uids here: 0) */
+			if (timer_map && r->map != timer_map)
+				return verr(env, -EINVAL, "timer pointer in R1 map_uid=0 doesn't match map "
+							  "pointer in R2 map_uid=0\n");
 			map = r->map; /* its type is checked after the arguments, as Linux does */
 			break;
 		case ARG_MAP_VALUE_OR_NULL:
@@ -914,8 +923,13 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 			if (!r->map->btf)
 				return verr(env, -EACCES, "map '%s' has to have BTF in order to use %s\n",
 					    r->map->name, what);
-			if (in->imm != BPF_FUNC_spin_lock && in->imm != BPF_FUNC_spin_unlock)
-				return timer_arg(env, r);
+			if (in->imm != BPF_FUNC_spin_lock && in->imm != BPF_FUNC_spin_unlock) {
+				err = timer_arg(env, r);
+				if (err)
+					return err;
+				timer_map = r->map;
+				break;
+			}
 			err = spin_lock_arg(env, regno, r, in->imm == BPF_FUNC_spin_lock);
 			if (err)
 				return err;
@@ -1019,7 +1033,7 @@ int check_helper_call(struct venv *env, const struct bpf_insn *in)
 				    in->imm);
 	}
 	if (h->cb) {
-		err = callback_frame(env, h, cb_subprog, map, &cb_frame);
+		err = callback_frame(env, h, cb_subprog, h->cb == CB_TIMER ? timer_map : map, &cb_frame);
 		if (err)
 			return err;
 	}

@@ -848,3 +848,8 @@ void ksvc_timer_cancel(struct ksvc_timer *t)
 {
 	ktimer_cancel(&t->kt);
 }
+
+bool ksvc_timer_try_cancel(struct ksvc_timer *t)
+{
+	return ktimer_try_cancel(&t->kt);
+}

@@ -121,13 +121,19 @@ static void wait_callback_done(struct ktimer *t)
 
 bool ktimer_cancel(struct ktimer *t)
 {
+	if (ktimer_try_cancel(t))
+		return true;
+	wait_callback_done(t);
+	return false;
+}
+
+bool ktimer_try_cancel(struct ktimer *t)
+{
 	for (;;) {
 		int cpu = READ_ONCE(t->cpu);
 
-		if (cpu < 0) {
-			wait_callback_done(t);
+		if (cpu < 0)
 			return false;
-		}
 		struct cpu *c = &cpus[cpu];
 		unsigned long f = spin_lock_irqsave(&c->timer_lock);
 

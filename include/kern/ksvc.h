@@ -371,17 +371,21 @@ void ksvc_kprobe_dup(struct ksvc_kprobe *k, bool ret);
 
 struct ksvc_timer;
 /*
- * [proc] A timer that calls fn in hard-IRQ context on the CPU that started it, with the
+ * [any] A timer that calls fn in hard-IRQ context on the CPU that started it, with the
  * registers the timer interrupt interrupted (arm64 user_pt_regs order: x0-x30, sp, pc, pstate;
  * valid during the call) and whether they are user mode: what a cpu-clock sample shows.
  */
 typedef void ksvc_timer_fn(void *arg, const uint64_t *regs, bool user);
 struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg);
-void ksvc_timer_free(struct ksvc_timer *t); /* [proc] cancels it first */
+/* [any] Cancels it first (as ksvc_timer_cancel: never from its own callback). */
+void ksvc_timer_free(struct ksvc_timer *t);
 /* [any, IRQs masked] Fire once after delay_ns on this CPU (also from its own callback). */
 void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns);
 /* [any, IRQs masked] Stop it if pending; waits out a callback running on another CPU. */
 void ksvc_timer_cancel(struct ksvc_timer *t);
+/* [any, IRQs masked] Stop it if pending, without waiting for a running callback (also from
+ * its own callback): true when it was pending (Linux's hrtimer_try_to_cancel). */
+bool ksvc_timer_try_cancel(struct ksvc_timer *t);
 
 /* ---- wait queues (for poll) ---- */
 

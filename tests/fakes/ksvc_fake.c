@@ -648,12 +648,17 @@ struct ksvc_timer *ksvc_timer_alloc(ksvc_timer_fn *fn, void *arg)
 	if (t) {
 		t->fn = fn;
 		t->arg = arg;
+		ksvc_fake.timers_live++;
 	}
 	return t;
 }
 
 void ksvc_timer_free(struct ksvc_timer *t)
 {
+	if (t)
+		ksvc_fake.timers_live--;
+	if (ksvc_fake.last_timer == t)
+		ksvc_fake.last_timer = NULL;
 	free(t);
 }
 
@@ -661,11 +666,20 @@ void ksvc_timer_start(struct ksvc_timer *t, uint64_t delay_ns)
 {
 	t->armed = true;
 	t->delay_ns = delay_ns;
+	ksvc_fake.last_timer = t;
 }
 
 void ksvc_timer_cancel(struct ksvc_timer *t)
 {
 	t->armed = false;
+}
+
+bool ksvc_timer_try_cancel(struct ksvc_timer *t)
+{
+	bool was = t->armed;
+
+	t->armed = false;
+	return was;
 }
 
 bool ksvc_fake_fire_timer(struct ksvc_timer *t)

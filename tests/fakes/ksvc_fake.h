@@ -58,6 +58,8 @@ struct ksvc_fake_state {
 		const char *name;
 		uint64_t addr;
 	} *ksyms;
+	struct ksvc_timer *last_timer; /* the timer ksvc_timer_start armed last */
+	int timers_live; /* ksvc_timer_alloc minus ksvc_timer_free */
 };
 
 extern struct ksvc_fake_state ksvc_fake;

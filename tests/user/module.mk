@@ -186,6 +186,12 @@ t_bpf_user_ringbuf_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_user_ringbuf_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd
 $(BUILD)/user/bin/t_bpf_user_ringbuf: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h \
 	tests/user/bpf_faults.h
+# t_bpf_timer: bpf_timer helpers run from SYSCALL programs (clang-built, via libbpf)
+UPROGS += t_bpf_timer
+t_bpf_timer_SRCS := tests/user/t_bpf_timer.c $(BUILD)/user/bpf/timer.bpf.lo
+t_bpf_timer_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_timer_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd -lpthread
+$(BUILD)/user/bin/t_bpf_timer: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_faults.h
 # t_bpf_sleepable: the map types sleepable programs may use
 UPROGS += t_bpf_sleepable
 t_bpf_sleepable_SRCS := tests/user/t_bpf_sleepable.c

@@ -31,5 +31,7 @@ void time_counter_params(uint64_t *base_count, uint64_t *mult);
 void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t));
 void ktimer_arm(struct ktimer *t, uint64_t deadline_ns); /* on this CPU */
 bool ktimer_cancel(struct ktimer *t); /* true when it was still pending */
+/* The same without waiting out a running callback (callable from it) */
+bool ktimer_try_cancel(struct ktimer *t);
 void time_init_cpu(void); /* per CPU: enable the timer PPI and the tick */
 void time_init(uint32_t virt_intid, uint32_t dt_freq);
