@@ -269,24 +269,10 @@ static unsigned build(const struct bpf_insn *m, unsigned nm, const struct bpf_in
 /* Load built[0..n) as a perf_event program with func_info (kinds: NULL all static): fd or -errno */
 static long load_fi(unsigned n, const uint8_t *kinds, uint32_t nkinds)
 {
-	struct bpf_func_info fi[PB_STATIC];
-	union bpf_attr a;
-	long fd, btf;
+	long btf, fd = pb_prog_load(built, n, kinds, nkinds, logbuf, sizeof(logbuf), &btf);
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
-	a.insns = (uintptr_t)built;
-	a.insn_cnt = n;
-	a.license = (uintptr_t)"GPL";
-	a.log_buf = (uintptr_t)logbuf;
-	a.log_size = sizeof(logbuf);
-	a.log_level = 1;
-	logbuf[0] = 0;
-	btf = pb_attach(&a, built, n, kinds, kinds ? nkinds : 0, fi);
-	if (btf < 0)
-		return btf;
-	fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
-	close((int)btf);
+	if (btf >= 0)
+		close((int)btf);
 	return fd;
 }
 
