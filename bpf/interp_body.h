@@ -16,9 +16,10 @@ static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, 
 	static const void *const labels[BPF_OP_COUNT] = { BPF_INTERP_OPS(BPF_OP_LABEL) };
 #undef BPF_OP_LABEL
 	uint64_t regs[11] = { 0 };
+	/* local, or the arena's (struct bpf_tail_arena, its first member) once a tail call from
+	 * a subprogram's frame made one */
 	struct bpf_iframe local[BPF_MAX_FRAMES], *frames = local;
-	struct bpf_tail_arena *arena = NULL; /* a tail call from a subprogram's frame made it */
-	unsigned int depth = 0, tail_calls = 0, max_depth = BPF_MAX_FRAMES - 1;
+	unsigned int depth = 0, tail_calls = 0;
 #if INTERP_COUNTING
 	uint64_t n = 0;
 #define COUNT n++
@@ -215,22 +216,23 @@ L_TAIL_CALL: {
 	if (!depth) {
 		regs[10] = (uint64_t)(uintptr_t)stack_top;
 	} else {
-		if (!arena) {
-			arena = bpf_tail_arena_new(frames, depth);
+		if (frames == local) {
+			struct bpf_tail_arena *arena = bpf_tail_arena_new(frames, depth);
+
 			if (!arena) /* no memory for it: as a miss */
 				NEXT;
 			frames = arena->frames;
-			max_depth = BPF_TAIL_ARENA_FRAMES - 1;
 		}
-		regs[10] = (uint64_t)(uintptr_t)bpf_tail_arena_stack(arena, tail_calls);
+		regs[10] = (uint64_t)(uintptr_t)bpf_tail_arena_stack((struct bpf_tail_arena *)frames,
+								     tail_calls);
 	}
 	COUNT;
 	pc = next->dinsns;
 	goto *pc->op;
 }
 L_CALL_LOCAL:
-	if (depth >= max_depth)
-		goto out; /* only reachable without the verifier */
+	if (depth >= BPF_MAX_FRAMES - 1 && (frames == local || depth >= BPF_TAIL_ARENA_FRAMES - 1))
+		goto out; /* only reachable without the verifier (the arena's: see interp.c) */
 	frames[depth].ret = pc;
 	frames[depth].tail_calls = tail_calls;
 	__builtin_memcpy(frames[depth].saved, &regs[6], sizeof(frames[depth].saved));
@@ -346,8 +348,8 @@ out:
 #else
 	(void)count;
 #endif
-	if (arena)
-		ksvc_free(arena);
+	if (frames != local)
+		ksvc_free(frames);
 	return regs[0];
 
 #undef COUNT
