@@ -9,7 +9,8 @@
  * Decoding maps each slot to a handler label once, at load time; running then costs one load
  * and one indirect jump of dispatch per instruction and no checks (the verifier proved safety).
  * bpf_tail_call (a verified program's only: its map holds programs) continues in the slot's
- * program on the same stack, at most BPF_MAX_TAIL_CALLS times a run, as Linux's interpreter.
+ * program in place of the calling frame, at most BPF_MAX_TAIL_CALLS deep on a call path, as
+ * Linux 6.1's arm64 JIT counts them (also from subprograms, which its interpreter refuses).
  * Not here: verification (verify*.c), helpers (helpers.c), LD_ABS/LD_IND.
  */
 #include <stdbool.h>
@@ -64,6 +65,43 @@ static inline uint32_t bpf_smod32(uint32_t a, uint32_t b)
 	if (b == (uint32_t)-1)
 		return 0;
 	return (uint32_t)((int32_t)a % (int32_t)b);
+}
+
+/* A bpf-to-bpf call's frame in the interpreter: where to return, the caller's r6..r10 and its
+ * tail-call count. */
+struct bpf_iframe {
+	const struct bpf_dinsn *ret;
+	uint64_t saved[5];
+	unsigned int tail_calls;
+};
+
+/*
+ * Tail calls from subprogram frames (at most one arena a run, made by the first): the frames
+ * go on past BPF_MAX_FRAMES (each tail-called program may nest BPF_MAX_FRAMES - 1 calls
+ * deeper than the frame it replaced, and at most BPF_MAX_TAIL_CALLS of them are live), and
+ * the program tail-called with count k gets stack k: the frames below it stay live until it
+ * returns, and a program running with count k only makes tail calls with larger counts, so
+ * no live stack is reused.
+ */
+#define BPF_TAIL_ARENA_FRAMES (BPF_MAX_FRAMES * (BPF_MAX_TAIL_CALLS + 1))
+struct bpf_tail_arena {
+	struct bpf_iframe frames[BPF_TAIL_ARENA_FRAMES];
+	uint64_t stack[BPF_MAX_TAIL_CALLS][BPF_STACK_SIZE / 8] __attribute__((aligned(16)));
+};
+
+static struct bpf_tail_arena *bpf_tail_arena_new(const struct bpf_iframe *frames, unsigned int depth)
+{
+	struct bpf_tail_arena *a = ksvc_alloc(sizeof(*a));
+
+	if (a)
+		__builtin_memcpy(a->frames, frames, depth * sizeof(*frames));
+	return a;
+}
+
+/* the top of stack k (1 .. BPF_MAX_TAIL_CALLS) */
+static inline void *bpf_tail_arena_stack(struct bpf_tail_arena *a, unsigned int k)
+{
+	return a->stack[k - 1] + BPF_STACK_SIZE / 8;
 }
 
 #define INTERP_FN interp_fast

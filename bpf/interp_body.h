@@ -16,10 +16,9 @@ static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, 
 	static const void *const labels[BPF_OP_COUNT] = { BPF_INTERP_OPS(BPF_OP_LABEL) };
 #undef BPF_OP_LABEL
 	uint64_t regs[11] = { 0 };
-	struct {
-		const struct bpf_dinsn *ret;
-		uint64_t saved[5]; /* r6..r10 */
-	} frames[BPF_MAX_FRAMES];
+	/* local, or the arena's (struct bpf_tail_arena, its first member) once a tail call from
+	 * a subprogram's frame made one */
+	struct bpf_iframe local[BPF_MAX_FRAMES], *frames = local;
 	unsigned int depth = 0, tail_calls = 0;
 #if INTERP_COUNTING
 	uint64_t n = 0;
@@ -199,9 +198,11 @@ L_CALLX: {
 L_TAIL_CALL: {
 	/* r1 ctx, r2 the program array, r3 the index.  As Linux: an index past the end or a
 	 * spent count falls through, and the count goes up before the slot is read (a tail call
-	 * to an empty slot uses one).  The verifier allows it in the main program only (Linux
-	 * without BTF), which runs in the outermost frame: the next program starts on the full
-	 * stack. */
+	 * to an empty slot uses one).  The next program runs in place of the current frame and
+	 * returns to its caller: from the main program's frame it starts on the full stack; from
+	 * a subprogram's (Linux 6.1's JIT, programs with BTF) it gets the arena's stack for this
+	 * count, the frames below staying as they are.  A call saves the count and its return
+	 * restores it (arm64 keeps it in a callee-saved register), so 33 is per call path. */
 	const struct bpf_prog *next;
 	struct bpf_map *map = (struct bpf_map *)(uintptr_t)regs[2];
 
@@ -212,15 +213,28 @@ L_TAIL_CALL: {
 	next = bpf_prog_array_get(map, (uint32_t)regs[3]);
 	if (!next)
 		NEXT;
+	if (!depth) {
+		regs[10] = (uint64_t)(uintptr_t)stack_top;
+	} else {
+		if (frames == local) {
+			struct bpf_tail_arena *arena = bpf_tail_arena_new(frames, depth);
+
+			if (!arena) /* no memory for it: as a miss */
+				NEXT;
+			frames = arena->frames;
+		}
+		regs[10] = (uint64_t)(uintptr_t)bpf_tail_arena_stack((struct bpf_tail_arena *)frames,
+								     tail_calls);
+	}
 	COUNT;
-	regs[10] = (uint64_t)(uintptr_t)stack_top;
 	pc = next->dinsns;
 	goto *pc->op;
 }
 L_CALL_LOCAL:
-	if (depth >= BPF_MAX_FRAMES - 1)
-		goto out; /* only reachable without the verifier */
+	if (depth >= BPF_MAX_FRAMES - 1 && (frames == local || depth >= BPF_TAIL_ARENA_FRAMES - 1))
+		goto out; /* only reachable without the verifier (the arena's: see interp.c) */
 	frames[depth].ret = pc;
+	frames[depth].tail_calls = tail_calls;
 	__builtin_memcpy(frames[depth].saved, &regs[6], sizeof(frames[depth].saved));
 	depth++;
 	regs[10] -= (uint16_t)pc->off;
@@ -230,6 +244,7 @@ L_EXIT:
 		goto out;
 	depth--;
 	pc = frames[depth].ret;
+	tail_calls = frames[depth].tail_calls;
 	__builtin_memcpy(&regs[6], frames[depth].saved, sizeof(frames[depth].saved));
 	NEXT;
 
@@ -333,6 +348,8 @@ out:
 #else
 	(void)count;
 #endif
+	if (frames != local)
+		ksvc_free(frames);
 	return regs[0];
 
 #undef COUNT

@@ -1050,6 +1050,9 @@ int bpf_verify(struct bpf_prog *prog, struct bpf_verifier_log *log)
 		err = do_check(&env, 0, 0);
 	if (err)
 		goto stats;
+	err = check_tail_call_stack(&env);
+	if (err)
+		goto stats;
 	env.root_frames[0] = (uint8_t)env.max_frames;
 	/* Linux's check_max_stack_depth counts the frames of global functions' calls too */
 	env.max_frames = frames_from(&env, 0, 0);

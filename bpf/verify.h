@@ -182,6 +182,7 @@ struct venv {
 	uint32_t root; /* the subprogram whose own walk this is: 0, or a global function */
 	uint8_t root_frames[MAX_SUBPROGS]; /* frames each own walk used */
 	uint8_t *gcall; /* [root * MAX_SUBPROGS + callee]: frames above a global function's call */
+	uint64_t tail_call_subs; /* bit s: subprogram s (s > 0) has a bpf_tail_call */
 };
 
 /* verify.c */
@@ -296,9 +297,13 @@ int check_main_prototype(struct venv *env);
 
 /* verify_cfg.c */
 int check_subprogs(struct venv *env);
-/* Tail calls outside the main program: refused without BTF (Linux's check_abnormal_return),
- * and with it too (Linux 6.1 runs them only from its JIT). */
+/* Tail calls outside the main program: refused without BTF (Linux's check_abnormal_return);
+ * with it, noted in tail_call_subs (Linux 6.1 runs them from its JIT, this kernel from its
+ * interpreter). */
 int check_subprog_tail_calls(struct venv *env, bool btf);
+/* After the walk: Linux's check_max_stack_depth for them, the frames of every static call
+ * path above a tail-calling subprogram under 256 bytes (EACCES). */
+int check_tail_call_stack(struct venv *env);
 /* Linux's check_cfg: no recursion, every insn reachable (loops are proven bounded later);
  * marks the prune points. */
 int check_cfg(struct venv *env);

@@ -413,11 +413,61 @@ int check_subprog_tail_calls(struct venv *env, bool btf)
 			continue;
 		if (!btf) /* Linux's check_abnormal_return */
 			return verr(env, -EINVAL, "tail_call is not allowed in subprogs without BTF\n");
-		/* Linux 6.1 runs these on its JIT only: here, as on a kernel without one */
-		return verr(env, -EINVAL, "tail_calls are not allowed in non-JITed programs with "
-					  "bpf-to-bpf calls\n");
+		env->tail_call_subs |= 1ull << subprog_of(env, i);
 	}
 	return 0;
+}
+
+/* A subprogram's stack as Linux's check_max_stack_depth counts it: in 32-byte steps, at least one */
+static uint32_t stack_step(const struct venv *env, uint32_t s)
+{
+	return (MAX(env->subprog_depth[s], 1u) + 31) & ~31u;
+}
+
+/*
+ * The static call graph (local calls and callbacks' lddw) walked depth first as Linux does:
+ * entering a tail-calling subprogram with 256 bytes or more of frames above it is refused, as
+ * a tail call keeps those frames while the next program takes up to a full stack of its own.
+ * Paths too deep are left to the frame check that follows.
+ */
+int check_tail_call_stack(struct venv *env)
+{
+	const struct bpf_insn *insns = env->insns;
+	uint32_t ret_insn[BPF_MAX_FRAMES], ret_sub[BPF_MAX_FRAMES];
+	uint32_t frame = 0, s = 0, i = 0, depth = 0, end;
+
+	if (!env->tail_call_subs)
+		return 0;
+enter:
+	if (s && (env->tail_call_subs >> s & 1) && depth >= 256)
+		return verr(env, -EACCES, "tail_calls are not allowed when call stack of previous "
+					  "frames is %u bytes. Too large\n", depth);
+	depth += stack_step(env, s);
+resume:
+	end = s + 1 < env->nr_subprogs ? env->subprog_start[s + 1] : env->len;
+	for (; i < end; i++) {
+		bool call = insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == BPF_PSEUDO_CALL;
+		bool func = insns[i].code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    insns[i].src_reg == BPF_PSEUDO_FUNC;
+
+		if (!call && !func)
+			continue;
+		if (frame + 1 >= BPF_MAX_FRAMES)
+			return 0;
+		ret_insn[frame] = i + 1;
+		ret_sub[frame] = s;
+		frame++;
+		s = (uint32_t)subprog_of(env, i + 1 + (uint32_t)insns[i].imm);
+		i = env->subprog_start[s];
+		goto enter;
+	}
+	if (!frame)
+		return 0;
+	depth -= stack_step(env, s);
+	frame--;
+	i = ret_insn[frame];
+	s = ret_sub[frame];
+	goto resume;
 }
 
 int check_cfg(struct venv *env)

@@ -191,3 +191,25 @@ static inline long pb_attach(union bpf_attr *a, const struct bpf_insn *insns, ui
 	a->func_info_cnt = pb_func_info(insns, n, kinds, nkinds, fi, PB_STATIC);
 	return fd;
 }
+
+/* BPF_PROG_LOAD of a perf_event program with func_info per kinds (NULL: all static) and its
+ * level-1 log in log: the fd or -errno.  *btf: the BTF's fd, for the caller to close (< 0:
+ * none was loaded). */
+static inline long pb_prog_load(const struct bpf_insn *insns, uint32_t n, const uint8_t *kinds,
+				uint32_t nkinds, char *log, uint32_t logsize, long *btf)
+{
+	struct bpf_func_info fi[PB_STATIC];
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+	a.insns = (uintptr_t)insns;
+	a.insn_cnt = n;
+	a.license = (uintptr_t)"GPL";
+	a.log_buf = (uintptr_t)log;
+	a.log_size = logsize;
+	a.log_level = 1;
+	log[0] = 0;
+	*btf = pb_attach(&a, insns, n, kinds, kinds ? nkinds : 0, fi);
+	return *btf < 0 ? *btf : bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+}

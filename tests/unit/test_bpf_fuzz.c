@@ -7,7 +7,7 @@
  * BPF_FUZZ_DUMP=N prints iteration N's program and its level-2 verifier log.
  * Issue 19's helpers are among the calls, and two seeds hold callbacks (bpf_loop,
  * for_each_map_elem) whose lddw BPF_PSEUDO_FUNC mutations aim anywhere; two more hold dynptrs
- * (local and ring buffer) and a tail call, with program array, ring buffer and bloom filter
+ * (local and ring buffer) and a tail call, one a tail call from a subprogram, with program array, ring buffer and bloom filter
  * maps to aim at; one keeps the current task in a kptr (an array whose value's BTF has one,
  * typed by a small kernel BTF whose struct task is the fake's first 8 bytes).  One more calls a
  * global function (BTF_FUNC_GLOBAL: verified on its own) from two sites.  Programs carry BTF
@@ -51,8 +51,8 @@ static uint32_t pick(uint32_t n)
 	return rnd() % n;
 }
 
-/* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array, program array (empty: tail calls
- * fall through), ring buffer, bloom filter, array with a kptr at 8 (1 x 16 bytes) */
+/* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array, program array (slot 0 empty:
+ * tail calls fall through; slot 1 seed_subtail), ring buffer, bloom filter, array with a kptr at 8 (1 x 16 bytes) */
 #define NMAPS 7
 static int map_fds[NMAPS];
 
@@ -144,6 +144,16 @@ static const struct bpf_insn seed_tail[] = {
 	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), EXIT,
 };
 
+/* main: sub() + 1; sub: bpf_tail_call(ctx, prog_array, 1) then r0 = 0.  Slot 1 holds this
+ * program (setup), so a run nests 33 tail calls from subprogram frames (34 frames deep). */
+static const struct bpf_insn seed_subtail[] = {
+	I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 2), I(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 1),
+	EXIT,
+	I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 103),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 1), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+};
+
 /* the kptr: loaded, NULL-checked, read through; the current task stored in it */
 static const struct bpf_insn seed_kptr[] = {
 	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
@@ -180,6 +190,7 @@ static const struct {
 	{ seed_global, sizeof(seed_global) / 8, PB_G_CTX_INT_PTR },
 	{ seed_dynptr, sizeof(seed_dynptr) / 8 },
 	{ seed_tail, sizeof(seed_tail) / 8 },
+	{ seed_subtail, sizeof(seed_subtail) / 8 },
 	{ seed_lookup, sizeof(seed_lookup) / 8 },
 	{ seed_loop, sizeof(seed_loop) / 8 },
 	{ seed_ctx, sizeof(seed_ctx) / 8 },
@@ -588,7 +599,38 @@ static int setup(void **state)
 		a.btf = (uintptr_t)blob.raw;
 		btf_fd = (int)bpf_sys(BPF_BTF_LOAD, &a, sizeof(a));
 	}
-	return btf_fd < 0 ? -1 : 0;
+	if (btf_fd < 0)
+		return -1;
+	{
+		/* the program array's slot 1: seed_subtail, whose subprogram tail-calls slot 1 */
+		struct bpf_insn prog[MAXLEN + 2];
+		struct bpf_func_info fi[PB_STATIC];
+		uint32_t key = 1;
+		union bpf_attr a;
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
+		a.insns = (uintptr_t)prog;
+		for (uint32_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++)
+			if (seeds[s].insns == seed_subtail)
+				a.insn_cnt = seed_program(prog, s);
+		a.license = (uintptr_t)"GPL";
+		a.prog_btf_fd = (uint32_t)btf_fd;
+		a.func_info = (uintptr_t)fi;
+		a.func_info_rec_size = sizeof(fi[0]);
+		a.func_info_cnt = pb_func_info(prog, a.insn_cnt, NULL, 0, fi, PB_STATIC);
+		fd = (int)bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
+		if (fd < 0)
+			return -1;
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)map_fds[3];
+		a.key = (uintptr_t)&key;
+		a.value = (uintptr_t)&fd;
+		if (bpf_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)))
+			return -1;
+	}
+	return 0;
 }
 
 static int teardown(void **state)

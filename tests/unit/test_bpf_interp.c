@@ -15,6 +15,7 @@
 #include <kern/errno.h>
 #include "../../bpf/bpf_internal.h"
 #include "../fakes/ksvc_fake.h"
+#include "bpf_unit_prog.h"
 
 #define I(c, d, s, o, i) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) }
 #define MOV(d, i) I(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
@@ -169,6 +170,100 @@ static void test_structure(void **state)
 	assert_int_equal(bpf_check_structure(callx, 3, true, NULL), -EINVAL);
 }
 
+/* BPF_PROG_LOAD of a perf_event program with func_info (every function static): fd or -errno */
+static long load_btf(const struct bpf_insn *insns, uint32_t n, char *log, uint32_t logsize)
+{
+	long btf, fd = pb_prog_load(insns, n, NULL, 0, log, logsize, &btf);
+
+	assert_true(btf >= 0);
+	ksvc_fake_close((int)btf);
+	return fd;
+}
+
+static int prog_array(uint32_t n)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_PROG_ARRAY;
+	a.key_size = a.value_size = 4;
+	a.max_entries = n;
+	return (int)bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
+}
+
+static long slot_set(int map, uint32_t key, uint32_t fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)map;
+	a.key = (uintptr_t)&key;
+	a.value = (uintptr_t)&fd;
+	return bpf_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a));
+}
+
+#define LDMAP(d, fd) I(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_MAP_FD, 0, fd), I(0, 0, 0, 0, 0)
+#define CALLH(f) I(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define CALLL(off) I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, off)
+#define NI(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+#define STDW(off, v) I(BPF_ST | BPF_MEM | BPF_DW, 10, 0, off, v)
+
+/*
+ * Tail calls from subprograms (Linux 6.1's arm64 JIT semantics): the next program runs in
+ * place of the subprogram's frame (its fp-16 is not the caller's) and returns to the caller;
+ * a miss falls through; a subprogram tail-calling its own program nests 33 deep (34 frames,
+ * past BPF_MAX_FRAMES); the frames above one are kept under 256 bytes (EACCES).
+ */
+static void test_subprog_tail_calls(void **state)
+{
+	static char log[8192];
+	int pa = prog_array(4);
+	const struct bpf_insn t7[] = { STDW(-16, 5000), MOV(0, 7), EXIT };
+	/* main: fp-16 = 100, sub() + fp-16; sub: fp-16 = 1, tail call slot [8], else 50 */
+	struct bpf_insn p[] = {
+		STDW(-16, 100), CALLL(3), I(BPF_LDX | BPF_MEM | BPF_DW, 1, 10, -16, 0), ALUR(BPF_ADD, 0, 1),
+		EXIT, STDW(-16, 1), LDMAP(2, pa), MOV(3, 0), CALLH(BPF_FUNC_tail_call), MOV(0, 50), EXIT,
+	};
+	/* main: sub() + 1; sub: tail call slot 1 (this program), else 0 */
+	const struct bpf_insn chain[] = {
+		CALLL(2), ALU(BPF_ADD, 0, 1), EXIT, LDMAP(2, pa), MOV(3, 1), CALLH(BPF_FUNC_tail_call),
+		MOV(0, 0), EXIT,
+	};
+	struct bpf_insn big[] = { STDW(-256, 0), CALLL(2), MOV(0, 0), EXIT, LDMAP(2, pa), MOV(3, 0),
+				  CALLH(BPF_FUNC_tail_call), MOV(0, 0), EXIT };
+	const int32_t slots[] = { 0, 2, 9 }, want[] = { 107, 150, 150 };
+	long fd, t, c;
+
+	assert_true(pa >= 0);
+	t = unit_prog_load(t7, NI(t7), "GPL", log, sizeof(log));
+	c = load_btf(chain, NI(chain), log, sizeof(log));
+	assert_true(t >= 0 && c >= 0);
+	assert_int_equal(slot_set(pa, 0, (uint32_t)t), 0);
+	assert_int_equal(slot_set(pa, 1, (uint32_t)c), 0);
+	assert_int_equal(unit_prog_load(p, NI(p), "GPL", log, sizeof(log)), -EINVAL); /* no BTF */
+	assert_non_null(strstr(log, "tail_call is not allowed in subprogs without BTF"));
+	for (int i = 0; i < 3; i++) {
+		p[8].imm = slots[i];
+		fd = load_btf(p, NI(p), log, sizeof(log));
+		if (fd < 0)
+			fail_msg("slot %d: %ld\n%s", slots[i], fd, log);
+		assert_int_equal(unit_prog_run(fd), want[i]);
+		ksvc_fake_close((int)fd);
+	}
+	assert_int_equal(unit_prog_run(c), 34);
+	assert_int_equal(load_btf(big, NI(big), log, sizeof(log)), -EACCES);
+	assert_non_null(strstr(log, "tail_calls are not allowed when call stack of previous frames is "
+				    "256 bytes. Too large\n"));
+	big[0].off = -224;
+	fd = load_btf(big, NI(big), log, sizeof(log));
+	assert_true(fd >= 0);
+	assert_int_equal(unit_prog_run(fd), 0);
+	ksvc_fake_close((int)fd);
+	ksvc_fake_close((int)c);
+	ksvc_fake_close((int)t);
+	ksvc_fake_close(pa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_count_and_helpers),
 		cmocka_unit_test(test_memory_args),
 		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_subprog_tail_calls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

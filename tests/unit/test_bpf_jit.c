@@ -125,12 +125,21 @@ static void test_refusals(void **state)
 	const struct bpf_insn callx[] = { I(BPF_JMP | BPF_CALL | BPF_X, 1, 0, 0, 0), EXIT };
 	const struct bpf_insn nohelper[] = { I(BPF_JMP | BPF_CALL, 0, 0, 0, 100000), EXIT };
 	const struct bpf_insn badjump[] = { I(BPF_JMP | BPF_JA, 0, 0, 5, 0), EXIT };
+	/* a subprogram's bpf_tail_call (as the main program's): left to the interpreter, which
+	 * runs the next program in place of the subprogram's frame */
+	const struct bpf_insn subtail[] = {
+		I(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1), EXIT,
+		I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0), I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call),
+		I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), EXIT,
+	};
 	uint32_t *code, n;
 
 	assert_int_equal(bpf_jit_emit(callx, 2, &opts, &code, &n), -EINVAL);
 	assert_null(code);
 	assert_int_equal(bpf_jit_emit(nohelper, 2, &opts, &code, &n), -EINVAL);
 	assert_int_equal(bpf_jit_emit(badjump, 2, &opts, &code, &n), -EINVAL);
+	assert_int_equal(bpf_jit_emit(subtail, 6, &opts, &code, &n), -EINVAL);
+	assert_null(code);
 }
 
 /* r0 = 1; exit, no bpf-to-bpf call: the lean frame (fp and lr only, as no r6-r10 is named),

@@ -14,12 +14,28 @@
 #include "bpf_raw.h"
 
 #include <fcntl.h>
+#include <stddef.h>
+#include <linux/bpf_perf_event.h>
+
+static long bpf_sys(int cmd, union bpf_attr *a, unsigned size)
+{
+	long r = syscall(__NR_bpf, cmd, a, size);
+
+	return r < 0 ? -errno : r;
+}
+
+#include "../unit/prog_btf.h"
 
 /* res[slot] += 1 (atomic); r6 keeps the ctx */
 #define RES_INC(res, slot)                                                                         \
 	INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, slot), MOV_X(2, 10), ADD_K(2, -4),                \
 		LD_MAP(1, res), CALL(BPF_FUNC_map_lookup_elem), JEQ_K(0, 0, 2), MOV_K(1, 1),         \
 		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, 1, 0, BPF_ADD)
+/* res[slot] += r (r6..r9; atomic) */
+#define RES_ADD(res, slot, r)                                                                      \
+	INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, slot), MOV_X(2, 10), ADD_K(2, -4),                \
+		LD_MAP(1, res), CALL(BPF_FUNC_map_lookup_elem), JEQ_K(0, 0, 1),                       \
+		INSN(BPF_STX | BPF_ATOMIC | BPF_DW, 0, r, 0, BPF_ADD)
 /* bpf_tail_call(ctx in r6, progs, index): 5 instructions */
 #define TAIL(progs, index) MOV_X(1, 6), LD_MAP(2, progs), MOV_K(3, index), CALL(BPF_FUNC_tail_call)
 
@@ -217,6 +233,223 @@ static void verifier(int pa, int res, int rb)
 		close(fd);
 }
 
+/*
+ * Tail calls from bpf-to-bpf subprograms (with BTF func_info, all static int (void) but for
+ * kinds).  Linux 6.1 loads them with its JIT only (bpf_jit_enable 0: "tail_calls are not
+ * allowed in non-JITed programs with bpf-to-bpf calls"); perfkernel runs them with its JIT on
+ * and off (tier 40 runs this both ways; its JIT leaves tail-calling programs to the
+ * interpreter).  Measured on Linux 6.1 under refvm, JIT on: the tail-called program runs in
+ * place of the subprogram and returns to its caller; the count of 33 goes down into calls and
+ * comes back with the return (arm64 keeps it in a callee-saved register).
+ */
+#define SUB 0x7fff /* CALL_LOCAL(SUB) / LD_FUNC(SUB): the subprogram after main */
+#define LD_FUNC(d, off) INSN(BPF_LD | BPF_DW | BPF_IMM, d, BPF_PSEUDO_FUNC, 0, off), INSN(0, 0, 0, 0, 0)
+
+#define ST_DW(off, v) INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, off, v)
+/* r0 = 6 + ctx->sample_period (r6): 7 on a sampling period of 1 */
+#define T7_RET                                                                                     \
+	INSN(BPF_LDX | BPF_MEM | BPF_DW, 0, 6, offsetof(struct bpf_perf_event_data, sample_period), 0), \
+		ADD_K(0, 6), EXIT_INSN
+
+static struct bpf_insn built[256];
+
+/* main then sub in built[], CALL_LOCAL(SUB) and LD_FUNC(SUB) aimed at sub: the length */
+static unsigned build(const struct bpf_insn *m, unsigned nm, const struct bpf_insn *sub, unsigned ns)
+{
+	memcpy(built, m, nm * sizeof(*m));
+	memcpy(built + nm, sub, ns * sizeof(*sub));
+	for (unsigned i = 0; i < nm; i++)
+		if ((built[i].code == (BPF_JMP | BPF_CALL) && built[i].src_reg == BPF_PSEUDO_CALL) ||
+		    (built[i].code == (BPF_LD | BPF_DW | BPF_IMM) && built[i].src_reg == BPF_PSEUDO_FUNC))
+			if (built[i].imm == SUB)
+				built[i].imm = (int)(nm - i - 1);
+	return nm + ns;
+}
+
+/* Load built[0..n) as a perf_event program with func_info (kinds: NULL all static): fd or -errno */
+static long load_fi(unsigned n, const uint8_t *kinds, uint32_t nkinds)
+{
+	long btf, fd = pb_prog_load(built, n, kinds, nkinds, logbuf, sizeof(logbuf), &btf);
+
+	if (btf >= 0)
+		close((int)btf);
+	return fd;
+}
+
+static unsigned long long r2get(int res, uint32_t k)
+{
+	return (unsigned long long)res_get(res, k);
+}
+
+static void subprog_tail_calls(void)
+{
+	int res = map_create(BPF_MAP_TYPE_ARRAY, 4, 8, 16, 0);
+	int pa = map_create(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 4, 0);
+	int t7, p7, miss, chain, entry, hier, err;
+	long fd;
+	uint64_t z = 0;
+	unsigned n;
+
+	if (!CHECK(res >= 0 && pa >= 0, "subprogram tail calls: result array and program array", "%s",
+		   strerror(errno)))
+		return;
+	{
+		/* slot 0: t7 counts its runs (res[8]), writes fp-16 and returns 6 + the ctx's
+		 * sample_period (1) */
+		struct bpf_insn t[] = { MOV_X(6, 1), ST_DW(-16, 5000), RES_INC(res, 8), T7_RET };
+
+		t7 = load(BPF_PROG_TYPE_PERF_EVENT, t, N_INSNS(t));
+	}
+	{
+		/* p7: res[0]++, fp-16 = 100, r7 = sub(ctx) + fp-16, res[1] += r7; sub: tail call
+		 * slot 0, else 50.  The target runs on the subprogram's frame: fp-16 stays 100. */
+		struct bpf_insn m[] = { MOV_X(6, 1), RES_INC(res, 0), ST_DW(-16, 100), MOV_X(1, 6),
+					CALL_LOCAL(SUB), MOV_X(7, 0),
+					INSN(BPF_LDX | BPF_MEM | BPF_DW, 1, 10, -16, 0),
+					INSN(BPF_ALU64 | BPF_ADD | BPF_X, 7, 1, 0, 0), RES_ADD(res, 1, 7), RET0 };
+		struct bpf_insn s[] = { MOV_X(6, 1), TAIL(pa, 0), MOV_K(0, 50), EXIT_INSN };
+		struct bpf_insn sm[] = { MOV_X(6, 1), TAIL(pa, 3), TAIL(pa, 9), MOV_K(0, 50), EXIT_INSN };
+
+		n = build(m, N_INSNS(m), s, N_INSNS(s));
+		EXPECT_ERRNO(load(BPF_PROG_TYPE_PERF_EVENT, built, n), EINVAL,
+			     "a subprogram's tail call without BTF: EINVAL");
+		CHECK(strstr(logbuf, "tail_call is not allowed in subprogs without BTF"),
+		      "... log: tail_call is not allowed in subprogs without BTF", "%s", logbuf);
+		fd = load_fi(n, NULL, 0);
+		p7 = (int)fd;
+		CHECK(fd >= 0, "a subprogram's tail call with BTF func_info loads", "%ld\n%s", fd, logbuf);
+		for (uint32_t k = 0; k < 16; k++)
+			elem(BPF_MAP_UPDATE_ELEM, res, k, &z, 0);
+		/* the misses: an empty slot, then an index past the end */
+		n = build(m, N_INSNS(m), sm, N_INSNS(sm));
+		miss = (int)load_fi(n, NULL, 0);
+	}
+	{
+		/* chain: slot 1 (res[2]++, sub(ctx), res[3]++); its sub tail-calls slot 1 */
+		struct bpf_insn m[] = { MOV_X(6, 1), RES_INC(res, 2), MOV_X(1, 6), CALL_LOCAL(SUB),
+					RES_INC(res, 3), RET0 };
+		struct bpf_insn s[] = { MOV_X(6, 1), TAIL(pa, 1), RET0 };
+		/* entry: res[4]++, a sub tail-calling the chain */
+		struct bpf_insn e[] = { MOV_X(6, 1), RES_INC(res, 4), MOV_X(1, 6), CALL_LOCAL(SUB), RET0 };
+		/* hier (slot 2): res[5]++, sub (res[7]++, tail call t7), then tail-call itself;
+		 * res[6]++ once that falls through */
+		struct bpf_insn h[] = { MOV_X(6, 1), RES_INC(res, 5), MOV_X(1, 6), CALL_LOCAL(SUB),
+					TAIL(pa, 2), RES_INC(res, 6), RET0 };
+		struct bpf_insn hs[] = { MOV_X(6, 1), RES_INC(res, 7), TAIL(pa, 0), RET0 };
+
+		chain = (int)load_fi(build(m, N_INSNS(m), s, N_INSNS(s)), NULL, 0);
+		entry = (int)load_fi(build(e, N_INSNS(e), s, N_INSNS(s)), NULL, 0);
+		hier = (int)load_fi(build(h, N_INSNS(h), hs, N_INSNS(hs)), NULL, 0);
+	}
+	if (!CHECK(t7 >= 0 && p7 >= 0 && miss >= 0 && chain >= 0 && entry >= 0 && hier >= 0,
+		   "six programs with subprogram tail calls load", "%s\n%s", strerror(errno), logbuf))
+		return;
+	EXPECT_OK(update(pa, 0, t7, 0), "slot 0: a program returning 7");
+	EXPECT_OK(update(pa, 1, chain, 0), "slot 1: the chain");
+	EXPECT_OK(update(pa, 2, hier, 0), "slot 2: the hierarchy");
+
+	err = prog_run_on_faults(p7, 4);
+	CHECK(!err && r2get(res, 0) >= 4 && r2get(res, 8) == r2get(res, 0) &&
+		      r2get(res, 1) == 107 * r2get(res, 0),
+	      "the tail-called program returns 7 to the subprogram's caller (7 + 100 a run)",
+	      "err %d runs %llu target %llu sum %llu", err, r2get(res, 0), r2get(res, 8), r2get(res, 1));
+	for (uint32_t k = 0; k < 16; k++)
+		elem(BPF_MAP_UPDATE_ELEM, res, k, &z, 0);
+	err = prog_run_on_faults(miss, 4);
+	CHECK(!err && r2get(res, 0) >= 4 && r2get(res, 8) == 0 && r2get(res, 1) == 150 * r2get(res, 0),
+	      "in a subprogram, tail calls to an empty slot and past the end fall through (50 + 100)",
+	      "err %d runs %llu target %llu sum %llu", err, r2get(res, 0), r2get(res, 8), r2get(res, 1));
+
+	for (uint32_t k = 0; k < 16; k++)
+		elem(BPF_MAP_UPDATE_ELEM, res, k, &z, 0);
+	err = prog_run_on_faults(entry, 4);
+	CHECK(!err && r2get(res, 4) >= 4 && r2get(res, 2) == 33 * r2get(res, 4) &&
+		      r2get(res, 3) == r2get(res, 2),
+	      "tail calls from subprograms nest: 33 a run, each program returning to its caller",
+	      "err %d runs %llu chain %llu returned %llu", err, r2get(res, 4), r2get(res, 2),
+	      r2get(res, 3));
+
+	for (uint32_t k = 0; k < 16; k++)
+		elem(BPF_MAP_UPDATE_ELEM, res, k, &z, 0);
+	err = prog_run_on_faults(hier, 4);
+	CHECK(!err && r2get(res, 6) >= 4 && r2get(res, 5) == 34 * r2get(res, 6) &&
+		      r2get(res, 7) == r2get(res, 5) && r2get(res, 8) == 33 * r2get(res, 6),
+	      "a subprogram's tail call counts inside the call only: 34 main runs, 33 targets a run",
+	      "err %d runs %llu main %llu sub %llu target %llu", err, r2get(res, 6), r2get(res, 5),
+	      r2get(res, 7), r2get(res, 8));
+	close(t7), close(p7), close(miss), close(chain), close(entry), close(hier);
+
+	{
+		/* the stack of the frames before a tail-calling subprogram: under 256 bytes */
+		struct bpf_insn m256[] = { INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -256, 0), MOV_X(6, 1),
+					   CALL_LOCAL(SUB), RET0 };
+		struct bpf_insn m224[] = { INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -224, 0), MOV_X(6, 1),
+					   CALL_LOCAL(SUB), RET0 };
+		struct bpf_insn s[] = { MOV_X(6, 1), TAIL(pa, 0), RET0 };
+		/* main (32) calls s2 (224 bytes) which calls s (the tail call): 256 */
+		struct bpf_insn m2[] = { INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), MOV_X(6, 1),
+					 CALL_LOCAL(SUB), RET0 };
+		struct bpf_insn s2[] = { INSN(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -224, 0), CALL_LOCAL(2),
+					 RET0, MOV_X(6, 1), TAIL(pa, 0), RET0 };
+
+		fd = load_fi(build(m256, N_INSNS(m256), s, N_INSNS(s)), NULL, 0);
+		CHECK(fd == -EACCES && strstr(logbuf, "tail_calls are not allowed when call stack of "
+						      "previous frames is 256 bytes. Too large\n"),
+		      "a tail-calling subprogram under a 256-byte frame: EACCES, 256 bytes. Too large",
+		      "%ld\n%s", fd, logbuf);
+		if (fd >= 0)
+			close((int)fd);
+		fd = load_fi(build(m224, N_INSNS(m224), s, N_INSNS(s)), NULL, 0);
+		CHECK(fd >= 0, "... under a 224-byte frame: loads", "%ld\n%s", fd, logbuf);
+		if (fd >= 0)
+			close((int)fd);
+		fd = load_fi(build(m2, N_INSNS(m2), s2, N_INSNS(s2)), NULL, 0);
+		CHECK(fd == -EACCES && strstr(logbuf, "previous frames is 256 bytes. Too large\n"),
+		      "... under frames of 8 (32) and 224 bytes: EACCES, 256 bytes", "%ld\n%s", fd, logbuf);
+		if (fd >= 0)
+			close((int)fd);
+	}
+	{
+		/* a bpf_loop callback has no ctx to pass: its tail call is refused */
+		struct bpf_insn m[] = { MOV_X(6, 1), MOV_K(1, 4), LD_FUNC(2, SUB), MOV_K(3, 0), MOV_K(4, 0),
+					CALL(BPF_FUNC_loop), RET0 };
+		struct bpf_insn cb[] = { MOV_X(1, 2), LD_MAP(2, pa), MOV_K(3, 0), CALL(BPF_FUNC_tail_call),
+					 RET0 };
+
+		fd = load_fi(build(m, N_INSNS(m), cb, N_INSNS(cb)), NULL, 0);
+		CHECK(fd == -EACCES && strstr(logbuf, "R1 type=scalar expected=ctx"),
+		      "a bpf_loop callback's tail call (r1 not ctx): EACCES", "%ld\n%s", fd, logbuf);
+		if (fd >= 0)
+			close((int)fd);
+	}
+	{
+		/* a global g(ctx, x, p) tail-calling t7: main stores g(ctx, 0, NULL) + 100 */
+		struct bpf_insn m[] = { MOV_X(6, 1), RES_INC(res, 0), MOV_X(1, 6), MOV_K(2, 0), MOV_K(3, 0),
+					CALL_LOCAL(SUB), MOV_X(7, 0), ADD_K(7, 100), RES_ADD(res, 1, 7),
+					RET0 };
+		struct bpf_insn g[] = { MOV_X(6, 1), TAIL(pa, 0), MOV_K(0, 50), EXIT_INSN };
+		struct bpf_insn t[] = { MOV_X(6, 1), ST_DW(-16, 5000), RES_INC(res, 8), T7_RET };
+
+		t7 = load(BPF_PROG_TYPE_PERF_EVENT, t, N_INSNS(t));
+		EXPECT_OK(update(pa, 0, t7, 0), "slot 0: a program returning 7, again");
+		fd = load_fi(build(m, N_INSNS(m), g, N_INSNS(g)), (const uint8_t[]){ 0, PB_G_CTX_INT_PTR }, 2);
+		CHECK(fd >= 0, "a global function's tail call loads", "%ld\n%s", fd, logbuf);
+		for (uint32_t k = 0; k < 16; k++)
+			elem(BPF_MAP_UPDATE_ELEM, res, k, &z, 0);
+		err = fd >= 0 ? prog_run_on_faults((int)fd, 4) : -EBADF;
+		CHECK(!err && r2get(res, 0) >= 4 && r2get(res, 8) == r2get(res, 0) &&
+			      r2get(res, 1) == 107 * r2get(res, 0),
+		      "... and runs: the global function's caller gets 7 (+ 100)",
+		      "err %d runs %llu target %llu sum %llu", err, r2get(res, 0), r2get(res, 8),
+		      r2get(res, 1));
+		if (fd >= 0)
+			close((int)fd);
+		close(t7);
+	}
+	close(pa);
+	close(res);
+}
+
 int main(void)
 {
 	int res, pa, rb, entry, target, self, miss, withsub, err;
@@ -230,6 +463,7 @@ int main(void)
 		   strerror(errno)))
 		return tap_done();
 	verifier(pa, res, rb);
+	subprog_tail_calls();
 	{
 		/* entry: res[0]++, tail call slot 1 (res[1]++), and res[2]++ only if it came back */
 		struct bpf_insn e[] = { MOV_X(6, 1), RES_INC(res, 0), TAIL(pa, 1), RES_INC(res, 2), RET0 };
