@@ -419,6 +419,11 @@ int bpf_map_meta_alloc(int inner_fd, struct bpf_map **out);
 
 /* Linux's MAX_TAIL_CALL_CNT: tail calls one run may make. */
 #define BPF_MAX_TAIL_CALLS 33
+/* Tail calls in one run, over every call path: Linux 6.1 counts 33 per path only (a call
+ * restores the count), so a subprogram called twice that tail-calls its own program runs about
+ * 2^33 programs there and stalls the CPU; here the run's 2112th tail call falls through as a
+ * spent count does.  No program that stays within it sees a difference. */
+#define BPF_MAX_TAIL_CALLS_RUN (BPF_MAX_TAIL_CALLS * 64)
 
 /* BPF_MAP_CREATE's checks for a map of fds (program array, array of maps: Linux's
  * fd_array_map_alloc_check): u32 key and value, flags NUMA_NODE, RDONLY, WRONLY only. */

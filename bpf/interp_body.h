@@ -19,7 +19,7 @@ static uint64_t INTERP_FN(const struct bpf_dinsn *pc, uint64_t r1, uint64_t r2, 
 	/* local, or the arena's (struct bpf_tail_arena, its first member) once a tail call from
 	 * a subprogram's frame made one */
 	struct bpf_iframe local[BPF_MAX_FRAMES], *frames = local;
-	unsigned int depth = 0, tail_calls = 0;
+	unsigned int depth = 0, tail_calls = 0, run_tail_calls = 0;
 #if INTERP_COUNTING
 	uint64_t n = 0;
 #define COUNT n++
@@ -202,14 +202,16 @@ L_TAIL_CALL: {
 	 * returns to its caller: from the main program's frame it starts on the full stack; from
 	 * a subprogram's (Linux 6.1's JIT, programs with BTF) it gets the arena's stack for this
 	 * count, the frames below staying as they are.  A call saves the count and its return
-	 * restores it (arm64 keeps it in a callee-saved register), so 33 is per call path. */
+	 * restores it (arm64 keeps it in a callee-saved register), so 33 is per call path; the
+	 * run as a whole has BPF_MAX_TAIL_CALLS_RUN, against the 2^33 a path tree reaches. */
 	const struct bpf_prog *next;
 	struct bpf_map *map = (struct bpf_map *)(uintptr_t)regs[2];
 
 	if (INTERP_COUNTING || (uint32_t)regs[3] >= map->max_entries ||
-	    tail_calls >= BPF_MAX_TAIL_CALLS)
+	    tail_calls >= BPF_MAX_TAIL_CALLS || run_tail_calls >= BPF_MAX_TAIL_CALLS_RUN)
 		NEXT;
 	tail_calls++;
+	run_tail_calls++;
 	next = bpf_prog_array_get(map, (uint32_t)regs[3]);
 	if (!next)
 		NEXT;

@@ -251,6 +251,22 @@ static void test_subprog_tail_calls(void **state)
 		ksvc_fake_close((int)fd);
 	}
 	assert_int_equal(unit_prog_run(c), 34);
+	/* tree: sub() + sub() + 1, sub tail-calling tree itself: each main run is one more; 33
+	 * per call path would make 2^34 - 1 runs, the run's cap stops it at 1 + 2112 */
+	{
+		const struct bpf_insn tree[] = {
+			ALUR(BPF_MOV, 7, 1), CALLL(6), ALUR(BPF_MOV, 6, 0), ALUR(BPF_MOV, 1, 7), CALLL(3),
+			ALUR(BPF_ADD, 0, 6), ALU(BPF_ADD, 0, 1), EXIT,
+			LDMAP(2, pa), MOV(3, 2), CALLH(BPF_FUNC_tail_call), MOV(0, 0), EXIT,
+		};
+		long tr = load_btf(tree, NI(tree), log, sizeof(log));
+
+		if (tr < 0)
+			fail_msg("tree: %ld\n%s", tr, log);
+		assert_int_equal(slot_set(pa, 2, (uint32_t)tr), 0);
+		assert_int_equal(unit_prog_run(tr), 1 + BPF_MAX_TAIL_CALLS_RUN);
+		ksvc_fake_close((int)tr);
+	}
 	assert_int_equal(load_btf(big, NI(big), log, sizeof(log)), -EACCES);
 	assert_non_null(strstr(log, "tail_calls are not allowed when call stack of previous frames is "
 				    "256 bytes. Too large\n"));
