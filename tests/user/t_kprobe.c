@@ -39,30 +39,6 @@ static int kprobe_type = -1;
 static const char *getpid_sym;
 static uint64_t getpid_addr;
 
-/* The address of the first of names found in /proc/kallsyms (T or t), or 0. */
-static uint64_t kallsyms_find(const char *const *names, const char **found)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[256], sym[200];
-	unsigned long long a;
-	char t;
-	uint64_t best = 0;
-
-	if (!f)
-		return 0;
-	while (!best && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %199s", &a, &t, sym) != 3 || (t != 'T' && t != 't'))
-			continue;
-		for (int i = 0; names[i]; i++)
-			if (!strcmp(sym, names[i])) {
-				best = a;
-				*found = names[i];
-			}
-	}
-	fclose(f);
-	return best;
-}
-
 static void kp_attr(struct perf_event_attr *a, const char *sym, uint64_t off, bool ret)
 {
 	memset(a, 0, sizeof(*a));

@@ -115,6 +115,30 @@ static inline long map_file_offset(const void *addr, char *path, size_t size)
 	return off;
 }
 
+/* The address of the first of names found in /proc/kallsyms (T or t), or 0. */
+static inline uint64_t kallsyms_find(const char *const *names, const char **found)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256], sym[200];
+	unsigned long long a;
+	char t;
+	uint64_t best = 0;
+
+	if (!f)
+		return 0;
+	while (!best && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %199s", &a, &t, sym) != 3 || (t != 'T' && t != 't'))
+			continue;
+		for (int i = 0; names[i]; i++)
+			if (!strcmp(sym, names[i])) {
+				best = a;
+				*found = names[i];
+			}
+	}
+	fclose(f);
+	return best;
+}
+
 /* Every format file's common fields and the empty line after them. */
 #define TRACE_COMMON_FIELDS                                                                        \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                       \
@@ -172,15 +196,14 @@ static inline int bpf_count_map(void)
 }
 
 /*
- * Load a program of type: when type is counting_type, value[0] += 1 and value[1] = the
- * ctx word of size ld_size (BPF_W, BPF_DW) at ctx_off, returning ret; any other type gets
- * "return 1" (for the wrong-type attach checks).  The fd or -1.
+ * Load a program of type: when type is counting_type, the n_set (at most 4) instructions
+ * set_r7 that put a value in r7, then value[0] += 1 and value[1] = r7, returning ret; any
+ * other type gets "return 1" (for the wrong-type attach checks).  The fd or -1.
  */
-static inline int bpf_count_prog(uint32_t type, uint32_t counting_type, int map, int ret,
-				 uint8_t ld_size, int16_t ctx_off)
+static inline int bpf_count_prog_r7(uint32_t type, uint32_t counting_type, int map, int ret,
+				    const struct bpf_insn *set_r7, unsigned int n_set)
 {
-	struct bpf_insn p[] = {
-		INSN(BPF_LDX | BPF_MEM | ld_size, 7, 1, ctx_off, 0),
+	struct bpf_insn tail[] = {
 		INSN(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0),
 		INSN(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map),
 		INSN(0, 0, 0, 0, 0),
@@ -194,15 +217,29 @@ static inline int bpf_count_prog(uint32_t type, uint32_t counting_type, int map,
 		MOV64_IMM(0, ret),
 		EXIT(),
 	};
+	struct bpf_insn p[4 + sizeof(tail) / sizeof(tail[0])];
 	struct bpf_insn trivial[] = { MOV64_IMM(0, 1), EXIT() };
 	union bpf_attr a;
 
+	if (n_set > 4)
+		return -1;
+	memcpy(p, set_r7, n_set * sizeof(*p));
+	memcpy(p + n_set, tail, sizeof(tail));
 	memset(&a, 0, sizeof(a));
 	a.prog_type = type;
 	a.insns = (uintptr_t)(type == counting_type ? p : trivial);
-	a.insn_cnt = type == counting_type ? sizeof(p) / sizeof(p[0]) : 2;
+	a.insn_cnt = type == counting_type ? n_set + sizeof(tail) / sizeof(tail[0]) : 2;
 	a.license = (uintptr_t) "GPL";
 	return (int)sys_bpf(BPF_PROG_LOAD, &a);
+}
+
+/* bpf_count_prog_r7 with value[1] = the ctx word of size ld_size (BPF_W, BPF_DW) at ctx_off. */
+static inline int bpf_count_prog(uint32_t type, uint32_t counting_type, int map, int ret,
+				 uint8_t ld_size, int16_t ctx_off)
+{
+	struct bpf_insn ld = INSN(BPF_LDX | BPF_MEM | ld_size, 7, 1, ctx_off, 0);
+
+	return bpf_count_prog_r7(type, counting_type, map, ret, &ld, 1);
 }
 
 /* The two words of the map's element 0 (all ones when the lookup fails). */
