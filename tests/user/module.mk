@@ -159,6 +159,10 @@ t_uprobe_SRCS := tests/user/t_uprobe.c
 UPROGS += t_kprobe
 t_kprobe_SRCS := tests/user/t_kprobe.c
 $(BUILD)/user/bin/t_kprobe: tests/user/tap.h tests/user/tracing.h
+# t_bpf_funcip: bpf_get_func_ip in KPROBE programs on kprobe, kretprobe and uprobe events
+UPROGS += t_bpf_funcip
+t_bpf_funcip_SRCS := tests/user/t_bpf_funcip.c
+$(BUILD)/user/bin/t_bpf_funcip: tests/user/tap.h tests/user/tracing.h
 UPROGS += t_bpf_hashrace
 t_bpf_hashrace_SRCS := tests/user/t_bpf_hashrace.c
 t_bpf_hashrace_LIBS := -lpthread
