@@ -784,6 +784,13 @@ static uint64_t h_spin_unlock(uint64_t lock, uint64_t a2, uint64_t a3, uint64_t 
 	return 0;
 }
 
+/* bpf_get_func_ip in a KPROBE program (ctx unused): the kprobe's function, 0 on a uprobe or
+ * a probe inside a function, as Linux 6.1's bpf_get_func_ip_kprobe */
+static uint64_t h_func_ip_kprobe(uint64_t ctx, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	return ksvc_kprobe_running_addr();
+}
+
 /* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
 static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -871,8 +878,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(read_branch_records, h_enoent, RET_INTEGER, true, AV_PERF, ARG_CTX, ARG_MEM_RO_OR_NULL,
 	  ARG_SIZE, ARG_ANY),
 	H(get_branch_snapshot, h_enoent, RET_INTEGER, true, AV_TRACING, ARG_MEM_UNINIT, ARG_SIZE, ARG_ANY),
-	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event) */
-	H(get_func_ip, h_einval, RET_INTEGER, true, AV_TRACING, ARG_CTX),
+	/* check_get_func_ip: kprobe and tracing programs only (ENOTSUPP for perf_event); tracing
+	 * ones do not load here, so every call is a KPROBE program's */
+	H(get_func_ip, h_func_ip_kprobe, RET_INTEGER, true, AV_TRACING, ARG_CTX),
 	/* snprintf_btf: Linux's btf_show text of a kernel-typed value (btf_show.c) */
 	H(snprintf_btf, bpf_h_snprintf_btf, RET_INTEGER, false, AV_BASE, ARG_MEM, ARG_SIZE_NZ, ARG_MEM,
 	  ARG_SIZE_NZ, ARG_ANY),

@@ -56,6 +56,7 @@ struct ksvc_kprobe {
 	uint32_t *slot;		/* its out-of-line copy and the BRK after it, or NULL */
 	unsigned int nr;	/* registrations (atomic; armed from 0 to 1 under kprobe_mutex) */
 	unsigned int nr_ret;	/* of them, return probes' (atomic) */
+	bool entry;		/* addr is a function's first instruction */
 };
 
 /* A task's pending return probes (task->kretprobes), pushed at the probed function's entry and
@@ -70,6 +71,9 @@ static struct ksvc_kprobe kprobes[KPROBES_MAX];
 static uint32_t *kret_trampoline; /* a BRK #4 of its own: where hijacked returns land */
 static struct kmutex kprobe_mutex;
 static bool kprobe_running[MAX_CPUS]; /* [IRQs masked] this CPU is in a hit's handlers */
+/* [IRQs masked] the function those handlers report, for bpf_get_func_ip: the probe's address
+ * when it is a function's first instruction, else 0 (Linux's KPROBE_FLAG_ON_FUNC_ENTRY) */
+static uint64_t kprobe_func_ip[MAX_CPUS];
 
 /* Prefixes of the functions the hit path runs or that run with its locks held. */
 static const char *const blacklist[] = {
@@ -174,6 +178,7 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 
 		k = free_k;
 		k->insn = insn;
+		k->entry = entry;
 		k->slot = kind == PROBE_INSN_STEP ? ksvc_text_alloc(code, sizeof(code)) : NULL;
 		if (kind == PROBE_INSN_STEP && !k->slot) {
 			kmutex_unlock(&kprobe_mutex);
@@ -247,8 +252,13 @@ static bool kret_return(struct trapframe *tf, bool report)
 
 	tf->pc = rt->ri[rt->depth].ret;
 	if (report && READ_ONCE(k->nr_ret)) {
+		unsigned int cpu = this_cpu()->id;
+
+		/* Linux 6.1 (rethook) runs return handlers as the probe's own: its function */
+		kprobe_func_ip[cpu] = rt->ri[rt->depth].func;
 		perf_kprobe_hit(k, (const uint64_t *)tf, true, rt->ri[rt->depth].func);
 		kprobe_events_hit(k, (const uint64_t *)tf, true, rt->ri[rt->depth].func);
+		kprobe_func_ip[cpu] = 0;
 	}
 	return true;
 }
@@ -315,8 +325,10 @@ static bool kprobe_brk(struct trapframe *tf)
 
 		kprobe_running[cpu] = true;
 		if (READ_ONCE(k->nr) > nr_ret) {
+			kprobe_func_ip[cpu] = k->entry ? k->addr : 0;
 			perf_kprobe_hit(k, (const uint64_t *)tf, false, 0);
 			kprobe_events_hit(k, (const uint64_t *)tf, false, 0);
+			kprobe_func_ip[cpu] = 0;
 		}
 		if (nr_ret)
 			kret_hijack(k, tf);
@@ -327,6 +339,11 @@ static bool kprobe_brk(struct trapframe *tf)
 	else
 		probe_insn_simulate(k->insn, tf, pc);
 	return true;
+}
+
+uint64_t ksvc_kprobe_running_addr(void)
+{
+	return kprobe_func_ip[this_cpu()->id];
 }
 
 void kprobe_init(void)

@@ -366,6 +366,10 @@ int ksvc_kprobe_register(const char *sym, uint64_t off, uint64_t addr, bool ret,
 void ksvc_kprobe_unregister(struct ksvc_kprobe *k, bool ret);
 /* [any] One more registration of k, as ksvc_uprobe_dup. */
 void ksvc_kprobe_dup(struct ksvc_kprobe *k, bool ret);
+/* [any, interrupts masked] For bpf_get_func_ip in a KPROBE program: the address of the
+ * kprobe whose handlers this CPU runs when that is a function's first instruction (for a
+ * return probe: its function's), else 0 (no kprobe runs: a uprobe; a probe inside a function). */
+uint64_t ksvc_kprobe_running_addr(void);
 
 /* ---- one-shot timers (cpu-clock sampling) ---- */
 

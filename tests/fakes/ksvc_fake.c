@@ -875,3 +875,8 @@ void ksvc_kprobe_unregister(struct ksvc_kprobe *k, bool ret)
 	(void)ret;
 	(void)k;
 }
+
+uint64_t ksvc_kprobe_running_addr(void)
+{
+	return ksvc_fake.kprobe_running_addr;
+}

@@ -39,6 +39,7 @@ struct ksvc_fake_state {
 	uint64_t irq_regs[34]; /* the user registers (ksvc_user_regs) and a fired timer's */
 	int trace_uses; /* ksvc_trace_use: active tracepoint events */
 	int uprobe_regs; /* ksvc_uprobe_register minus unregister */
+	uint64_t kprobe_running_addr; /* what ksvc_kprobe_running_addr answers */
 	bool irq_user;	 /* a fired timer's registers are user mode */
 	bool in_irq;	 /* what ksvc_in_irq answers */
 	/* the handlers perf registered with the interrupt and trap code (NULL: none) */

@@ -418,6 +418,28 @@ static void test_run_perf(void **state)
 	bpf_prog_put(p);
 }
 
+/* bpf_get_func_ip in a KPROBE program: what the kernel says of the kprobe running on this CPU
+ * (its function, or 0 on a uprobe or inside a function), not a constant */
+static void test_func_ip_kprobe(void **state)
+{
+	static const struct bpf_insn prog[] = {
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_func_ip), EXIT,
+	};
+	uint64_t regs[34] = { 0 };
+	struct bpf_prog *p;
+	int fd = (int)prog_load(BPF_PROG_TYPE_KPROBE, prog, 2, "funcip");
+
+	assert_true(fd >= 0);
+	assert_int_equal(bpf_prog_get_fd_type(fd, BPF_PROG_TYPE_KPROBE, &p), 0);
+	ksvc_fake.kprobe_running_addr = 0xffff800010234560ull;
+	assert_true(bpf_prog_run(p, regs) == 0xffff800010234560ull);
+	ksvc_fake.kprobe_running_addr = 0xffff800010abcde0ull;
+	assert_true(bpf_prog_run(p, regs) == 0xffff800010abcde0ull);
+	ksvc_fake.kprobe_running_addr = 0;
+	assert_true(bpf_prog_run(p, regs) == 0);
+	bpf_prog_put(p);
+}
+
 /* r0 = a program run with ctx, for the tail-call test */
 static uint64_t run_fd(int fd)
 {
@@ -684,6 +706,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_load_errors, teardown),
 		cmocka_unit_test_teardown(test_perf_ctx_helpers, teardown),
 		cmocka_unit_test_teardown(test_run_perf, teardown),
+		cmocka_unit_test_teardown(test_func_ip_kprobe, teardown),
 		cmocka_unit_test_teardown(test_prog_array, teardown),
 		cmocka_unit_test_teardown(test_map_in_map, teardown),
 	};
