@@ -835,6 +835,7 @@ void ksvc_timer_free(struct ksvc_timer *t)
 	if (!t)
 		return;
 	ktimer_cancel(&t->kt);
+	kdebug_assert(t->kt.cpu < 0); /* freed while on a CPU's list: a use after free */
 	kfree(t);
 }
 

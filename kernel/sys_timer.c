@@ -14,10 +14,12 @@
  * clocks for timer_create (EINVAL); overrun counting (always 0); CLOCK_REALTIME timers are
  * kept as monotonic deadlines, so clock_settime does not move them.
  *
- * Lifetime: a timer's callback runs in hard IRQ context on the CPU that armed it, and
- * ktimer_cancel does not wait for a callback already taken off the queue.  So a deleted
- * timer that may have such a callback in flight (armed, cancel failed) is freed by that
- * callback; otherwise by the deleter.  Lock order: ptimer_lock -> timer->lock -> proc locks.
+ * Lifetime: a timer's callback runs in hard IRQ context on the CPU that armed it, and takes
+ * t->lock first.  So t->lock holders cancel with ktimer_try_cancel, which does not wait for a
+ * callback already taken off the queue (ktimer_cancel would, spinning on the callback that
+ * spins on t->lock: a deadlock between timer_settime or timer_delete and the expiry on
+ * another CPU).  A deleted timer that may have such a callback in flight (armed, cancel
+ * failed) is freed by that callback; otherwise by the deleter.  Lock order: ptimer_lock -> timer->lock -> proc locks.
  */
 #include <asm/signal.h>
 #include <asm/siginfo.h>
@@ -157,7 +159,7 @@ static void ptimer_set_locked(struct ptimer *t, uint64_t deadline, uint64_t inte
 	t->deadline = deadline;
 	t->interval = interval;
 	if (t->armed) {
-		if (!ktimer_cancel(&t->kt))
+		if (!ktimer_try_cancel(&t->kt))
 			return; /* its callback is in flight and will see the new setting */
 		t->armed = false;
 	}
@@ -184,7 +186,7 @@ static void ptimer_destroy(struct ptimer *t)
 
 	t->dead = true;
 	t->enabled = false;
-	if (t->armed && !ktimer_cancel(&t->kt))
+	if (t->armed && !ktimer_try_cancel(&t->kt))
 		in_flight = true;
 	t->armed = in_flight;
 	spin_unlock_irqrestore(&t->lock, f);

@@ -95,6 +95,8 @@ void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
 
 	spin_lock(&c->timer_lock);
 	kassert(t->cpu < 0);
+	/* not still on another CPU's list (debug: list_del poisons, ktimer_init self-links) */
+	kdebug_assert(t->node.next == &t->node || t->node.next == LIST_POISON_NEXT);
 	t->deadline_ns = deadline_ns;
 	t->cpu = (int)c->id;
 	list_for_each(n, &c->timers) {
@@ -119,18 +121,29 @@ static void wait_callback_done(struct ktimer *t)
 			arch_cpu_relax();
 }
 
+/*
+ * A callback may re-arm its own timer (perf's sampling clock, bpf_timer): one that was running
+ * when the first try found nothing pending can have armed t again by the time it is done, so
+ * try again until t is neither pending nor running (Linux's hrtimer_cancel loops the same way).
+ * Returning with t armed let its owner free it while still on a CPU's list.
+ */
 bool ktimer_cancel(struct ktimer *t)
 {
-	if (ktimer_try_cancel(t))
-		return true;
-	wait_callback_done(t);
-	return false;
+	bool was = false;
+
+	for (;;) {
+		if (ktimer_try_cancel(t))
+			was = true;
+		wait_callback_done(t);
+		if (__atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE) < 0)
+			return was;
+	}
 }
 
 bool ktimer_try_cancel(struct ktimer *t)
 {
 	for (;;) {
-		int cpu = READ_ONCE(t->cpu);
+		int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE); /* pairs with timer_irq */
 
 		if (cpu < 0)
 			return false;
@@ -186,9 +199,12 @@ static bool timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 
 		if (t->deadline_ns > now)
 			break;
+		kdebug_assert(t->cpu == (int)c->id); /* on this list and no other */
 		list_del(&t->node);
-		t->cpu = -1;
+		/* running before disarmed, and the disarm a release: whoever sees t->cpu < 0
+		 * without this lock (ktimer_cancel) sees the callback in progress too */
 		atomic_store_explicit(&c->running_timer, t, memory_order_relaxed);
+		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 		spin_unlock(&c->timer_lock);
 		void (*fn)(struct ktimer *) = t->fn;
 
