@@ -133,6 +133,23 @@ static int htab_alloc(struct bpf_map *map)
 
 static uint8_t *value_of(struct bpf_map *map, struct helem *e, unsigned int cpu);
 
+/* Zero e's key and value, all but the value's struct bpf_timer (which bpf_timer_detach takes
+ * and clears under its own lock, as a program may be making one there). */
+static void zero_but_timer(struct bpf_map *map, struct helem *e)
+{
+	struct htab *h = map->priv;
+	uint8_t *end = e->data + (h->elem_size - sizeof(*e));
+
+	if (map->timer_off < 0) {
+		memset(e->data, 0, (size_t)(end - e->data));
+		return;
+	}
+	uint8_t *t = value_of(map, e, 0) + map->timer_off;
+
+	memset(e->data, 0, (size_t)(t - e->data));
+	memset(t + sizeof(struct bpf_timer), 0, (size_t)(end - (t + sizeof(struct bpf_timer))));
+}
+
 /* Linux's htab_free_timers, on map_release_uref: every element's timer goes */
 static void htab_release_uref(struct bpf_map *map)
 {
@@ -409,9 +426,12 @@ static int htab_put(struct bpf_map *map, const void *key, const void *value, uin
 		e = h->free;
 		h->free = *free_link(e);
 		/* a timer a program made in the element after its delete (through a value
-		 * pointer it still held) goes now */
+		 * pointer it still held) goes now: the element is zeroed but for its timer's
+		 * word, which bpf_timer_detach then takes under the timer lock.  Zeroed first,
+		 * a timer such a program made in between lost its only pointer, was never
+		 * cancelled and ran after the map was freed, into whatever reused its memory. */
+		zero_but_timer(map, e);
 		timers = bpf_timer_detach(map, value_of(map, e, 0), timers);
-		memset(e->data, 0, h->elem_size - sizeof(*e));
 		memcpy(e->data, key, map->key_size);
 		WRITE_ONCE(e->hash, hash);
 		e->used = true;
