@@ -60,19 +60,6 @@ struct runner {
  * ("callbacks are not allowed in non-JITed programs"), so those checks need the JIT */
 static int jit;
 
-static int jit_enabled(void)
-{
-	char c = '1';
-	int fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY);
-
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = '1';
-		close(fd);
-	}
-	return c != '0';
-}
-
 static int open_all(struct runner *r)
 {
 	struct bpf_program *p;
@@ -371,7 +358,7 @@ int main(void)
 
 	tap_init("t_bpf_otask", 120);
 	libbpf_set_print(faults_quiet);
-	jit = jit_enabled();
+	jit = bpf_jit_enabled();
 	err = open_all(&r);
 	if (!CHECK(!err, "load otask.bpf.o's programs", "err %d: %.3000s", err, vlog))
 		return tap_done();

@@ -46,20 +46,6 @@ enum { OUT_RUNS, OUT_FLAVOUR, OUT_TID, OUT_COMM, OUT_LINK };
 
 static char vlog[65536];
 
-/* net.core.bpf_jit_enable (1 by default on both kernels; tier 40 also runs us with 0) */
-static int jit_enabled(void)
-{
-	char c = '1';
-	int fd = open("/proc/sys/net/core/bpf_jit_enable", O_RDONLY);
-
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = '1';
-		close(fd);
-	}
-	return c != '0';
-}
-
 /* task.bpf.o with only program name to load */
 static struct bpf_object *open_one(const char *name)
 {
@@ -89,7 +75,7 @@ static void check_fields(void)
 	map = bpf_object__find_map_by_name(obj, "out");
 	struct bpf_prog_info info;
 	__u32 ilen = sizeof(info);
-	int jit = jit_enabled();
+	int jit = bpf_jit_enabled();
 
 	memset(&info, 0, sizeof(info));
 	CHECK(bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &ilen) == 0 &&
