@@ -323,60 +323,6 @@ KTEST(timers_fire_and_cancel)
 	return KTEST_PASS;
 }
 
-/* A callback that runs for 30 us and re-arms its timer 20 us on, on its own CPU */
-static struct ktimer rearm_timer;
-static _Atomic int rearm_fired;
-
-static void rearm_fn(struct ktimer *t)
-{
-	uint64_t end = time_ns() + 30000;
-
-	atomic_fetch_add(&rearm_fired, 1);
-	while (time_ns() < end)
-		arch_cpu_relax();
-	ktimer_arm(t, time_ns() + 20000);
-}
-
-static void rearm_start(void *arg)
-{
-	ktimer_arm(arg, time_ns() + 20000);
-}
-
-/* ktimer_cancel from another CPU while the callback runs and re-arms: the timer is neither
- * armed nor fires again once cancel returns (it used to come back armed, and its owner freed
- * it while it was still on the other CPU's list). */
-KTEST(timers_cancel_self_rearming)
-{
-	if (nr_cpus_online < 2) {
-		ksnprintf(why, why_len, "needs 2 CPUs");
-		return KTEST_SKIP;
-	}
-	ktimer_init(&rearm_timer, rearm_fn);
-	for (int i = 0; i < 500; i++) {
-		unsigned int other = (this_cpu()->id + 1) % nr_cpus_online;
-		uint64_t until = time_ns() + 20000 + (uint64_t)(i % 8) * 7000;
-
-		smp_call(other, rearm_start, &rearm_timer, true);
-		while (time_ns() < until)
-			arch_cpu_relax();
-		ktimer_cancel(&rearm_timer);
-		int armed = __atomic_load_n(&rearm_timer.cpu, __ATOMIC_ACQUIRE), n;
-
-		if (armed >= 0) {
-			while (ktimer_cancel(&rearm_timer) || rearm_timer.cpu >= 0)
-				;
-			FAILF("round %d: still armed on cpu %d after ktimer_cancel", i, armed);
-		}
-		n = atomic_load(&rearm_fired);
-		until = time_ns() + 100000;
-		while (time_ns() < until)
-			arch_cpu_relax();
-		if (atomic_load(&rearm_fired) != n)
-			FAILF("round %d: fired after ktimer_cancel returned", i);
-	}
-	return KTEST_PASS;
-}
-
 static _Atomic int stress_errors;
 
 static void alloc_worker(void *p)
