@@ -43,6 +43,7 @@
 _Static_assert(sizeof(bpf_user_pt_regs_t) == PERF_REGS_NR * sizeof(uint64_t), "ctx regs");
 
 const struct perf_event *_Atomic perf_bpf_running[PERF_BPF_CPUS];
+int *perf_bpf_active[PERF_BPF_CPUS];
 static void bpf_wait_runs(const struct perf_event *e);
 
 /* ---- programs on tracepoints ---- */

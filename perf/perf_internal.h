@@ -823,6 +823,9 @@ static inline struct perf_event_core *perf_core(struct perf_event *e)
  * bpf_overflow_handler. */
 #define PERF_BPF_CPUS 64
 extern const struct perf_event *_Atomic perf_bpf_running[PERF_BPF_CPUS];
+/* each CPU's ksvc_bpf_prog_active, kept at its first overflow program (the per-CPU area is
+ * laid out at boot, before any program runs): a load instead of a seam call per sample */
+extern int *perf_bpf_active[PERF_BPF_CPUS];
 
 /* perf_bpf_filter with interrupts masked; inline in the overflow interrupt, where it runs on
  * every sample of an event with a program. */
@@ -831,12 +834,14 @@ perf_bpf_filter_masked(struct perf_event *e, uint64_t period, const uint64_t *re
 		       uint64_t addr)
 {
 	struct perf_event_core *c = perf_core(e);
-	const struct perf_event *_Atomic *running =
-		&perf_bpf_running[ksvc_cpu_id() % PERF_BPF_CPUS];
-	int *active = ksvc_bpf_prog_active();
+	unsigned int cpu = ksvc_cpu_id() % PERF_BPF_CPUS;
+	const struct perf_event *_Atomic *running = &perf_bpf_running[cpu];
+	int *active = perf_bpf_active[cpu];
 	struct bpf_prog *prog;
 	uint64_t ret = 1; /* detached meanwhile: the sample goes out as without a program */
 
+	if (__builtin_expect(!active, 0))
+		active = perf_bpf_active[cpu] = ksvc_bpf_prog_active();
 	if (atomic_load_explicit(running, memory_order_relaxed) || *active)
 		return false; /* a program already runs on this CPU: dropped */
 	++*active;
