@@ -131,6 +131,57 @@ KTEST(ipi_roundtrip)
 	return KTEST_PASS;
 }
 
+static _Atomic int calls_elsewhere, calls_made;
+
+static void on_cpu_fn(void *arg)
+{
+	if (this_cpu()->id != (unsigned int)(uintptr_t)arg)
+		atomic_fetch_add(&calls_elsewhere, 1);
+	atomic_fetch_add(&calls_made, 1);
+}
+
+static void caller_worker(void *p)
+{
+	uint64_t until = time_ns() + 40 * TICK_NS;
+	uint32_t x = (uint32_t)(uintptr_t)p * 2654435761u + 1;
+
+	while (time_ns() < until) {
+		x = x * 1664525 + 1013904223;
+		unsigned int cpu = (x >> 16) % nr_cpus_online;
+
+		smp_call(cpu, on_cpu_fn, (void *)(uintptr_t)cpu, (x >> 8) & 1);
+	}
+}
+
+/* smp_call from tasks that are preempted and migrated while they call and wait: every call
+ * runs on the CPU it names (a waiting caller that picked up calls for the CPU it had just
+ * left ran them where it was; perf's remote_call relies on the CPU) */
+KTEST(smp_call_runs_on_its_cpu)
+{
+	struct task *t[2 * MAX_CPUS];
+	unsigned int n = 2 * nr_cpus_online;
+
+	if (nr_cpus_online < 2) {
+		ksnprintf(why, why_len, "needs 2 CPUs");
+		return KTEST_SKIP;
+	}
+	atomic_store(&calls_elsewhere, 0);
+	atomic_store(&calls_made, 0);
+	for (unsigned int i = 0; i < n; i++) {
+		t[i] = kthread_create("caller", caller_worker, (void *)(uintptr_t)(i + 1), -1);
+		if (!t[i])
+			FAILF("kthread_create");
+	}
+	for (unsigned int i = 0; i < n; i++)
+		kthread_join(t[i]);
+	/* fire-and-forget calls still in flight finish within a tick */
+	sleep_ns(2 * TICK_NS);
+	if (atomic_load(&calls_elsewhere))
+		FAILF("%d of %d calls ran on another CPU", atomic_load(&calls_elsewhere),
+		      atomic_load(&calls_made));
+	return KTEST_PASS;
+}
+
 struct spread_arg {
 	uint64_t cpus_seen; /* bit per CPU */
 	uint64_t until_ns;
@@ -311,7 +362,7 @@ KTEST(timers_fire_and_cancel)
 	unsigned long f = ksvc_irq_save();
 
 	ktimer_arm(&a, time_ns() + 2000000);
-	ktimer_arm(&b, time_ns() + 4000000);
+	ktimer_arm(&b, time_ns() + 1000000000); /* pending still when the vCPU stalls a while */
 	ksvc_irq_restore(f);
 	if (!ktimer_cancel(&b))
 		FAILF("cancel of a pending timer failed");
@@ -320,6 +371,60 @@ KTEST(timers_fire_and_cancel)
 		FAILF("%d timers fired, expected 1", atomic_load(&timer_fired));
 	if (ktimer_cancel(&a))
 		FAILF("cancel of a fired timer reported pending");
+	return KTEST_PASS;
+}
+
+/* A callback that runs for 30 us and re-arms its timer 20 us on, on its own CPU */
+static struct ktimer rearm_timer;
+static _Atomic int rearm_fired;
+
+static void rearm_fn(struct ktimer *t)
+{
+	uint64_t end = time_ns() + 30000;
+
+	atomic_fetch_add(&rearm_fired, 1);
+	while (time_ns() < end)
+		arch_cpu_relax();
+	ktimer_arm(t, time_ns() + 20000);
+}
+
+static void rearm_start(void *arg)
+{
+	ktimer_arm(arg, time_ns() + 20000);
+}
+
+/* ktimer_cancel from another CPU while the callback runs and re-arms: the timer is neither
+ * armed nor fires again once cancel returns (it used to come back armed, and its owner freed
+ * it while it was still on the other CPU's list). */
+KTEST(timers_cancel_self_rearming)
+{
+	if (nr_cpus_online < 2) {
+		ksnprintf(why, why_len, "needs 2 CPUs");
+		return KTEST_SKIP;
+	}
+	ktimer_init(&rearm_timer, rearm_fn);
+	for (int i = 0; i < 500; i++) {
+		unsigned int other = (this_cpu()->id + 1) % nr_cpus_online;
+		uint64_t until = time_ns() + 20000 + (uint64_t)(i % 8) * 7000;
+
+		smp_call(other, rearm_start, &rearm_timer, true);
+		while (time_ns() < until)
+			arch_cpu_relax();
+		ktimer_cancel(&rearm_timer);
+		int armed = __atomic_load_n(&rearm_timer.cpu, __ATOMIC_ACQUIRE), n;
+
+		if (armed >= 0) {
+			while (ktimer_cancel(&rearm_timer) || rearm_timer.cpu >= 0)
+				;
+			FAILF("round %d: still armed on cpu %d after ktimer_cancel", i, armed);
+		}
+		n = atomic_load(&rearm_fired);
+		until = time_ns() + 100000;
+		while (time_ns() < until)
+			arch_cpu_relax();
+		if (atomic_load(&rearm_fired) != n)
+			FAILF("round %d: fired after ktimer_cancel returned", i);
+	}
 	return KTEST_PASS;
 }
 

@@ -29,24 +29,32 @@ extern struct platform boot_platform;
 void secondary_main(unsigned int cpu);
 void kernel_cpu_online(struct cpu *c);
 
+/*
+ * Run the calls queued for this CPU, each with interrupts masked as in the IPI.  The CPU is
+ * read with interrupts masked too: a waiting caller runs this from a preemptible task, and one
+ * preempted and moved between reading its CPU and taking that CPU's queue ran another CPU's
+ * calls where it now was (perf's remote_call acts on the CPU it runs on).
+ */
 void smp_handle_calls(void)
 {
-	struct cpu *c = this_cpu();
-
 	for (;;) {
-		unsigned long f = spin_lock_irqsave(&c->call_lock);
+		unsigned long f = ksvc_irq_save();
+		struct cpu *c = this_cpu();
+
+		spin_lock(&c->call_lock);
 		struct list_node *n = list_pop_head(&c->calls);
 
-		spin_unlock_irqrestore(&c->call_lock, f);
-		if (!n)
+		spin_unlock(&c->call_lock);
+		if (!n) {
+			ksvc_irq_restore(f);
 			return;
+		}
 		struct call_entry *e = list_entry(n, struct call_entry, node);
 		bool heap = e->heap;
 
 		/* A call runs as in the IPI, interrupts masked, also when a CPU waiting in
 		 * smp_call picks it up with interrupts on: the callee's spin_locks (perf's
 		 * remote_call takes a context lock the tick takes too) rely on it. */
-		f = ksvc_irq_save();
 		e->fn(e->arg);
 		ksvc_irq_restore(f);
 		if (heap)
@@ -59,14 +67,15 @@ void smp_handle_calls(void)
 void smp_call(unsigned int cpu, void (*fn)(void *), void *arg, bool wait)
 {
 	struct call_entry local, *e = &local;
+	/* masked from the CPU check to the call: a caller moved in between ran it elsewhere */
+	unsigned long f = ksvc_irq_save();
 
 	if (cpu == this_cpu()->id) {
-		unsigned long f = ksvc_irq_save();
-
 		fn(arg);
 		ksvc_irq_restore(f);
 		return;
 	}
+	ksvc_irq_restore(f);
 	if (!wait) {
 		e = kmalloc(sizeof(*e));
 		if (!e)
@@ -80,8 +89,8 @@ void smp_call(unsigned int cpu, void (*fn)(void *), void *arg, bool wait)
 	e->arg = arg;
 	atomic_store(&e->done, 0);
 	struct cpu *t = &cpus[cpu];
-	unsigned long f = spin_lock_irqsave(&t->call_lock);
 
+	f = spin_lock_irqsave(&t->call_lock);
 	list_add_tail(&t->calls, &e->node);
 	spin_unlock_irqrestore(&t->call_lock, f);
 	ipi_send(cpu, IPI_CALL);

@@ -70,6 +70,7 @@ void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t))
 	list_init(&t->node);
 	t->fn = fn;
 	t->cpu = -1;
+	t->base = -1;
 	t->deadline_ns = 0;
 	trace_hrtimer_init(t);
 }
@@ -87,78 +88,117 @@ static void reprogram_locked(struct cpu *c)
 	isb();
 }
 
+/*
+ * A timer whose callback is running on another CPU is armed there, as hrtimers stay on the
+ * base running them: its cancel then finds it pending or running under that one CPU's lock.
+ * Armed here meanwhile, a cancel could take it off this CPU's list while its callback still ran
+ * there and return.  That CPU is in timer_irq, which reprograms once its callbacks are done.
+ */
 void ktimer_arm(struct ktimer *t, uint64_t deadline_ns)
 {
 	unsigned long f = ksvc_irq_save(); /* this_cpu() stays ours */
-	struct cpu *c = this_cpu();
+	struct cpu *c = this_cpu(), *b = c;
+	int base = __atomic_load_n(&t->base, __ATOMIC_ACQUIRE);
 	struct list_node *n;
 
-	spin_lock(&c->timer_lock);
+	if (base >= 0 && base != (int)c->id) {
+		struct cpu *o = &cpus[base];
+
+		spin_lock(&o->timer_lock);
+		if (t->base == base && atomic_load_explicit(&o->running_timer, memory_order_relaxed) == t)
+			b = o;
+		else
+			spin_unlock(&o->timer_lock);
+	}
+	if (b == c)
+		spin_lock(&c->timer_lock);
 	kassert(t->cpu < 0);
 	/* not still on another CPU's list (debug: list_del poisons, ktimer_init self-links) */
 	kdebug_assert(t->node.next == &t->node || t->node.next == LIST_POISON_NEXT);
+	kdebug_assert(b == c || b->in_timer_irq);
 	t->deadline_ns = deadline_ns;
-	t->cpu = (int)c->id;
-	list_for_each(n, &c->timers) {
+	t->cpu = (int)b->id;
+	__atomic_store_n(&t->base, (int)b->id, __ATOMIC_RELEASE);
+	list_for_each(n, &b->timers) {
 		if (list_entry(n, struct ktimer, node)->deadline_ns > deadline_ns)
 			break;
 	}
 	list_insert_between(&t->node, n->prev, n);
 	/* from a callback, timer_irq reprograms once when they are all done */
-	if (c->timers.next == &t->node && !c->in_timer_irq)
-		reprogram_locked(c);
-	spin_unlock(&c->timer_lock);
+	if (b->timers.next == &t->node && !b->in_timer_irq)
+		reprogram_locked(b);
+	spin_unlock(&b->timer_lock);
 	/* after the unlock: perf may arm a timer of its own */
 	trace_hrtimer_start(t, (uint64_t)(uintptr_t)t->fn, deadline_ns);
 	ksvc_irq_restore(f);
 }
 
-/* Wait until no CPU is running t's callback (it may be using memory t lives in). */
-static void wait_callback_done(struct ktimer *t)
+#define CANCEL_REMOVED 1 /* it was pending: taken off its list */
+#define CANCEL_RUNNING 2 /* its callback is running on CPU *base */
+
+/*
+ * Take t off its list if pending, and say whether its callback is running: both under the one
+ * lock of its base, so that "neither" holds at one instant.  (Reading the pending CPU and the
+ * running callbacks separately let a cancel see "not running", then "not pending" after the
+ * timer had fired in between, and return with the callback running.)
+ */
+static int try_cancel(struct ktimer *t, int *running_on)
 {
-	for (unsigned int i = 0; i < nr_cpus_possible; i++)
-		while (atomic_load_explicit(&cpus[i].running_timer, memory_order_acquire) == t)
-			arch_cpu_relax();
+	for (;;) {
+		int base = __atomic_load_n(&t->base, __ATOMIC_ACQUIRE), r = 0;
+
+		if (base < 0)
+			return 0; /* never armed */
+		struct cpu *b = &cpus[base];
+		unsigned long f = spin_lock_irqsave(&b->timer_lock);
+
+		if (t->base != base) { /* armed elsewhere meanwhile */
+			spin_unlock_irqrestore(&b->timer_lock, f);
+			continue;
+		}
+		/* pending iff on this CPU's list: t->cpu is written under the lock of its list */
+		if (t->cpu == base) {
+			list_del(&t->node);
+			t->cpu = -1;
+			r |= CANCEL_REMOVED;
+		}
+		if (atomic_load_explicit(&b->running_timer, memory_order_relaxed) == t)
+			r |= CANCEL_RUNNING;
+		spin_unlock_irqrestore(&b->timer_lock, f);
+		if (r & CANCEL_REMOVED)
+			trace_hrtimer_cancel(t);
+		*running_on = base;
+		return r;
+	}
 }
 
 /*
- * A callback may re-arm its own timer (perf's sampling clock, bpf_timer): one that was running
- * when the first try found nothing pending can have armed t again by the time it is done, so
- * try again until t is neither pending nor running (Linux's hrtimer_cancel loops the same way).
- * Returning with t armed let its owner free it while still on a CPU's list.
+ * A callback may re-arm its own timer (perf's sampling clock, bpf_timer), so wait for it and
+ * try again until t is neither pending nor running (as hrtimer_cancel).
  */
 bool ktimer_cancel(struct ktimer *t)
 {
 	bool was = false;
 
 	for (;;) {
-		if (ktimer_try_cancel(t))
-			was = true;
-		wait_callback_done(t);
-		if (__atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE) < 0)
+		int base = -1, r = try_cancel(t, &base);
+
+		was |= (r & CANCEL_REMOVED) != 0;
+		if (!(r & CANCEL_RUNNING))
 			return was;
+		while (atomic_load_explicit(&cpus[base].running_timer, memory_order_acquire) == t)
+			arch_cpu_relax();
 	}
 }
 
 bool ktimer_try_cancel(struct ktimer *t)
 {
-	for (;;) {
-		int cpu = __atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE); /* pairs with timer_irq */
+	int base;
 
-		if (cpu < 0)
-			return false;
-		struct cpu *c = &cpus[cpu];
-		unsigned long f = spin_lock_irqsave(&c->timer_lock);
-
-		if (t->cpu == cpu) {
-			list_del(&t->node);
-			t->cpu = -1;
-			spin_unlock_irqrestore(&c->timer_lock, f);
-			trace_hrtimer_cancel(t);
-			return true;
-		}
-		spin_unlock_irqrestore(&c->timer_lock, f);
-	}
+	/* not pending: nothing to take off (callers serialize it with arming) */
+	if (__atomic_load_n(&t->cpu, __ATOMIC_ACQUIRE) < 0)
+		return false;
+	return (try_cancel(t, &base) & CANCEL_REMOVED) != 0;
 }
 
 /*
@@ -201,10 +241,9 @@ static bool timer_irq(uint32_t intid, struct trapframe *tf, void *arg)
 			break;
 		kdebug_assert(t->cpu == (int)c->id); /* on this list and no other */
 		list_del(&t->node);
-		/* running before disarmed, and the disarm a release: whoever sees t->cpu < 0
-		 * without this lock (ktimer_cancel) sees the callback in progress too */
+		/* running and not pending at once, under the lock (try_cancel) */
+		t->cpu = -1;
 		atomic_store_explicit(&c->running_timer, t, memory_order_relaxed);
-		__atomic_store_n(&t->cpu, -1, __ATOMIC_RELEASE);
 		spin_unlock(&c->timer_lock);
 		void (*fn)(struct ktimer *) = t->fn;
 

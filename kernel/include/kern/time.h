@@ -2,7 +2,8 @@
  * time.h - time from the generic timer, and per-CPU one-shot timers.
  *
  * time_ns() is monotonic nanoseconds since boot (any context).  A ktimer fires once, in hard
- * IRQ context on the CPU that armed it; ktimer_cancel waits out a running callback.
+ * IRQ context on the CPU that armed it (re-armed while its callback runs, on the CPU running
+ * it); ktimer_cancel waits out a running callback.
  */
 #pragma once
 
@@ -19,6 +20,7 @@ struct ktimer {
 	uint64_t deadline_ns;
 	void (*fn)(struct ktimer *t);
 	int cpu; /* -1 when not armed */
+	int base; /* the CPU whose timer lock covers it (pending or running there), -1: never armed */
 };
 
 uint64_t time_ns(void);
@@ -29,7 +31,8 @@ uint64_t time_ticks_to_ns(uint64_t ticks);
  * (ticks * *mult) >> 32: for the vDSO, which computes it in user space. */
 void time_counter_params(uint64_t *base_count, uint64_t *mult);
 void ktimer_init(struct ktimer *t, void (*fn)(struct ktimer *t));
-void ktimer_arm(struct ktimer *t, uint64_t deadline_ns); /* on this CPU */
+/* on this CPU, or on the CPU running its callback (not pending: callers serialize arm/cancel) */
+void ktimer_arm(struct ktimer *t, uint64_t deadline_ns);
 bool ktimer_cancel(struct ktimer *t); /* true when it was still pending */
 /* The same without waiting out a running callback (callable from it) */
 bool ktimer_try_cancel(struct ktimer *t);
