@@ -237,7 +237,11 @@ static int test_run_syscall(struct bpf_prog *prog, const union bpf_attr *attr,
 		err = -EFAULT;
 		goto out;
 	}
+	/* Linux's bpf_prog_run_pin_on_cpu: preemptible (the program may sleep: every SYSCALL
+	 * program is sleepable) but on one CPU, for its CPU id and per-CPU map slots */
+	ksvc_migrate_disable();
 	retval = (uint32_t)bpf_prog_run(prog, ctx);
+	ksvc_migrate_enable();
 	if (ksvc_copy_to_user(&uattr->test.retval, &retval, sizeof(retval)) ||
 	    (size && ksvc_copy_to_user(BPF_UPTR(attr->test.ctx_in), ctx, size)))
 		err = -EFAULT;

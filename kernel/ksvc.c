@@ -177,6 +177,16 @@ unsigned int ksvc_cpu_id(void)
 	return this_cpu()->id;
 }
 
+void ksvc_migrate_disable(void)
+{
+	migrate_disable();
+}
+
+void ksvc_migrate_enable(void)
+{
+	migrate_enable();
+}
+
 unsigned int ksvc_nr_cpus(void)
 {
 	return nr_cpus_possible;

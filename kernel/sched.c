@@ -43,6 +43,28 @@ void preempt_enable(void)
 	t->preempt_count--;
 }
 
+void migrate_disable(void)
+{
+	current_task()->migrate_disable++;
+	__asm__ volatile("" ::: "memory"); /* the pinned code stays after the increment */
+}
+
+void migrate_enable(void)
+{
+	struct task *t = current_task();
+
+	kassert(t->migrate_disable > 0);
+	__asm__ volatile("" ::: "memory");
+	if (--t->migrate_disable)
+		return;
+	/* an affinity change deferred while pinned: move now (the requeue in __schedule) */
+	if (!(t->affinity & (1ull << t->cpu))) {
+		atomic_store(&this_cpu()->need_resched, true);
+		if (!t->preempt_count && !(read_sysreg(daif) & PSR_I))
+			sched_yield();
+	}
+}
+
 static unsigned long irq_save(void)
 {
 	unsigned long f = read_sysreg(daif);
@@ -91,12 +113,15 @@ static void dequeue_locked(struct cpu *c, struct task *t)
  * idled, until one pulled it on its tick (up to 4 ms) or the wakee slept: perf stat's child
  * exec'd and died in that time, SIGCHLD came before perf stat reached wait4, and it skipped the
  * wait (its handler clears child_pid) and printed no "Segmentation fault".  Linux's
- * select_idle_sibling likewise takes an idle CPU before the waker's busy one.
+ * select_idle_sibling likewise takes an idle CPU before the waker's busy one.  A task that
+ * went to sleep with migration disabled wakes on the CPU it was pinned to.
  */
 static unsigned int select_cpu(struct task *t, int hint)
 {
 	unsigned int best = t->cpu, best_load = ~0u;
 
+	if (t->migrate_disable) /* off-CPU, so stable: back where it was pinned */
+		return t->cpu;
 	if (hint >= 0 && (t->affinity & (1ull << hint)) && cpus[hint].online)
 		return (unsigned int)hint;
 	for (unsigned int i = 0; i < nr_cpus_possible; i++) {
@@ -203,8 +228,10 @@ static void __schedule(bool preempt)
 	if (prev != c->idle) {
 		if (!preempt && prev->state != TASK_RUNNABLE) {
 			prev->on_rq = false; /* asleep or dead: only a wakeup requeues it */
-		} else if (!prev->queued && !(prev->affinity & (1ull << c->id))) {
-			activate(prev, select_cpu(prev, -1)); /* no longer allowed here */
+		} else if (!prev->queued && !(prev->affinity & (1ull << c->id)) &&
+			   !prev->migrate_disable) {
+			/* no longer allowed here (pinned: migrate_enable moves it later) */
+			activate(prev, select_cpu(prev, -1));
 		} else {
 			spin_lock(&c->rq_lock);
 			if (!prev->queued)
@@ -301,7 +328,7 @@ static void pull_work(struct cpu *c)
 	list_for_each(n, &busiest->rq) {
 		struct task *t = list_entry(n, struct task, rq_node);
 
-		if (!(t->affinity & (1ull << c->id)))
+		if (!(t->affinity & (1ull << c->id)) || t->migrate_disable)
 			continue;
 		dequeue_locked(busiest, t);
 		spin_unlock(&busiest->rq_lock);
@@ -341,7 +368,8 @@ void sched_tick(void)
 void sched_set_affinity(struct task *t, uint64_t mask)
 {
 	t->affinity = mask;
-	if (t == current_task() && !(mask & (1ull << this_cpu()->id)))
+	/* pinned by migrate_disable: its migrate_enable moves it */
+	if (t == current_task() && !(mask & (1ull << this_cpu()->id)) && !t->migrate_disable)
 		sched_yield(); /* the requeue below moves it */
 }
 

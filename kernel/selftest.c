@@ -302,6 +302,220 @@ KTEST(affinity_migrates)
 	return KTEST_PASS;
 }
 
+/* ---- migrate_disable ---- */
+
+struct pin_arg {
+	_Atomic int tid; /* set once running (the pusher waits for it) */
+	int moved; /* rounds whose CPU changed while migration was disabled (-1: never ran) */
+	unsigned int from, to; /* the first such change */
+	uint64_t pinned_preempts; /* involuntary switches while pinned */
+	uint64_t slept; /* sleeps while pinned */
+};
+
+static _Atomic bool pin_stop;
+
+/* Spin for ticks ticks; 1 when this_cpu() differs from cpu on the way */
+static int spin_on(unsigned int cpu, unsigned int ticks, struct pin_arg *a)
+{
+	uint64_t until = time_ns() + ticks * TICK_NS;
+
+	while (time_ns() < until) {
+		unsigned int now = this_cpu()->id;
+
+		if (now != cpu) {
+			if (!a->moved++) {
+				a->from = cpu;
+				a->to = now;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Rounds of: disable, spin 3 ticks, nest, sleep half a tick, spin, unnest, spin, enable */
+static void pin_worker(void *p)
+{
+	struct pin_arg *a = p;
+	struct task *me = current_task();
+
+	a->moved = 0;
+	atomic_store(&a->tid, me->tid);
+	for (int r = 0; r < 6; r++) {
+		migrate_disable();
+		unsigned int cpu = this_cpu()->id;
+		uint64_t inv = me->nivcsw;
+
+		if (spin_on(cpu, 3, a))
+			goto next;
+		migrate_disable();
+		sleep_ns(TICK_NS / 2);
+		a->slept++;
+		if (spin_on(cpu, 1, a)) {
+			migrate_enable();
+			goto next;
+		}
+		migrate_enable(); /* inner: still pinned */
+		spin_on(cpu, 1, a);
+next:
+		a->pinned_preempts += me->nivcsw - inv;
+		migrate_enable();
+	}
+}
+
+static void pin_busy(void *p)
+{
+	uint64_t until = time_ns() + 2000 * TICK_NS; /* a bound if the test never says stop */
+
+	(void)p;
+	while (!atomic_load(&pin_stop) && time_ns() < until)
+		;
+}
+
+KTEST(migrate_disable_pins)
+{
+	/* 2 x nCPU pinning workers and nCPU busy threads, while this thread keeps setting each
+	 * worker's affinity to one CPU after another: no worker's CPU changes while pinned */
+	static struct pin_arg args[2 * MAX_CPUS];
+	struct task *w[2 * MAX_CPUS], *busy[MAX_CPUS];
+	unsigned int n = nr_cpus_online, nw = 2 * n;
+	uint64_t preempts = 0, slept = 0, pushes = 0;
+
+	atomic_store(&pin_stop, false);
+	for (unsigned int i = 0; i < n; i++)
+		if (!(busy[i] = kthread_create("pin-busy", pin_busy, NULL, -1)))
+			FAILF("kthread_create");
+	for (unsigned int i = 0; i < nw; i++) {
+		memset(&args[i], 0, sizeof(args[i]));
+		args[i].moved = -1;
+		if (!(w[i] = kthread_create("pinned", pin_worker, &args[i], -1)))
+			FAILF("kthread_create");
+	}
+	for (unsigned int k = 0; k < 100000; k++) {
+		bool done = true;
+
+		for (unsigned int i = 0; i < nw; i++)
+			if (READ_ONCE(w[i]->state) != TASK_ZOMBIE)
+				done = false;
+		if (done)
+			break;
+		struct task *t = w[k % nw];
+
+		if (READ_ONCE(t->state) != TASK_ZOMBIE && atomic_load(&args[k % nw].tid)) {
+			sched_set_affinity(t, 1ull << ((k / nw + k) % n));
+			pushes++;
+		}
+		sleep_ns(TICK_NS / 4);
+	}
+	for (unsigned int i = 0; i < nw; i++) {
+		sched_set_affinity(w[i], ~0ull);
+		kthread_join(w[i]);
+	}
+	atomic_store(&pin_stop, true);
+	for (unsigned int i = 0; i < n; i++)
+		kthread_join(busy[i]);
+	for (unsigned int i = 0; i < nw; i++) {
+		if (args[i].moved)
+			FAILF("worker %u: %d rounds moved while pinned (first cpu %u -> %u)", i,
+			      args[i].moved, args[i].from, args[i].to);
+		preempts += args[i].pinned_preempts;
+		slept += args[i].slept;
+	}
+	if (!preempts)
+		FAILF("no worker was preempted while pinned (%lu affinity changes)", pushes);
+	if (slept != 6 * nw)
+		FAILF("%lu of %u pinned sleeps", slept, 6 * nw);
+	return KTEST_PASS;
+}
+
+/* Pinned on one CPU with every CPU allowed, time-sliced there with a busy thread, while the
+ * other CPUs idle and would pull it on their ticks */
+static void unpulled_worker(void *p)
+{
+	struct pin_arg *a = p;
+	struct task *me = current_task();
+
+	a->moved = 0;
+	sched_set_affinity(me, 1);
+	migrate_disable();
+	sched_set_affinity(me, ~0ull);
+	uint64_t inv = me->nivcsw;
+
+	spin_on(0, 20, a);
+	a->pinned_preempts = me->nivcsw - inv;
+	migrate_enable();
+}
+
+KTEST(migrate_disable_not_pulled)
+{
+	static struct pin_arg a;
+
+	if (nr_cpus_online < 2)
+		return ksnprintf(why, why_len, "one CPU"), KTEST_SKIP;
+	memset(&a, 0, sizeof(a));
+	a.moved = -1;
+	atomic_store(&pin_stop, false);
+	struct task *b = kthread_create("pin-busy", pin_busy, NULL, 0);
+	struct task *t = kthread_create("pin-idle", unpulled_worker, &a, -1);
+
+	if (!b || !t)
+		FAILF("kthread_create");
+	kthread_join(t);
+	atomic_store(&pin_stop, true);
+	kthread_join(b);
+	if (a.moved)
+		FAILF("moved while pinned (%d: cpu %u -> %u)", a.moved, a.from, a.to);
+	if (!a.pinned_preempts)
+		FAILF("never preempted while pinned");
+	return KTEST_PASS;
+}
+
+static void defer_worker(void *p)
+{
+	_Atomic int *res = p;
+	struct task *me = current_task();
+
+	migrate_disable();
+	unsigned int cpu = this_cpu()->id, other = (cpu + 1) % nr_cpus_online;
+
+	sched_set_affinity(me, 1ull << other);
+	for (uint64_t until = time_ns() + 2 * TICK_NS; time_ns() < until;)
+		sched_yield(); /* a switch, which must not move it */
+	if (this_cpu()->id != cpu) {
+		migrate_enable();
+		atomic_store(res, 1); /* moved while pinned */
+		return;
+	}
+	migrate_disable(); /* nested: the inner enable does not move it */
+	migrate_enable();
+	if (this_cpu()->id != cpu) {
+		migrate_enable();
+		atomic_store(res, 2);
+		return;
+	}
+	migrate_enable(); /* the outermost: the affinity takes effect */
+	atomic_store(res, this_cpu()->id == other ? 4 : 3);
+}
+
+KTEST(migrate_disable_defers_affinity)
+{
+	static _Atomic int res;
+	static const char *const what[] = { "no result", "moved by a yield while pinned",
+					    "moved by the inner migrate_enable",
+					    "not moved by the outer migrate_enable" };
+	struct task *t;
+
+	if (nr_cpus_online < 2)
+		return ksnprintf(why, why_len, "one CPU"), KTEST_SKIP;
+	atomic_store(&res, 0);
+	if (!(t = kthread_create("pin-defer", defer_worker, (void *)&res, -1)))
+		FAILF("kthread_create");
+	kthread_join(t);
+	if (atomic_load(&res) != 4)
+		FAILF("%s", what[atomic_load(&res) & 3]);
+	return KTEST_PASS;
+}
+
 struct ping {
 	struct wait_queue wq;
 	_Atomic int stage;

@@ -93,6 +93,13 @@ uint64_t ksvc_clock_ns(void);
 uint64_t ksvc_clock_tai_ns(void);
 /* [any] The CPU we run on (stable only while preemption or interrupts are off). */
 unsigned int ksvc_cpu_id(void);
+/*
+ * [sleep] Keep the current task on its CPU until the matching ksvc_migrate_enable (they nest;
+ * Linux's migrate_disable): it may still be preempted and sleep, but resumes on the same CPU,
+ * so ksvc_cpu_id and per-CPU data stay its own for a BPF program's whole run.
+ */
+void ksvc_migrate_disable(void);
+void ksvc_migrate_enable(void);
 /* [any] Number of possible CPUs; CPU ids are 0 .. n-1. */
 unsigned int ksvc_nr_cpus(void);
 /*

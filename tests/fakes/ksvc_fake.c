@@ -185,7 +185,21 @@ uint64_t ksvc_clock_ns(void)
 
 unsigned int ksvc_cpu_id(void)
 {
+	ksvc_fake.cpu_id_migrate_depth = ksvc_fake.migrate_depth;
 	return ksvc_fake.cpu;
+}
+
+void ksvc_migrate_disable(void)
+{
+	ksvc_fake.migrate_depth++;
+	ksvc_fake.migrate_disables++;
+}
+
+void ksvc_migrate_enable(void)
+{
+	if (ksvc_fake.migrate_depth <= 0)
+		kpanic("ksvc_migrate_enable without ksvc_migrate_disable");
+	ksvc_fake.migrate_depth--;
 }
 
 unsigned int ksvc_nr_cpus(void)

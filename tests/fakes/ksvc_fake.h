@@ -19,6 +19,9 @@ struct ksvc_fake_state {
 	uint32_t rand_state;
 	int fail_alloc_after; /* >= 0: that many more ksvc_alloc calls succeed, then NULL */
 	unsigned int irq_depth;
+	int migrate_depth; /* ksvc_migrate_disable nesting */
+	int migrate_disables; /* ksvc_migrate_disable calls */
+	int cpu_id_migrate_depth; /* migrate_depth at the last ksvc_cpu_id call */
 	struct {
 		uintptr_t start;
 		size_t len;

@@ -285,7 +285,8 @@ static void test_next_id(void **state)
 
 static void test_test_run(void **state)
 {
-	/* syscall program: ctx[1] = ctx[0] * 2 (u32s); trace_printk("hi\n"); return 7 */
+	/* syscall program: ctx[1] = ctx[0] * 2 (u32s); trace_printk("hi\n") (its header reads the
+	 * CPU id); return 7 */
 	static const struct bpf_insn prog[] = {
 		I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0),
 		I(BPF_LDX | BPF_MEM | BPF_W, 2, 6, 0, 0), I(BPF_ALU64 | BPF_LSH | BPF_K, 2, 0, 0, 1),
@@ -306,8 +307,14 @@ static void test_test_run(void **state)
 	a->test.prog_fd = (uint32_t)fd;
 	a->test.ctx_in = (uintptr_t)ctx;
 	a->test.ctx_size_in = sizeof(ctx);
+	ksvc_fake.migrate_disables = 0;
+	ksvc_fake.cpu_id_migrate_depth = 0;
 	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), 0);
 	assert_int_equal(u.a.test.retval, 7);
+	/* the run was pinned to its CPU (bpf_prog_run_pin_on_cpu), and unpinned after */
+	assert_int_equal(ksvc_fake.migrate_disables, 1);
+	assert_int_equal(ksvc_fake.cpu_id_migrate_depth, 1);
+	assert_int_equal(ksvc_fake.migrate_depth, 0);
 	assert_int_equal(ctx[1], 42);
 	bpf_trace_read(trace, sizeof(trace) - 1);
 	assert_non_null(strstr(trace, "fake-task-100"));
@@ -322,6 +329,7 @@ static void test_test_run(void **state)
 	a->test.ctx_size_in = 8;
 	a->test.repeat = 2;
 	assert_int_equal(bpf_sys(BPF_PROG_TEST_RUN, a, sizeof(*a)), -EINVAL);
+	assert_int_equal(ksvc_fake.migrate_depth, 0);
 	/* perf_event programs have no test_run in Linux */
 	fd = (int)prog_load(BPF_PROG_TYPE_PERF_EVENT, ok, 2, NULL);
 	a = zattr();

@@ -251,3 +251,9 @@ $(BUILD)/user/bin/t_bpf_pcpu: tests/user/tap.h tests/user/bpf_faults.h tests/use
 UPROGS += t_bpf_gfunc
 t_bpf_gfunc_SRCS := tests/user/t_bpf_gfunc.c
 $(BUILD)/user/bin/t_bpf_gfunc: tests/user/tap.h tests/user/bpf_insn.h tests/unit/prog_btf.h
+# t_bpf_pin: a BPF_PROG_TEST_RUN run stays on one CPU (migrate_disable), clang-built via libbpf
+UPROGS += t_bpf_pin
+t_bpf_pin_SRCS := tests/user/t_bpf_pin.c $(BUILD)/user/bpf/pin.bpf.lo
+t_bpf_pin_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
+t_bpf_pin_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd -lpthread
+$(BUILD)/user/bin/t_bpf_pin: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h

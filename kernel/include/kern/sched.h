@@ -53,6 +53,9 @@ struct task {
 	uint64_t affinity; /* allowed CPUs, bit per CPU */
 	struct list_node rq_node; /* lock: rq_lock of cpu */
 	int preempt_count;
+	/* migrate_disable nesting: while non-zero it runs only on cpu (it may still be preempted
+	 * and sleep); only the task itself changes it, others read it once it is off-CPU */
+	int migrate_disable;
 	bool kthread;
 	void *kstack; /* KSTACK_SIZE bytes */
 	/* accounting, for rusage and the software perf events */
@@ -177,6 +180,14 @@ void wake_up_task(struct task *t);
 void idle_loop(void) __attribute__((noreturn));
 void preempt_disable(void);
 void preempt_enable(void);
+/*
+ * Keep the current task on this CPU until the matching migrate_enable (they nest): it can
+ * still be preempted and sleep, but wakeups, balancing and affinity changes put it back on
+ * this CPU only (Linux's migrate_disable).  An affinity set meanwhile that excludes this CPU
+ * takes effect at the outermost migrate_enable, which then moves the task.
+ */
+void migrate_disable(void);
+void migrate_enable(void);
 
 void waitq_init(struct wait_queue *wq);
 /* Sleep until woken or timeout_ns (0: none) passes: 1 when woken, 0 on timeout. */
