@@ -320,6 +320,18 @@ void tracefs_init(struct inode *sysdir);
 extern const struct pseudo_ops proc_mounts_ops;
 void sysfs_init(struct inode *sysdir);
 
+/* ---- cgroupfs.c: the cgroup2 filesystem (kernel/cgroup.c's tree) ---- */
+void cgroupfs_init(void);
+struct inode *cgroupfs_root_locked(void); /* the one root every cgroup2 mount shows */
+bool cgroupfs_is_dir(const struct inode *ino); /* a cgroup's directory */
+/* mkdir / rmdir in a cgroup directory (vfs_lock held, the name checked absent / present):
+ * 0 or -errno. */
+int cgroupfs_mkdir_locked(struct inode *dir, const char *name, size_t len, uint32_t mode);
+int cgroupfs_rmdir_locked(struct inode *dir, struct ramfs_dirent *de);
+/* /proc/PID/cgroup of process (or thread, tid) id: 0 or -ESRCH. */
+int cgroupfs_proc_show(int id, bool tid, struct pbuf *b);
+#define CGROUP_DEV 0x1au /* st_dev of cgroupfs: an anonymous device of its own, as Linux */
+
 /* ---- poll.c ---- */
 /* Ask the poll loop to re-poll after ns even without a wakeup (the console has no IRQ). */
 void poll_set_interval(struct ksvc_poll *pt, uint64_t ns);

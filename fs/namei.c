@@ -495,7 +495,8 @@ int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
 	fs_mutex_lock(&vfs_lock);
 	err = vfs_walk_parent_locked(pp->base, pp->kpath, &pp->dir, &pp->last, &pp->len,
 				     &pp->trailing);
-	if (!err && pp->dir->fs_magic && pp->dir->fs_magic != BPF_FS_MAGIC)
+	if (!err && pp->dir->fs_magic && pp->dir->fs_magic != BPF_FS_MAGIC &&
+	    pp->dir->fs_magic != CGROUP2_SUPER_MAGIC)
 		err = -EACCES; /* /proc and /sys: no mkdir, unlink, rename, link or symlink */
 	if (!err)
 		return 0;

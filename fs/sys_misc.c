@@ -302,6 +302,8 @@ static long sys_mknodat(uint64_t dirfd, uint64_t upath, uint64_t mode, uint64_t 
 		err = -EEXIST;
 	else if (pp.dir->nlink == 0)
 		err = -ENOENT;
+	else if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC)
+		err = -EPERM; /* kernfs has no mknod */
 	else if (!(ino = ramfs_inode_new(type | ((uint32_t)mode & 07777 & ~(p ? p->umask : 0)))))
 		err = -ENOMEM;
 	else {

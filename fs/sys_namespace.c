@@ -42,6 +42,8 @@ static int create_locked(struct vfs_parent *pp, uint32_t mode, struct inode **ou
 
 	if (pp->dir->nlink == 0)
 		return -ENOENT; /* the directory was removed */
+	if (pp->dir->fs_magic == CGROUP2_SUPER_MAGIC)
+		return -EPERM; /* kernfs: no symlinks, nodes or files of one's own */
 	ino = ramfs_inode_new(mode);
 	if (!ino)
 		return -ENOMEM;
@@ -67,9 +69,11 @@ static long sys_mkdirat(uint64_t dirfd, uint64_t upath, uint64_t mode)
 		return err;
 	if (vfs_name_is_dots(pp.last, pp.len) || ramfs_lookup_locked(pp.dir, pp.last, pp.len))
 		err = -EEXIST;
-	else
-		err = create_locked(&pp, S_IFDIR | ((uint32_t)mode & 01777 & ~cur_umask()), &ino);
-	if (!err)
+	else if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC)
+		err = cgroupfs_mkdir_locked(pp.dir, pp.last, pp.len,
+					    (uint32_t)mode & 01777 & ~cur_umask());
+	else if (!(err = create_locked(&pp, S_IFDIR | ((uint32_t)mode & 01777 & ~cur_umask()),
+				       &ino)))
 		inode_put_locked(ino);
 	vfs_parent_end(&pp);
 	return err;
@@ -104,6 +108,14 @@ static long sys_unlinkat(uint64_t dirfd, uint64_t upath, uint64_t flags)
 		goto out;
 	}
 	ino = de->inode;
+	if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC) {
+		/* a cgroup goes with rmdir; its files never go */
+		if (rmdir)
+			err = cgroupfs_rmdir_locked(pp.dir, de);
+		else
+			err = S_ISDIR(ino->mode) ? -EISDIR : -EPERM;
+		goto out;
+	}
 	if (rmdir) {
 		if (!S_ISDIR(ino->mode))
 			err = -ENOTDIR;
@@ -239,6 +251,8 @@ static long sys_linkat(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, uint
 		err = -EPERM;
 	else if (vfs_name_is_dots(pp.last, pp.len) || ramfs_lookup_locked(pp.dir, pp.last, pp.len))
 		err = -EEXIST;
+	else if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC || ino->fs_magic == CGROUP2_SUPER_MAGIC)
+		err = -EPERM;
 	else if (pp.trailing)
 		err = -ENOENT;
 	else if (pp.dir->nlink == 0 || ino->nlink == 0)
@@ -342,6 +356,9 @@ static long sys_renameat2(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, u
 		goto out_both;
 	sde = ramfs_lookup_locked(op.dir, op.last, op.len);
 	if (!sde)
+		goto out_both;
+	err = -EPERM; /* cgroup2 has no rename */
+	if (op.dir->fs_magic == CGROUP2_SUPER_MAGIC || np.dir->fs_magic == CGROUP2_SUPER_MAGIC)
 		goto out_both;
 	src = sde->inode;
 	dde = ramfs_lookup_locked(np.dir, np.last, np.len);

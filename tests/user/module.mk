@@ -251,3 +251,7 @@ $(BUILD)/user/bin/t_bpf_pcpu: tests/user/tap.h tests/user/bpf_faults.h tests/use
 UPROGS += t_bpf_gfunc
 t_bpf_gfunc_SRCS := tests/user/t_bpf_gfunc.c
 $(BUILD)/user/bin/t_bpf_gfunc: tests/user/tap.h tests/user/bpf_insn.h tests/unit/prog_btf.h
+# t_cgroup: the cgroup2 filesystem, membership, /proc/PID/cgroup, errnos
+UPROGS += t_cgroup
+t_cgroup_SRCS := tests/user/t_cgroup.c
+t_cgroup_LIBS := -lpthread
