@@ -255,3 +255,7 @@ $(BUILD)/user/bin/t_bpf_gfunc: tests/user/tap.h tests/user/bpf_insn.h tests/unit
 UPROGS += t_cgroup
 t_cgroup_SRCS := tests/user/t_cgroup.c
 t_cgroup_LIBS := -lpthread
+# t_bpf_cgroup: BPF_MAP_TYPE_CGROUP_ARRAY, current_task_under_cgroup and the cgroup id helpers
+UPROGS += t_bpf_cgroup
+t_bpf_cgroup_SRCS := tests/user/t_bpf_cgroup.c
+$(BUILD)/user/bin/t_bpf_cgroup: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
