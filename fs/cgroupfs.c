@@ -374,23 +374,34 @@ int cgroupfs_rmdir_locked(struct inode *dir, struct ramfs_dirent *de)
 
 /* ---- the seam for bpf/: an fd of a cgroup directory ---- */
 
-int ksvc_cgroup_get_fd(int fd, struct cgroup **out)
+/* The cgroup of a cgroup directory fd, through get: -EBADF for anything else (Linux's
+ * css_tryget_online_from_dir and cgroup_get_from_file). */
+static int cgroup_of_fd(int fd, int (*get)(struct cgroup *cg), struct cgroup **out)
 {
 	struct file *f;
 	int err = fd_get(fd, &f);
 
 	if (err)
 		return err;
-	/* cgroup_get_from_file: anything but a cgroup directory is EBADF, a removed one ENOENT */
 	if (!f->inode || !cgroupfs_is_dir(f->inode)) {
 		err = -EBADF;
 	} else {
-		err = cgroup_get_live(ino_cgroup(f->inode));
+		err = get(ino_cgroup(f->inode));
 		if (!err)
 			*out = ino_cgroup(f->inode);
 	}
 	file_put(f);
 	return err;
+}
+
+int ksvc_cgroup_get_fd(int fd, struct cgroup **out)
+{
+	return cgroup_of_fd(fd, cgroup_get_live, out); /* a removed cgroup: ENOENT */
+}
+
+int ksvc_cgroup_perf_get_fd(int fd, struct cgroup **out)
+{
+	return cgroup_of_fd(fd, cgroup_perf_get, out);
 }
 
 /* ---- /proc/PID/cgroup ---- */

@@ -129,6 +129,11 @@ struct vfs_parent {
 	bool trailing;
 };
 int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp);
+/* The same, for a call that creates the name (mkdir, mknod, symlink, link: EEXIST before
+ * the EACCES of /proc and /sys) or rmdir (EBUSY for a mount point there). */
+enum vfs_parent_op { VFS_PARENT_ANY, VFS_PARENT_CREATE, VFS_PARENT_RMDIR };
+int vfs_parent_begin_op(int dirfd, const void *upath, struct vfs_parent *pp,
+			enum vfs_parent_op op);
 void vfs_parent_end(struct vfs_parent *pp);
 bool vfs_name_is_dots(const char *name, size_t len); /* "", "." or ".." */
 void vfs_set_root(struct inode *root);

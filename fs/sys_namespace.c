@@ -63,7 +63,7 @@ static long sys_mkdirat(uint64_t dirfd, uint64_t upath, uint64_t mode)
 {
 	struct vfs_parent pp;
 	struct inode *ino;
-	int err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	int err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp, VFS_PARENT_CREATE);
 
 	if (err)
 		return err;
@@ -90,7 +90,8 @@ static long sys_unlinkat(uint64_t dirfd, uint64_t upath, uint64_t flags)
 
 	if (flags & ~(uint64_t)AT_REMOVEDIR)
 		return -EINVAL;
-	err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp,
+				  rmdir ? VFS_PARENT_RMDIR : VFS_PARENT_ANY);
 	if (err)
 		return err;
 	if (vfs_name_is_dots(pp.last, pp.len)) {
@@ -165,7 +166,7 @@ static long sys_symlinkat(uint64_t utarget, uint64_t dirfd, uint64_t upath)
 	memcpy(small, target, tlen + 1);
 	kfree(target);
 	target = small;
-	err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp, VFS_PARENT_CREATE);
 	if (err) {
 		kfree(target);
 		return err;
@@ -242,7 +243,7 @@ static long sys_linkat(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, uint
 	kfree(kold);
 	if (err)
 		return err;
-	err = vfs_parent_begin((int)newdirfd, (const void *)unew, &pp);
+	err = vfs_parent_begin_op((int)newdirfd, (const void *)unew, &pp, VFS_PARENT_CREATE);
 	if (err) {
 		inode_put(ino);
 		return err;

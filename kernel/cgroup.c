@@ -430,3 +430,43 @@ uint64_t ksvc_cgroup_current_ancestor_id(int level)
 
 	return a ? READ_ONCE(a->id) : 0;
 }
+
+/*
+ * The perf_event controller.  Linux enables it implicitly on cgroup2, but a cgroup gets
+ * perf_event state of its own (a css) only when its parent's subtree_ss_mask holds the
+ * controller, and Linux computes that mask (with the implicit controllers in it) only when a
+ * controller is enabled or disabled in the parent's cgroup.subtree_control
+ * (cgroup_apply_control); a fresh hierarchy has none below the root.  No controller exists
+ * here, so no such write can succeed, and every cgroup's perf_event state stays the root's,
+ * as on a Linux where nothing was written to cgroup.subtree_control (refvm: PERF_SAMPLE_CGROUP
+ * says 1 in a child cgroup, no cgroup-switches are counted between tasks of the root and a
+ * child, perf_event_open with a child cgroup's fd is ENOENT; after "+memory" / "-memory" in the
+ * root's subtree_control they become the child's).
+ */
+static bool has_perf_state(const struct cgroup *cg)
+{
+	return !cg->parent; /* the root: see above */
+}
+
+static struct cgroup *perf_cgroup_of(struct cgroup *cg)
+{
+	while (!has_perf_state(cg))
+		cg = READ_ONCE(cg->parent);
+	return cg;
+}
+
+int cgroup_perf_get(struct cgroup *cg)
+{
+	unsigned long f = spin_lock_irqsave(&cgroup_lock);
+	int err = cg->dead || !has_perf_state(cg) ? -ENOENT : 0;
+
+	if (!err)
+		cgroup_get(cg);
+	spin_unlock_irqrestore(&cgroup_lock, f);
+	return err;
+}
+
+uint64_t ksvc_cgroup_current_perf_id(void)
+{
+	return READ_ONCE(perf_cgroup_of(cgroup_of_task(current_task()))->id);
+}

@@ -274,6 +274,13 @@ bool ksvc_cgroup_current_under(struct cgroup *cg);
  * ancestor at level (0: the root); 0 for a level past its own or negative. */
 uint64_t ksvc_cgroup_current_id(void);
 uint64_t ksvc_cgroup_current_ancestor_id(int level);
+/* Linux's perf_event controller, implicit on cgroup2: the cgroup whose perf_event state a
+ * cgroup uses (kernel/cgroup.c says why that is the root here).
+ * [proc] PERF_FLAG_PID_CGROUP's fd, with a reference: 0, -EBADF (not a cgroup directory),
+ * -ENOENT (a cgroup without perf_event state of its own, or removed). */
+int ksvc_cgroup_perf_get_fd(int fd, struct cgroup **out);
+/* [any] PERF_SAMPLE_CGROUP: the id of the current task's perf_event cgroup. */
+uint64_t ksvc_cgroup_current_perf_id(void);
 
 /* ---- signals for perf ---- */
 

@@ -876,6 +876,23 @@ uint64_t ksvc_cgroup_current_id(void)
 	return fake_cgroups[ksvc_fake.current_cgroup].id;
 }
 
+/* perf_event state: the root's only, as the kernel's */
+int ksvc_cgroup_perf_get_fd(int fd, struct cgroup **out)
+{
+	int err = ksvc_cgroup_get_fd(fd, out);
+
+	if (!err && (*out)->index != 0) {
+		ksvc_cgroup_put(*out);
+		err = -ENOENT;
+	}
+	return err;
+}
+
+uint64_t ksvc_cgroup_current_perf_id(void)
+{
+	return fake_cgroups[0].id;
+}
+
 uint64_t ksvc_cgroup_current_ancestor_id(int level)
 {
 	struct cgroup *a = fake_ancestor(level);

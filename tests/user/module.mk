@@ -254,8 +254,14 @@ $(BUILD)/user/bin/t_bpf_gfunc: tests/user/tap.h tests/user/bpf_insn.h tests/unit
 # t_cgroup: the cgroup2 filesystem, membership, /proc/PID/cgroup, errnos
 UPROGS += t_cgroup
 t_cgroup_SRCS := tests/user/t_cgroup.c
+$(BUILD)/user/bin/t_cgroup: tests/user/tap.h tests/user/cgroup_util.h
 t_cgroup_LIBS := -lpthread
 # t_bpf_cgroup: BPF_MAP_TYPE_CGROUP_ARRAY, current_task_under_cgroup and the cgroup id helpers
 UPROGS += t_bpf_cgroup
 t_bpf_cgroup_SRCS := tests/user/t_bpf_cgroup.c
-$(BUILD)/user/bin/t_bpf_cgroup: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h
+$(BUILD)/user/bin/t_bpf_cgroup: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h \
+	tests/user/cgroup_util.h
+# t_perf_cgroup: PERF_SAMPLE_CGROUP, cgroup-switches and PERF_FLAG_PID_CGROUP (root-only perf_event cgroup)
+UPROGS += t_perf_cgroup
+t_perf_cgroup_SRCS := tests/user/t_perf_cgroup.c
+$(BUILD)/user/bin/t_perf_cgroup: tests/user/tap.h tests/user/cgroup_util.h

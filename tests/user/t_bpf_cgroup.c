@@ -15,6 +15,7 @@
 #include "tap.h"
 #include "bpf_insn.h"
 #include "bpf_raw.h"
+#include "cgroup_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,7 +28,6 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#define CG "/sys/fs/cgroup"
 #define ENOTSUPP_ 524
 #define NRES 12
 
@@ -95,20 +95,6 @@ static uint64_t ino_of(const char *path)
 	struct stat st;
 
 	return stat(path, &st) ? 0 : st.st_ino;
-}
-
-static long wr(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	long r;
-
-	if (fd < 0)
-		return -errno;
-	r = write(fd, s, strlen(s));
-	if (r < 0)
-		r = -errno;
-	close(fd);
-	return r;
 }
 
 struct expect {
@@ -233,15 +219,12 @@ static void verifier_checks(void)
 
 int main(void)
 {
-	char A[96], B[128], C[128], me[32];
-	struct statfs sf;
+	char A[96], B[128], C[128];
 	uint64_t ida, idb;
 	int prog;
 
 	tap_init("t_bpf_cgroup", 60);
-	if (statfs(CG, &sf) || (unsigned long)sf.f_type != CGROUP2_SUPER_MAGIC)
-		tap_check(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2", "%s",
-			  strerror(errno));
+	cg_mount();
 	snprintf(A, sizeof(A), CG "/t_bpf_cgroup.%d", getpid());
 	snprintf(B, sizeof(B), "%s/b", A);
 	snprintf(C, sizeof(C), "%s/c", A);
@@ -274,18 +257,13 @@ int main(void)
 						 1, -EAGAIN, 1, 0, -E2BIG, 0 } };
 	const struct expect in_a = { "in A", { (int64_t)ida, 1, (int64_t)ida, 0, 0, 1, 0, -EAGAIN,
 					       1, 0, -E2BIG, 0 } };
-	char path[256];
 
 	check_run(prog, &in_root);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", B);
-	tap_check(wr(path, "0") == 1, "move into A/b", "%s", strerror(errno));
+	tap_check(cg_move(B, 0) == 0, "move into A/b", "%s", strerror(errno));
 	check_run(prog, &in_b);
-	snprintf(path, sizeof(path), "%s/cgroup.procs", A);
-	tap_check(wr(path, "0") == 1, "move into A", "%s", strerror(errno));
+	tap_check(cg_move(A, 0) == 0, "move into A", "%s", strerror(errno));
 	check_run(prog, &in_a);
-	snprintf(me, sizeof(me), "%d", getpid());
-	tap_check(wr(CG "/cgroup.procs", me) == (long)strlen(me), "back to the root", "%s",
-		  strerror(errno));
+	tap_check(cg_move(CG, getpid()) == 0, "back to the root", "%s", strerror(errno));
 	check_run(prog, &in_root);
 	close(prog);
 	close(cg_map);

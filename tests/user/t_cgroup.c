@@ -6,7 +6,8 @@
  * Membership: a process moved with cgroup.procs ("0", a pid), its threads with it
  * (cgroup.threads), a fork inheriting it, /proc/PID/cgroup, cgroup.events' populated up the
  * tree, rmdir EBUSY while populated and allowed once the process exited.
- * Errnos: EEXIST, EBUSY, ENOTDIR, EPERM (unlink, symlink, rename, link, mknod), EISDIR,
+ * Errnos: EEXIST (also for /sys/fs and the mount point: mkdir -p), EBUSY (also rmdir of
+ * the mount point), ENOTDIR, EPERM (unlink, symlink, rename, link, mknod), EISDIR,
  * EACCES (new files), ESRCH / EINVAL for cgroup.procs, ENOENT / EINVAL for subtree_control,
  * EINVAL for read-only files, EOPNOTSUPP for a lone thread into another domain, EAGAIN past
  * cgroup.max.depth / max.descendants, and a removed cgroup: its files ENODEV, its directory
@@ -14,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "tap.h"
+#include "cgroup_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +31,6 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define CG "/sys/fs/cgroup"
 
 static char A[96], B[128], C[160]; /* our cgroups: A, A/b, A/b/c */
 
@@ -53,20 +53,6 @@ static int rd(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-static long wr(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	long r;
-
-	if (fd < 0)
-		return -1000 - errno;
-	r = write(fd, s, strlen(s));
-	if (r < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static void check_text(const char *what, const char *path, const char *want)
 {
 	char buf[512];
@@ -82,7 +68,7 @@ static void check_err(const char *what, long r, int want)
 
 static void check_wr(const char *what, const char *path, const char *s, long want)
 {
-	long r = wr(path, s);
+	long r = cg_write(path, s);
 
 	tap_check(r == want, what, "write <%s> to %s: %ld, want %ld", s, path, r, want);
 }
@@ -117,9 +103,7 @@ static void mount_checks(void)
 	struct stat st = { 0 }, st2;
 	char buf[4096];
 
-	if (statfs(CG, &sf) || (unsigned long)sf.f_type != CGROUP2_SUPER_MAGIC)
-		tap_check(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2 at " CG,
-			  "%s", strerror(errno));
+	cg_mount();
 	tap_check(statfs(CG, &sf) == 0 && (unsigned long)sf.f_type == CGROUP2_SUPER_MAGIC,
 		  "statfs f_type CGROUP2_SUPER_MAGIC", "%lx", (unsigned long)sf.f_type);
 	tap_check(stat(CG, &st) == 0 && st.st_ino == 1 && st.st_mode == (S_IFDIR | 0555),
@@ -209,6 +193,9 @@ static void errno_checks(void)
 	check_err("unlink of a file EPERM", unlink(path), EPERM);
 	check_err("unlink of a cgroup EISDIR", unlink(B), EISDIR);
 	check_err("rmdir of dot EINVAL", rmdir(CG "/."), EINVAL);
+	check_err("rmdir of the mount point EBUSY", rmdir(CG), EBUSY);
+	check_err("mkdir of the mount point EEXIST", mkdir(CG, 0755), EEXIST);
+	check_err("mkdir of /sys/fs EEXIST (as mkdir -p does)", mkdir("/sys/fs", 0755), EEXIST);
 	check_err("mkdir with a missing parent ENOENT", mkdir(CG "/t_cgroup.none/x", 0755), ENOENT);
 	check_err("O_CREAT|O_EXCL of an existing file EEXIST",
 		  open(path, O_CREAT | O_EXCL | O_WRONLY, 0644), EEXIST);

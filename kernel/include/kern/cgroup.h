@@ -43,6 +43,9 @@ void cgroup_get(struct cgroup *cg);
 void cgroup_put(struct cgroup *cg);
 /* A reference unless cg was removed: 0 or -ENOENT (Linux's css_tryget_online). */
 int cgroup_get_live(struct cgroup *cg);
+/* A reference for a perf cgroup event (css_tryget_online_from_dir with the perf_event
+ * controller): 0, or -ENOENT when cg has no perf_event state of its own or was removed. */
+int cgroup_perf_get(struct cgroup *cg);
 
 /* mkdir: a new child named name (len bytes) of parent whose id is id, with one reference
  * (the directory's): 0, -ENOENT (parent removed), -EAGAIN (cgroup.max.depth or
