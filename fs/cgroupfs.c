@@ -10,8 +10,9 @@
  * cgroup.subtree_control (0644), both empty (there are no controllers: "+cpu" is ENOENT,
  * as Linux for a controller that is not available, "+x" / garbage EINVAL), cgroup.max.depth
  * and cgroup.max.descendants (0644, "max" or a number, enforced at mkdir), cgroup.stat (0444:
- * nr_descendants, nr_dying_descendants); and, not in the root, cgroup.type (0644, "domain")
- * and cgroup.events (0444, "populated N\nfrozen 0\n").  A cgroup's id is its directory's
+ * nr_descendants, nr_dying_descendants); and, not in the root, cgroup.type (0644, "domain"),
+ * cgroup.events (0444, "populated N\nfrozen 0\n") and cgroup.kill (0200: "1" kills every
+ * process in the subtree; reading it is EINVAL, another number ERANGE).  A cgroup's id is its directory's
  * inode number; the root is ino 1 (kernfs's first node), on a device of its own.
  *
  * Errors as Linux's kernfs/cgroup: files may not be created (EACCES), unlinked, linked,
@@ -19,7 +20,7 @@
  * EBUSY; a name with a newline is EINVAL; reading or writing a file of a removed cgroup is
  * ENODEV; every file takes a write (read-only ones then fail it with EINVAL).
  *
- * What it does not do: cgroup.freeze, cgroup.kill, cgroup.pressure (not built), threaded
+ * What it does not do: cgroup.freeze, cgroup.pressure (not built), threaded
  * cgroups (writing "threaded" to cgroup.type is EOPNOTSUPP), poll and inotify on
  * cgroup.events, the cgroup1 filesystem (ENODEV at mount), mount options.
  *
@@ -49,6 +50,7 @@ enum cg_file {
 	CG_STAT,
 	CG_TYPE,
 	CG_EVENTS,
+	CG_KILL,
 	CG_NR_FILES,
 };
 
@@ -117,7 +119,7 @@ static int cg_show(struct inode *ino, struct pbuf *b, enum cg_file kind)
 	case CG_EVENTS:
 		pb_printf(b, "populated %d\nfrozen 0\n", st.populated ? 1 : 0);
 		return 0;
-	default:
+	default: /* cgroup.kill: no seq_show */
 		return -EINVAL;
 	}
 }
@@ -224,6 +226,14 @@ static long cg_store(struct inode *ino, const char *buf, size_t n, enum cg_file 
 		/* only "threaded" is a change Linux takes; threaded cgroups are not built */
 		err = strcmp(s, "threaded") ? -EINVAL : -EOPNOTSUPP;
 		break;
+	case CG_KILL:
+		/* cgroup_kill_write: a number, and only 1 */
+		err = parse_int(s, &v);
+		if (!err && v != 1)
+			err = -ERANGE;
+		if (!err)
+			err = cgroup_kill(cg);
+		break;
 	default:
 		err = -EINVAL; /* cgroup_file_write without a write method */
 		break;
@@ -254,6 +264,7 @@ CG_OPS(CG_MAX_DEPTH);
 CG_OPS(CG_STAT);
 CG_OPS(CG_TYPE);
 CG_OPS(CG_EVENTS);
+CG_OPS(CG_KILL);
 
 static const struct {
 	const char *name;
@@ -270,6 +281,7 @@ static const struct {
 	[CG_STAT] = { "cgroup.stat", 0444, &ops_CG_STAT, false },
 	[CG_TYPE] = { "cgroup.type", 0644, &ops_CG_TYPE, true },
 	[CG_EVENTS] = { "cgroup.events", 0444, &ops_CG_EVENTS, true },
+	[CG_KILL] = { "cgroup.kill", 0200, &ops_CG_KILL, true },
 };
 
 static const struct pseudo_ops cg_dir_ops = { .evict = cg_evict };

@@ -19,8 +19,10 @@
  * from and never back to kmalloc.  A racing reader may see a recycled cgroup (a stale answer,
  * as Linux's reader may see the old cgroup), never freed memory.
  *
+ * cgroup.kill sends SIGKILL to every live process at or below a cgroup.
+ *
  * What it does not do: controllers (cgroup.controllers is empty), threaded cgroups,
- * cgroup.freeze / cgroup.kill, namespaces, CLONE_INTO_CGROUP (no clone3 here).
+ * cgroup.freeze, namespaces, CLONE_INTO_CGROUP (no clone3 here).
  */
 #include <kern/cgroup.h>
 #include <kern/compiler.h>
@@ -29,8 +31,10 @@
 #include <kern/mm.h>
 #include <kern/proc.h>
 #include <kern/sched.h>
+#include <kern/signal.h>
 #include <kern/spinlock.h>
 #include <kern/string.h>
+#include <asm/signal.h>
 
 static struct spinlock cgroup_lock = SPINLOCK_INIT;
 static char root_name[1];
@@ -379,6 +383,21 @@ int cgroup_list(struct cgroup *cg, bool threads, int *ids, int max)
 	}
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	return cnt;
+}
+
+int cgroup_kill(struct cgroup *cg)
+{
+	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
+	int err = READ_ONCE(cg->dead) ? -ENODEV : 0;
+
+	/* every live process at or below cg (their cgroups only change under proc_tree_lock) */
+	for (struct proc *p = proc_first_locked(); p && !err; p = proc_next_locked(p)) {
+		if (!p->zombie && !p->cgroup_exited &&
+		    cgroup_is_descendant(p->cgroup ? p->cgroup : &root_cgroup, cg))
+			signal_send_proc(p, SIGKILL, NULL);
+	}
+	spin_unlock_irqrestore(&proc_tree_lock, f);
+	return err;
 }
 
 void cgroup_stat(struct cgroup *cg, struct cgroup_stat *st)

@@ -20,7 +20,8 @@
  *     parent) between them through cgroup.procs, write cgroup.threads and the limits, use a
  *     cgroup directory fd across its rmdir.
  * Uprobe definitions aim at /bin/filefuzz itself (the children run through any probe they
- * arm), /bin/hot, busybox and paths that do not exist.  Left out: /proc/sysrq-trigger, and
+ * arm), /bin/hot, busybox and paths that do not exist.  Left out: /proc/sysrq-trigger,
+ * cgroup.kill (it would kill the parent, which the children move between cgroups), and
  * other processes' /proc directories.  What is checked is the kernel: the run must end without
  * a panic or a hung child; children killed by signals (a probe on a random instruction of their
  * own text, a write to /proc/self/mem) are expected.
@@ -80,8 +81,9 @@ static void walk(const char *dir, int depth)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
-		if (!strcmp(p, "/proc/sysrq-trigger") || lstat(p, &st))
-			continue;
+		if (!strcmp(p, "/proc/sysrq-trigger") || !strcmp(e->d_name, "cgroup.kill") ||
+		    lstat(p, &st))
+			continue; /* cgroup.kill: the children move the parent into cgroups */
 		if (!strncmp(p, "/proc/", 6) && p[6] >= '0' && p[6] <= '9')
 			continue; /* other processes */
 		if (S_ISDIR(st.st_mode))

@@ -9,7 +9,8 @@
  * Errnos: EEXIST (also for /sys/fs and the mount point: mkdir -p), EBUSY (also rmdir of
  * the mount point), ENOTDIR, EPERM (unlink, symlink, rename, link, mknod), EISDIR,
  * EACCES (new files), ESRCH / EINVAL for cgroup.procs, ENOENT / EINVAL for subtree_control,
- * EINVAL for read-only files, EOPNOTSUPP for a lone thread into another domain, EAGAIN past
+ * EINVAL for read-only files, cgroup.kill (0200, not in the root: "1" kills a process in a
+ * child cgroup, other numbers ERANGE, garbage and reads EINVAL), EOPNOTSUPP for a lone thread into another domain, EAGAIN past
  * cgroup.max.depth / max.descendants, and a removed cgroup: its files ENODEV, its directory
  * fd ENOENT for new names.
  */
@@ -146,6 +147,8 @@ static void file_checks(void)
 	check_mode(A, "cgroup.stat", 0444);
 	check_mode(A, "cgroup.events", 0444);
 	check_mode(A, "cgroup.type", 0644);
+	check_mode(A, "cgroup.kill", 0200);
+	check_err("no cgroup.kill in the root", stat(CG "/cgroup.kill", &st), ENOENT);
 	check_err("no cgroup.events in the root", stat(CG "/cgroup.events", &st), ENOENT);
 	check_err("no cgroup.type in the root", stat(CG "/cgroup.type", &st), ENOENT);
 	tap_check(stat(A, &st) == 0 && st.st_mode == (S_IFDIR | 0755) && st.st_nlink == 2 &&
@@ -229,6 +232,14 @@ static void errno_checks(void)
 	check_wr("write to cgroup.stat EINVAL", path, "x", -EINVAL);
 	snprintf(path, sizeof(path), "%s/cgroup.type", A);
 	check_wr("cgroup.type back to domain EINVAL", path, "domain", -EINVAL);
+	snprintf(path, sizeof(path), "%s/cgroup.kill", A);
+	check_wr("cgroup.kill 0 ERANGE", path, "0", -ERANGE);
+	check_wr("cgroup.kill 2 ERANGE", path, "2", -ERANGE);
+	check_wr("cgroup.kill garbage EINVAL", path, "x", -EINVAL);
+	char kb[16];
+	int kr = rd(path, kb, sizeof(kb));
+
+	tap_check(kr == -EINVAL, "reading cgroup.kill EINVAL", "%d", kr);
 	/* a lone thread into another domain cgroup */
 	snprintf(path, sizeof(path), "%s/cgroup.threads", A);
 	char tid[32];
@@ -329,8 +340,12 @@ static void membership_checks(void)
 	if (write(go[1], &c, 1) != 1 || read(done[0], &r, 1) != 1)
 		r = 99;
 	tap_check(r == 0, "a fork starts in its parent's cgroup", "child reported %d", r);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	int st = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.kill", A);
+	check_wr("cgroup.kill of the parent cgroup", path, "1", 1);
+	tap_check(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		  "cgroup.kill killed the process below it", "status 0x%x", st);
 	check_populated("cgroup.events after the exit", B, 0);
 	check_populated("the parent unpopulated too", A, 0);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", B);

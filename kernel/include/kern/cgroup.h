@@ -86,6 +86,9 @@ int cgroup_path_of(int id, bool tid, char *buf, size_t size);
 /* Up to max pids (threads: tids) of the live processes directly in cg: the count. */
 int cgroup_list(struct cgroup *cg, bool threads, int *ids, int max);
 
+/* cgroup.kill: SIGKILL to every live process in cg or below it: 0 or -ENODEV (removed). */
+int cgroup_kill(struct cgroup *cg);
+
 struct cgroup_stat {
 	bool populated, dead;
 	int nr_descendants, nr_dying_descendants, max_depth, max_descendants;
