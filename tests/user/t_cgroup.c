@@ -12,7 +12,8 @@
  * EINVAL for read-only files, cgroup.kill (0200, not in the root: "1" kills a process in a
  * child cgroup, other numbers ERANGE, garbage and reads EINVAL), EOPNOTSUPP for a lone thread into another domain, EAGAIN past
  * cgroup.max.depth / max.descendants, and a removed cgroup: its files ENODEV, its directory
- * fd ENOENT for new names.
+ * fd ENOENT for new names.  Races: processes moving in and out of a cgroup that is made and
+ * removed meanwhile (EBUSY or removed; moves ENODEV or ENOENT; nothing left behind).
  */
 #define _GNU_SOURCE
 #include "tap.h"
@@ -399,6 +400,57 @@ static void dead_checks(void)
 	close(efd);
 }
 
+/* Children moving themselves in and out of C while the parent makes and removes it: the
+ * moves into a removed cgroup fail (ENODEV, or ENOENT at open), nothing is lost. */
+static void race_checks(void)
+{
+	char cprocs[200], bprocs[200], path[256];
+	pid_t kids[3];
+	int ok = 1, removed = 0;
+
+	snprintf(cprocs, sizeof(cprocs), "%s/cgroup.procs", C);
+	snprintf(bprocs, sizeof(bprocs), "%s/cgroup.procs", B);
+	for (int k = 0; k < 3; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0) {
+			for (int i = 0; i < 300; i++) {
+				long r = cg_write(cprocs, "0");
+
+				if (r != 1 && r != -ENODEV && r != -1000 - ENOENT)
+					_exit(10);
+				if (cg_write(bprocs, "0") != 1)
+					_exit(11);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < 300; i++) {
+		mkdir(C, 0755);
+		if (rmdir(C) == 0)
+			removed++;
+		else if (errno != EBUSY && errno != ENOENT)
+			ok = 0;
+	}
+	for (int k = 0; k < 3; k++) {
+		int st = 0;
+
+		waitpid(kids[k], &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			tap_fail("racing moves: a child", "status 0x%x", st);
+	}
+	tap_check(ok && removed > 0, "rmdir racing moves: EBUSY or done", "ok %d, %d removed",
+		  ok, removed);
+	tap_check(rmdir(C) == 0 || errno == ENOENT, "rmdir once the movers exited", "%s",
+		  strerror(errno));
+	check_populated("unpopulated after the race", B, 0);
+	snprintf(path, sizeof(path), "%s/cgroup.stat", B);
+	char buf[128];
+
+	rd(path, buf, sizeof(buf));
+	tap_check(!strncmp(buf, "nr_descendants 0\n", 17), "no descendant left after the race",
+		  "%s", buf);
+}
+
 int main(void)
 {
 	tap_init("t_cgroup", 60);
@@ -413,6 +465,7 @@ int main(void)
 		membership_checks();
 		self_checks();
 		dead_checks();
+		race_checks();
 	}
 	rmdir(C);
 	rmdir(B);
