@@ -20,9 +20,12 @@
  * EBUSY; a name with a newline is EINVAL; reading or writing a file of a removed cgroup is
  * ENODEV; every file takes a write (read-only ones then fail it with EINVAL).
  *
+ * A change of cgroup.events (populated) is IN_MODIFY to inotify watches on the file and its
+ * directory, as kernfs_notify.
+ *
  * What it does not do: cgroup.freeze, cgroup.pressure (not built), threaded
- * cgroups (writing "threaded" to cgroup.type is EOPNOTSUPP), poll and inotify on
- * cgroup.events, the cgroup1 filesystem (ENODEV at mount), mount options.
+ * cgroups (writing "threaded" to cgroup.type is EOPNOTSUPP), poll on cgroup.events (pseudo
+ * files have none), the cgroup1 filesystem (ENODEV at mount), mount options.
  *
  * ABI: Linux 6.1 kernel/cgroup/cgroup.c (cgroup_base_files, cgroup_procs_write: kstrtoint of
  * the stripped text, negative EINVAL, no process ESRCH), fs/kernfs (ENODEV once removed),
@@ -61,7 +64,22 @@ static struct cgroup *ino_cgroup(struct inode *ino)
 
 static void cg_evict(struct inode *ino)
 {
-	cgroup_put(ino_cgroup(ino)); /* the directory's or the file's reference */
+	struct cgroup *cg = ino_cgroup(ino);
+
+	if (cg && cg->events_file == ino)
+		cg->events_file = NULL;
+	cgroup_put(cg); /* the directory's or the file's reference */
+}
+
+/* kernfs_notify of cgroup.events: IN_MODIFY to the file's watches and its directory's. */
+void cgroupfs_events_changed(struct cgroup *cg)
+{
+	fs_mutex_lock(&vfs_lock);
+	struct inode *ino = cg->events_file;
+
+	if (ino) /* its directory is alive while it still names it */
+		fsnotify_modify_locked(ino->nlink ? cg->events_dir : NULL, ino, "cgroup.events");
+	fs_mutex_unlock(&vfs_lock);
 }
 
 #define PIDS_MAX 4096
@@ -293,10 +311,16 @@ static int populate_locked(struct inode *dir, struct cgroup *cg, bool root)
 	for (int i = 0; i < CG_NR_FILES; i++) {
 		if (root && cg_files[i].not_on_root)
 			continue;
-		if (!pseudo_file_locked(dir, cg_files[i].name, cg_files[i].mode, cg_files[i].ops,
-					(long)(uintptr_t)cg))
+		struct inode *f = pseudo_file_locked(dir, cg_files[i].name, cg_files[i].mode,
+						     cg_files[i].ops, (long)(uintptr_t)cg);
+
+		if (!f)
 			return -ENOMEM;
 		cgroup_get(cg);
+		if (i == CG_EVENTS) {
+			cg->events_file = f;
+			cg->events_dir = dir;
+		}
 	}
 	return 0;
 }

@@ -169,6 +169,9 @@ void fsnotify_dir_locked(struct inode *dir, uint32_t mask, const char *name, siz
  * vfs_lock held; ino stays valid only while the caller still links it. */
 void fsnotify_gone_locked(struct inode *ino);
 uint32_t fsnotify_cookie(void); /* a new IN_MOVED_FROM / IN_MOVED_TO pair's cookie */
+/* IN_MODIFY on ino, named name in directory dir (NULL: its watches only) when its contents
+ * changed without a write (kernfs_notify: cgroup.events).  vfs_lock held. */
+void fsnotify_modify_locked(struct inode *dir, struct inode *ino, const char *name);
 
 /* ---- posix_lock.c ---- */
 /* fcntl F_GETLK / F_SETLK / F_SETLKW on f for the lock owner (a descriptor table), with the

@@ -93,20 +93,33 @@ static bool populated_locked(const struct cgroup *cg)
 	return cg->nr_procs > 0 || cg->nr_populated_children > 0;
 }
 
-/* cg's own process count changes by delta: carry populated changes up the tree. */
-static void procs_add_locked(struct cgroup *cg, int delta)
+/* cg's own process count changes by delta: carry populated changes up the tree.  The
+ * number of cgroups whose populated state changed, from cg up (cgroup.events). */
+static int procs_add_locked(struct cgroup *cg, int delta)
 {
 	spin_assert_held(&cgroup_lock);
 	bool was = populated_locked(cg);
+	int flipped = 0;
 
 	cg->nr_procs += delta;
-	while (cg->parent && was != populated_locked(cg)) {
+	while (was != populated_locked(cg)) {
 		struct cgroup *p = cg->parent;
 
+		flipped++;
+		if (!p)
+			break;
 		was = populated_locked(p);
 		p->nr_populated_children += populated_locked(cg) ? 1 : -1;
 		cg = p;
 	}
+	return flipped;
+}
+
+/* Tell the cgroup.events watchers of levels cgroups from cg up (no lock held). */
+static void notify_populated(struct cgroup *cg, int levels)
+{
+	for (; cg && levels > 0; levels--, cg = cg->parent)
+		cgroupfs_events_changed(cg);
 }
 
 int cgroup_create(struct cgroup *parent, const char *name, size_t len, uint64_t id,
@@ -207,16 +220,28 @@ void cgroup_fork_locked(struct proc *child, struct proc *parent)
 	spin_unlock_irqrestore(&cgroup_lock, f);
 }
 
-void cgroup_exit_locked(struct proc *p)
+void cgroup_exit_locked(struct proc *p, struct cgroup **flipped, int *levels)
 {
 	spin_assert_held(&proc_tree_lock);
 	unsigned long f = spin_lock_irqsave(&cgroup_lock);
 
+	*flipped = NULL;
+	*levels = 0;
 	if (p->cgroup && !p->cgroup_exited) {
 		p->cgroup_exited = true;
-		procs_add_locked(p->cgroup, -1);
+		*levels = procs_add_locked(p->cgroup, -1);
+		if (*levels) {
+			*flipped = p->cgroup;
+			cgroup_get(p->cgroup); /* p may be reaped before the notice */
+		}
 	}
 	spin_unlock_irqrestore(&cgroup_lock, f);
+}
+
+void cgroup_notify_flipped(struct cgroup *flipped, int levels)
+{
+	notify_populated(flipped, levels);
+	cgroup_put(flipped);
 }
 
 void cgroup_proc_free(struct proc *p)
@@ -226,8 +251,10 @@ void cgroup_proc_free(struct proc *p)
 }
 
 /* Move p into dst (proc_tree_lock held): the cgroup it left, whose reference the caller
- * drops, or NULL. */
-static int move_locked(struct proc *p, struct cgroup *dst, struct cgroup **old)
+ * drops, or NULL; the populated changes to report, from old (*old_levels) and from dst
+ * (*dst_levels) up. */
+static int move_locked(struct proc *p, struct cgroup *dst, struct cgroup **old, int *old_levels,
+		       int *dst_levels)
 {
 	spin_assert_held(&proc_tree_lock);
 	unsigned long f = spin_lock_irqsave(&cgroup_lock);
@@ -237,11 +264,11 @@ static int move_locked(struct proc *p, struct cgroup *dst, struct cgroup **old)
 	if (dst->dead) {
 		err = -ENODEV;
 	} else if (p->cgroup && !p->cgroup_exited && p->cgroup != dst && !p->exiting) {
-		procs_add_locked(p->cgroup, -1);
+		*old_levels = procs_add_locked(p->cgroup, -1);
 		*old = p->cgroup;
 		cgroup_get(dst);
 		WRITE_ONCE(p->cgroup, dst);
-		procs_add_locked(dst, 1);
+		*dst_levels = procs_add_locked(dst, 1);
 	}
 	spin_unlock_irqrestore(&cgroup_lock, f);
 	return err;
@@ -252,7 +279,7 @@ int cgroup_attach_proc(struct cgroup *dst, int pid)
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 	struct proc *p = NULL;
 	struct cgroup *old = NULL;
-	int err = -ESRCH;
+	int err = -ESRCH, old_levels = 0, dst_levels = 0;
 
 	if (pid == 0) {
 		p = current_proc();
@@ -262,10 +289,12 @@ int cgroup_attach_proc(struct cgroup *dst, int pid)
 		p = ut ? ut->task.proc : NULL; /* a tid moves its whole process, as Linux */
 	}
 	if (p && !p->zombie)
-		err = move_locked(p, dst, &old);
+		err = move_locked(p, dst, &old, &old_levels, &dst_levels);
 	else if (p)
 		err = dst->dead ? -ENODEV : 0; /* exited: nothing to move */
 	spin_unlock_irqrestore(&proc_tree_lock, f);
+	notify_populated(old, old_levels); /* old: our reference; dst: the caller's file's */
+	notify_populated(dst, dst_levels);
 	cgroup_put(old);
 	return err;
 }

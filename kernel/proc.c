@@ -620,6 +620,8 @@ static void reparent_children_locked(struct proc *p)
 static void proc_finish(struct proc *p)
 {
 	struct mm *mm = p->mm;
+	struct cgroup *flipped;
+	int levels;
 
 	ptrace_tracer_exit(p);
 	mm_activate(NULL);
@@ -639,7 +641,7 @@ static void proc_finish(struct proc *p)
 	inode_put(exe);
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 
-	cgroup_exit_locked(p);
+	cgroup_exit_locked(p, &flipped, &levels);
 	if (p == init_proc) {
 		spin_unlock_irqrestore(&proc_tree_lock, f);
 		kernel_init_exited(p->exit_status);
@@ -659,12 +661,14 @@ static void proc_finish(struct proc *p)
 		list_del(&p->all_node);
 		p->reaped = true;
 		spin_unlock_irqrestore(&proc_tree_lock, f);
+		cgroup_notify_flipped(flipped, levels);
 		signal_proc_release(p);
 		proc_put(p);
 		return;
 	}
 	p->zombie = true;
 	spin_unlock_irqrestore(&proc_tree_lock, f);
+	cgroup_notify_flipped(flipped, levels);
 }
 
 void proc_exit_thread(int status)

@@ -5,7 +5,8 @@
  * (with them), their contents; mkdir / rmdir and nlink; cgroup.stat's counts.
  * Membership: a process moved with cgroup.procs ("0", a pid), its threads with it
  * (cgroup.threads), a fork inheriting it, /proc/PID/cgroup, cgroup.events' populated up the
- * tree, rmdir EBUSY while populated and allowed once the process exited.
+ * tree (IN_MODIFY to inotify watches of the file and its directory when it changes), rmdir
+ * EBUSY while populated and allowed once the process exited.
  * Errnos: EEXIST (also for /sys/fs and the mount point: mkdir -p), EBUSY (also rmdir of
  * the mount point), ENOTDIR, EPERM (unlink, symlink, rename, link, mknod), EISDIR,
  * EACCES (new files), ESRCH / EINVAL for cgroup.procs, ENOENT / EINVAL for subtree_control,
@@ -22,7 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sys/inotify.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +280,33 @@ static void *idle_thread(void *arg)
 	return NULL;
 }
 
+/* Wait up to 2 s for IN_MODIFY on the file watch wf and, named cgroup.events, on the
+ * directory watch wd (kernfs notifies from a work queue): whether each came. */
+static void wait_modify(int in, int wf, int wd, int *got_file, int *got_dir)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	struct pollfd p = { in, POLLIN, 0 };
+
+	*got_file = *got_dir = 0;
+	for (int i = 0; i < 20 && !(*got_file && *got_dir); i++) {
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(in, buf, sizeof(buf));
+		for (ssize_t o = 0; n > 0 && o < n;) {
+			const struct inotify_event *e = (const void *)(buf + o);
+
+			if (e->wd == wf && (e->mask & IN_MODIFY))
+				*got_file = 1;
+			if (e->wd == wd && (e->mask & IN_MODIFY) && e->len &&
+			    !strcmp(e->name, "cgroup.events"))
+				*got_dir = 1;
+			o += (ssize_t)sizeof(*e) + e->len;
+		}
+	}
+}
+
 /* A child moved into B: the parent sees it there, its threads, its fork. */
 static void membership_checks(void)
 {
@@ -318,9 +348,17 @@ static void membership_checks(void)
 	char c = 'g', r = 0;
 
 	tap_check(read(done[0], &r, 1) == 1 && r == 'r', "a child with two threads", "%c", r);
+	int in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), wf, wd, gf, gd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", B);
+	wf = inotify_add_watch(in, path, IN_MODIFY);
+	wd = inotify_add_watch(in, A, IN_MODIFY);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", B);
 	snprintf(want, sizeof(want), "%d", pid);
 	check_wr("cgroup.procs: move a process by pid", path, want, (long)strlen(want));
+	wait_modify(in, wf, wd, &gf, &gd);
+	tap_check(in >= 0 && gf && gd, "cgroup.events: IN_MODIFY on the file and from its parent's directory when populated",
+		  "file %d, directory %d", gf, gd);
 	snprintf(want, sizeof(want), "%d\n", pid);
 	check_text("cgroup.procs lists it", path, want);
 	snprintf(path, sizeof(path), "%s/cgroup.threads", B);
@@ -347,6 +385,10 @@ static void membership_checks(void)
 	check_wr("cgroup.kill of the parent cgroup", path, "1", 1);
 	tap_check(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
 		  "cgroup.kill killed the process below it", "status 0x%x", st);
+	wait_modify(in, wf, wd, &gf, &gd);
+	tap_check(gf && gd, "cgroup.events: IN_MODIFY again once it empties", "file %d, directory %d",
+		  gf, gd);
+	close(in);
 	check_populated("cgroup.events after the exit", B, 0);
 	check_populated("the parent unpopulated too", A, 0);
 	snprintf(path, sizeof(path), "%s/cgroup.procs", B);

@@ -33,6 +33,8 @@ struct cgroup {
 	int nr_descendants, nr_dying_descendants; /* (L) cgroup.stat */
 	int max_depth, max_descendants; /* (L) CGROUP_MAX_UNLIMITED: "max" */
 	bool dead; /* (L) removed by rmdir */
+	void *events_file, *events_dir; /* (vfs_lock) cgroupfs's cgroup.events inode (NULL: none)
+					* and the directory it is in while it is linked */
 	struct cgroup *free_next; /* (L) on the free pool */
 };
 
@@ -62,11 +64,19 @@ int cgroup_attach_proc(struct cgroup *dst, int pid);
  * already (0); elsewhere -EOPNOTSUPP (no threaded cgroups here); -ESRCH, -ENODEV. */
 int cgroup_attach_thread(struct cgroup *dst, int tid);
 
+/* fs/cgroupfs.c: cg's cgroup.events changed (populated): its watchers hear of it. [sleep] */
+void cgroupfs_events_changed(struct cgroup *cg);
+
 /* kernel/proc.c hooks.  fork: the child starts in the parent's cgroup (proc_tree_lock held);
  * exit: the last thread is gone, the process no longer populates its cgroup
- * (proc_tree_lock held); free: the process's memory goes, with its reference. */
+ * (proc_tree_lock held; *flipped gets a reference when populated states changed); free: the
+ * process's memory goes, with its reference. */
 void cgroup_fork_locked(struct proc *child, struct proc *parent);
-void cgroup_exit_locked(struct proc *p);
+void cgroup_exit_locked(struct proc *p, struct cgroup **flipped, int *levels);
+/* After cgroup_exit_locked, with no lock held: tell the cgroup.events watchers of the levels
+ * cgroups from flipped up whose populated state changed, and drop flipped's reference
+ * (NULL: nothing to tell). [sleep] */
+void cgroup_notify_flipped(struct cgroup *flipped, int levels);
 void cgroup_proc_free(struct proc *p);
 
 /* The cgroup of t (the root for kernel threads), without a reference: valid while t runs
