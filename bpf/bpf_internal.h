@@ -403,7 +403,11 @@ uint64_t bpf_ringbuf_mmap_phys(struct bpf_map *map, uint64_t pgoff);
 extern const struct bpf_map_ops bpf_array_ops, bpf_percpu_array_ops, bpf_hash_ops,
 	bpf_percpu_hash_ops, bpf_lru_hash_ops, bpf_perf_array_ops, bpf_stack_ops, bpf_ringbuf_ops,
 	bpf_qstack_ops, bpf_prog_array_ops, bpf_bloom_ops, bpf_array_of_maps_ops,
-	bpf_hash_of_maps_ops, bpf_user_ringbuf_ops, bpf_task_storage_ops;
+	bpf_hash_of_maps_ops, bpf_user_ringbuf_ops, bpf_task_storage_ops, bpf_cgroup_array_ops;
+
+/* map_cgroup_array.c: bpf_current_task_under_cgroup on slot index: 1 (the current task is in
+ * that cgroup or below), 0, -E2BIG (past the end), -EAGAIN (an empty slot).  [any] */
+long bpf_cgroup_array_current_under(struct bpf_map *map, uint32_t index);
 
 /* map_prog_array.c: BPF_MAP_TYPE_PROG_ARRAY.  Does prog fit the map's owner (the first
  * program type and JIT state to meet it, which this call records)?  Linux's
@@ -432,6 +436,13 @@ int bpf_fd_array_check(const union bpf_attr *attr);
  * or -EINVAL (flags other than BPF_ANY) / -E2BIG (index past the end), as Linux checks them. */
 int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *value,
 		      uint64_t flags, uint32_t *index, int *fd);
+/* Slot index of a map of fds (slots: its max_entries pointers) becomes ptr (NULL: empty it),
+ * under map->lock, published with a release store for the programs that read it: the old
+ * pointer, whose reference the caller now owns. */
+void *bpf_fd_array_swap(struct bpf_map *map, void **slots, uint32_t index, void *ptr);
+/* The delete of a map of fds: -E2BIG past the end, -ENOENT for an empty slot, else 0 and the
+ * emptied slot's pointer in *old (the caller drops its reference). */
+int bpf_fd_array_take(struct bpf_map *map, void **slots, const void *key, void **old);
 /* get_next_key of an index-keyed map: the next index, 0 for NULL or past the end. */
 int bpf_array_next_key(struct bpf_map *map, const void *key, void *next);
 

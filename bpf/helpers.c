@@ -570,7 +570,6 @@ out:
 
 #define HZ 250 /* Debian's arm64 CONFIG_HZ */
 #define INITIAL_JIFFIES ((uint64_t)(uint32_t)(-300 * HZ))
-#define CGROUP_ROOT_ID 1 /* every task is in the root of the (v2) hierarchy here */
 
 static uint64_t h_ktime_tai(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -587,16 +586,23 @@ static uint64_t h_zero(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint6
 	return 0; /* get_numa_node_id: one node */
 }
 
+/* The current task's cgroup v2 id (its cgroupfs directory's inode number; the root's is 1). */
 static uint64_t h_cgroup_id(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	return CGROUP_ROOT_ID;
+	return ksvc_cgroup_current_id();
 }
 
-/* The root is its own ancestor at level 0; there is none deeper. */
+/* Its ancestor's at level (an int, as Linux's): itself at its own level, 0 past it. */
 static uint64_t h_ancestor_cgroup_id(uint64_t level, uint64_t a2, uint64_t a3, uint64_t a4,
 				     uint64_t a5)
 {
-	return (int32_t)level == 0 ? CGROUP_ROOT_ID : 0;
+	return ksvc_cgroup_current_ancestor_id((int32_t)level);
+}
+
+static uint64_t h_task_under_cgroup(uint64_t map, uint64_t idx, uint64_t a3, uint64_t a4,
+				    uint64_t a5)
+{
+	return (uint64_t)bpf_cgroup_array_current_under(P(map), (uint32_t)idx);
 }
 
 static uint64_t h_current_task(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -791,12 +797,6 @@ static uint64_t h_func_ip_kprobe(uint64_t ctx, uint64_t a2, uint64_t a3, uint64_
 	return ksvc_kprobe_running_addr();
 }
 
-/* Helpers whose arguments only BTF can fill: the verifier refuses every call, never run. */
-static uint64_t h_einval(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-	return (uint64_t)-EINVAL;
-}
-
 /* bpf_kptr_xchg: swap a referenced kptr.  The verifier lets no call through here, as no map
  * has a referenced kptr (verify_kptr.c), but the exchange is what Linux's is. */
 static uint64_t h_kptr_xchg(uint64_t value, uint64_t ptr, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -864,8 +864,9 @@ const struct bpf_helper bpf_helpers[__BPF_FUNC_MAX_ID] = {
 	H(get_numa_node_id, h_zero, RET_INTEGER, false, AV_BASE, 0),
 	H(get_current_cgroup_id, h_cgroup_id, RET_INTEGER, false, AV_TRACING, 0),
 	H(get_current_ancestor_cgroup_id, h_ancestor_cgroup_id, RET_INTEGER, false, AV_TRACING, ARG_ANY),
-	/* a BPF_MAP_TYPE_CGROUP_ARRAY only, which is not built here: every call is refused */
-	H(current_task_under_cgroup, h_einval, RET_INTEGER, false, AV_TRACING, ARG_CONST_MAP, ARG_ANY),
+	/* a BPF_MAP_TYPE_CGROUP_ARRAY only (bpf_map_func_ok) */
+	H(current_task_under_cgroup, h_task_under_cgroup, RET_INTEGER, false, AV_TRACING,
+	  ARG_CONST_MAP, ARG_ANY),
 	H(get_current_task, h_current_task, RET_INTEGER, true, AV_BASE, 0),
 	H(get_current_task_btf, h_current_task, RET_BTF_ID, true, AV_BASE, 0),
 	H(get_ns_current_pid_tgid, h_ns_pid_tgid, RET_INTEGER, false, AV_TRACING, ARG_ANY, ARG_ANY,

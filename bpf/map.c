@@ -37,6 +37,7 @@ const struct bpf_map_ops *bpf_map_ops_of(uint32_t type)
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS: return &bpf_array_of_maps_ops;
 	case BPF_MAP_TYPE_HASH_OF_MAPS: return &bpf_hash_of_maps_ops;
 	case BPF_MAP_TYPE_TASK_STORAGE: return &bpf_task_storage_ops;
+	case BPF_MAP_TYPE_CGROUP_ARRAY: return &bpf_cgroup_array_ops;
 	default: return NULL;
 	}
 }
@@ -376,6 +377,10 @@ bool bpf_map_func_ok(const struct bpf_map *map, int32_t func_id)
 	case BPF_MAP_TYPE_PROG_ARRAY:
 		if (func_id != BPF_FUNC_tail_call)
 			return false;
+		break;
+	case BPF_MAP_TYPE_CGROUP_ARRAY:
+		if (func_id != BPF_FUNC_current_task_under_cgroup)
+			return false; /* (and skb_under_cgroup, which no program type here has) */
 		break;
 	case BPF_MAP_TYPE_USER_RINGBUF:
 		if (func_id != BPF_FUNC_user_ringbuf_drain)

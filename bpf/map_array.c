@@ -224,6 +224,27 @@ int bpf_fd_array_slot(const struct bpf_map *map, const void *key, const void *va
 	return *index >= map->max_entries ? -E2BIG : 0;
 }
 
+void *bpf_fd_array_swap(struct bpf_map *map, void **slots, uint32_t index, void *ptr)
+{
+	unsigned long irq = spin_lock_irqsave(&map->lock);
+	void *old = slots[index];
+
+	__atomic_store_n(&slots[index], ptr, __ATOMIC_RELEASE);
+	spin_unlock_irqrestore(&map->lock, irq);
+	return old;
+}
+
+int bpf_fd_array_take(struct bpf_map *map, void **slots, const void *key, void **old)
+{
+	uint32_t index;
+
+	memcpy(&index, key, 4);
+	if (index >= map->max_entries)
+		return -E2BIG;
+	*old = bpf_fd_array_swap(map, slots, index, NULL);
+	return *old ? 0 : -ENOENT;
+}
+
 int bpf_array_next_key(struct bpf_map *map, const void *key, void *next)
 {
 	uint32_t index = 0, n;

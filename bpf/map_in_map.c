@@ -110,16 +110,9 @@ static int aom_alloc(struct bpf_map *map)
 	return 0;
 }
 
-/* Slot index becomes inner (NULL: empty): the map it held, whose reference the caller owns. */
 static struct bpf_map *aom_swap(struct bpf_map *map, uint32_t index, struct bpf_map *inner)
 {
-	struct bpf_map **slots = map->priv;
-	unsigned long irq = spin_lock_irqsave(&map->lock);
-	struct bpf_map *old = slots[index];
-
-	__atomic_store_n(&slots[index], inner, __ATOMIC_RELEASE);
-	spin_unlock_irqrestore(&map->lock, irq);
-	return old;
+	return bpf_fd_array_swap(map, map->priv, index, inner);
 }
 
 static void aom_free(struct bpf_map *map)
@@ -169,17 +162,12 @@ static int aom_sys_update(struct bpf_map *map, const void *key, const void *valu
 
 static int aom_delete(struct bpf_map *map, const void *key)
 {
-	struct bpf_map *old;
-	uint32_t index;
+	void *old;
+	int err = bpf_fd_array_take(map, map->priv, key, &old);
 
-	memcpy(&index, key, 4);
-	if (index >= map->max_entries)
-		return -E2BIG;
-	old = aom_swap(map, index, NULL);
-	if (!old)
-		return -ENOENT;
-	bpf_map_put(old);
-	return 0;
+	if (!err)
+		bpf_map_put(old);
+	return err;
 }
 
 const struct bpf_map_ops bpf_array_of_maps_ops = {

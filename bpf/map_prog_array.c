@@ -44,17 +44,11 @@ static int pa_alloc(struct bpf_map *map)
 	return 0;
 }
 
-/* Replace slot index with prog (NULL: empty it): the program it held, whose reference the
- * caller now owns. */
 static struct bpf_prog *pa_swap(struct bpf_map *map, uint32_t index, struct bpf_prog *prog)
 {
 	struct prog_array *pa = map->priv;
-	unsigned long irq = spin_lock_irqsave(&map->lock);
-	struct bpf_prog *old = pa->slots[index];
 
-	__atomic_store_n(&pa->slots[index], prog, __ATOMIC_RELEASE);
-	spin_unlock_irqrestore(&map->lock, irq);
-	return old;
+	return bpf_fd_array_swap(map, (void **)pa->slots, index, prog);
 }
 
 static void pa_clear(struct bpf_map *map)
@@ -161,17 +155,13 @@ static int pa_sys_update(struct bpf_map *map, const void *key, const void *value
 
 static int pa_delete(struct bpf_map *map, const void *key)
 {
-	struct bpf_prog *old;
-	uint32_t index;
+	struct prog_array *pa = map->priv;
+	void *old;
+	int err = bpf_fd_array_take(map, (void **)pa->slots, key, &old);
 
-	memcpy(&index, key, 4);
-	if (index >= map->max_entries)
-		return -E2BIG;
-	old = pa_swap(map, index, NULL);
-	if (!old)
-		return -ENOENT;
-	bpf_prog_put(old);
-	return 0;
+	if (!err)
+		bpf_prog_put(old);
+	return err;
 }
 
 const struct bpf_map_ops bpf_prog_array_ops = {

@@ -2,7 +2,7 @@
 # host tool, the BPF C programs under tests/bpf/ (clang -target bpf) and the bpf tests.
 BPF_SRCS := bpf/interp.c bpf/log.c bpf/disasm.c bpf/verify_cfg.c bpf/verify.c bpf/verify_alu.c bpf/verify_jmp.c \
 	bpf/verify_mem.c bpf/verify_kptr.c bpf/verify_prec.c bpf/verify_dynptr.c bpf/verify_func.c \
-	bpf/helpers.c bpf/helpers_task.c bpf/helpers_timer.c bpf/helpers_str.c bpf/helpers_dynptr.c bpf/bprintf.c bpf/map.c bpf/map_array.c bpf/map_hash.c bpf/map_misc.c bpf/map_queue.c bpf/map_ringbuf.c bpf/map_prog_array.c bpf/map_bloom.c bpf/map_in_map.c bpf/map_btf.c bpf/map_task_storage.c \
+	bpf/helpers.c bpf/helpers_task.c bpf/helpers_timer.c bpf/helpers_str.c bpf/helpers_dynptr.c bpf/bprintf.c bpf/map.c bpf/map_array.c bpf/map_hash.c bpf/map_misc.c bpf/map_queue.c bpf/map_ringbuf.c bpf/map_prog_array.c bpf/map_bloom.c bpf/map_in_map.c bpf/map_btf.c bpf/map_task_storage.c bpf/map_cgroup_array.c \
 	bpf/btf.c bpf/btf_access.c bpf/btf_meta.c bpf/btf_resolve.c bpf/btf_sys.c bpf/btf_show.c bpf/ksym.c bpf/prog.c bpf/prog_btf.c bpf/sha1.c bpf/syscall.c bpf/jit.c bpf/obj.c bpf/info.c bpf/link.c
 PSRCS += $(BPF_SRCS)
 

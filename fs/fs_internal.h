@@ -129,6 +129,11 @@ struct vfs_parent {
 	bool trailing;
 };
 int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp);
+/* The same, for a call that creates the name (mkdir, mknod, symlink, link: EEXIST before
+ * the EACCES of /proc and /sys) or rmdir (EBUSY for a mount point there). */
+enum vfs_parent_op { VFS_PARENT_ANY, VFS_PARENT_CREATE, VFS_PARENT_RMDIR };
+int vfs_parent_begin_op(int dirfd, const void *upath, struct vfs_parent *pp,
+			enum vfs_parent_op op);
 void vfs_parent_end(struct vfs_parent *pp);
 bool vfs_name_is_dots(const char *name, size_t len); /* "", "." or ".." */
 void vfs_set_root(struct inode *root);
@@ -164,6 +169,9 @@ void fsnotify_dir_locked(struct inode *dir, uint32_t mask, const char *name, siz
  * vfs_lock held; ino stays valid only while the caller still links it. */
 void fsnotify_gone_locked(struct inode *ino);
 uint32_t fsnotify_cookie(void); /* a new IN_MOVED_FROM / IN_MOVED_TO pair's cookie */
+/* IN_MODIFY on ino, named name in directory dir (NULL: its watches only) when its contents
+ * changed without a write (kernfs_notify: cgroup.events).  vfs_lock held. */
+void fsnotify_modify_locked(struct inode *dir, struct inode *ino, const char *name);
 
 /* ---- posix_lock.c ---- */
 /* fcntl F_GETLK / F_SETLK / F_SETLKW on f for the lock owner (a descriptor table), with the
@@ -319,6 +327,18 @@ void bpffs_kill_locked(struct inode *root);
 void tracefs_init(struct inode *sysdir);
 extern const struct pseudo_ops proc_mounts_ops;
 void sysfs_init(struct inode *sysdir);
+
+/* ---- cgroupfs.c: the cgroup2 filesystem (kernel/cgroup.c's tree) ---- */
+void cgroupfs_init(void);
+struct inode *cgroupfs_root_locked(void); /* the one root every cgroup2 mount shows */
+bool cgroupfs_is_dir(const struct inode *ino); /* a cgroup's directory */
+/* mkdir / rmdir in a cgroup directory (vfs_lock held, the name checked absent / present):
+ * 0 or -errno. */
+int cgroupfs_mkdir_locked(struct inode *dir, const char *name, size_t len, uint32_t mode);
+int cgroupfs_rmdir_locked(struct inode *dir, struct ramfs_dirent *de);
+/* /proc/PID/cgroup of process (or thread, tid) id: 0 or -ESRCH. */
+int cgroupfs_proc_show(int id, bool tid, struct pbuf *b);
+#define CGROUP_DEV 0x1au /* st_dev of cgroupfs: an anonymous device of its own, as Linux */
 
 /* ---- poll.c ---- */
 /* Ask the poll loop to re-poll after ns even without a wakeup (the console has no IRQ). */

@@ -66,6 +66,7 @@ void vfs_init(void)
 	if (sys) {
 		sysfs_init(sys);
 		tracefs_init(sys);
+		cgroupfs_init();
 	}
 }
 

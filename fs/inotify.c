@@ -220,6 +220,16 @@ void fsnotify_file(struct file *f, uint32_t mask)
 	notify(f->inode, mask, 0, NULL, 0);
 }
 
+void fsnotify_modify_locked(struct inode *dir, struct inode *ino, const char *name)
+{
+	fs_mutex_assert_held(&vfs_lock);
+	if (!atomic_load(&nwatches))
+		return;
+	if (dir)
+		notify(dir, IN_MODIFY, 0, name, strlen(name));
+	notify(ino, IN_MODIFY, 0, NULL, 0);
+}
+
 void fsnotify_dir_locked(struct inode *dir, uint32_t mask, const char *name, size_t len,
 			 struct inode *child, uint32_t cookie)
 {

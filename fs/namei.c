@@ -479,7 +479,35 @@ int vfs_lookup_at(int dirfd, const char *kpath, bool follow, struct inode **out)
 	return err;
 }
 
+/* The errno of a change in a /proc or /sys directory: EACCES, after what Linux checks
+ * first: an existing name for the calls that create one (EEXIST), a mount point for rmdir
+ * (EBUSY: rmdir /sys/fs/cgroup). */
+static int pseudo_dir_err_locked(struct vfs_parent *pp, enum vfs_parent_op op)
+{
+	fs_mutex_assert_held(&vfs_lock);
+	struct ramfs_dirent *de;
+
+	if (op == VFS_PARENT_ANY)
+		return -EACCES;
+	if (vfs_name_is_dots(pp->last, pp->len))
+		return op == VFS_PARENT_CREATE ? -EEXIST : -EACCES;
+	if (pp->dir->pseudo && pp->dir->pseudo->refresh)
+		pp->dir->pseudo->refresh(pp->dir, pp->last, pp->len);
+	de = ramfs_lookup_locked(pp->dir, pp->last, pp->len);
+	if (de && op == VFS_PARENT_CREATE)
+		return -EEXIST;
+	if (de && op == VFS_PARENT_RMDIR && S_ISDIR(de->inode->mode) && de->inode->mounted)
+		return -EBUSY;
+	return -EACCES;
+}
+
 int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
+{
+	return vfs_parent_begin_op(dirfd, upath, pp, VFS_PARENT_ANY);
+}
+
+int vfs_parent_begin_op(int dirfd, const void *upath, struct vfs_parent *pp,
+			enum vfs_parent_op op)
 {
 	int err = vfs_path_from_user(upath, &pp->kpath);
 
@@ -495,8 +523,9 @@ int vfs_parent_begin(int dirfd, const void *upath, struct vfs_parent *pp)
 	fs_mutex_lock(&vfs_lock);
 	err = vfs_walk_parent_locked(pp->base, pp->kpath, &pp->dir, &pp->last, &pp->len,
 				     &pp->trailing);
-	if (!err && pp->dir->fs_magic && pp->dir->fs_magic != BPF_FS_MAGIC)
-		err = -EACCES; /* /proc and /sys: no mkdir, unlink, rename, link or symlink */
+	if (!err && pp->dir->fs_magic && pp->dir->fs_magic != BPF_FS_MAGIC &&
+	    pp->dir->fs_magic != CGROUP2_SUPER_MAGIC) /* /proc and /sys: no mkdir, unlink, */
+		err = pseudo_dir_err_locked(pp, op); /* rename, link or symlink */
 	if (!err)
 		return 0;
 	fs_mutex_unlock(&vfs_lock);

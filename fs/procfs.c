@@ -426,22 +426,13 @@ static int collect_threads(int tgid, int *ids, int max)
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 	struct proc *p = proc_find_locked(tgid);
 	struct uthread *ut = p ? NULL : proc_find_thread_locked(tgid);
-	struct list_node *n;
 	int cnt = 0;
 
 	if (ut) /* /proc/<tid>/task of a thread that does not lead: its group's threads */
 		p = ut->task.proc;
 
-	if (p) {
-		spin_lock(&p->lock);
-		list_for_each(n, &p->threads) {
-			struct uthread *t = list_entry(n, struct uthread, thread_node);
-
-			if (cnt < max && t->task.state != TASK_ZOMBIE)
-				ids[cnt++] = t->task.tid;
-		}
-		spin_unlock(&p->lock);
-	}
+	if (p)
+		cnt = proc_live_tids_locked(p, ids, max);
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	return cnt;
 }
@@ -502,6 +493,14 @@ static bool id_in(const int *ids, int cnt, int id)
 	return false;
 }
 
+/* proc_cgroup_show: "0::/path" (the v2 hierarchy only) */
+static int cgroup_show(struct inode *ino, struct pbuf *b)
+{
+	return cgroupfs_proc_show((int)(ino->parg & 0x7fffffff), ino->parg & PROC_TASK_BIT, b);
+}
+
+static const struct pseudo_ops cgroup_ops = { .show = cgroup_show };
+
 static void task_dir_refresh(struct inode *dir, const char *name, size_t len);
 static const struct pseudo_ops task_dir_ops = { .refresh = task_dir_refresh };
 
@@ -521,6 +520,7 @@ static void make_pid_dir_locked(struct inode *parent, int id, bool task)
 	pseudo_file_locked(d, "stat", 0444, &stat_ops, arg);
 	pseudo_file_locked(d, "maps", 0444, &maps_ops, arg);
 	pseudo_file_locked(d, "cmdline", 0444, &cmdline_ops, arg);
+	pseudo_file_locked(d, "cgroup", 0444, &cgroup_ops, arg);
 	pseudo_symlink_locked(d, "exe", NULL, &exe_ops, arg);
 	/* every process's root is the one root (no chroot here): bcc's symbol resolver opens
 	 * a process's files through it */

@@ -295,13 +295,15 @@ static long sys_mknodat(uint64_t dirfd, uint64_t upath, uint64_t mode, uint64_t 
 		rdev = major << 8 | minor;
 		fops = dev_fops_for(rdev);
 	}
-	err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp, VFS_PARENT_CREATE);
 	if (err)
 		return err;
 	if (vfs_name_is_dots(pp.last, pp.len) || ramfs_lookup_locked(pp.dir, pp.last, pp.len))
 		err = -EEXIST;
 	else if (pp.dir->nlink == 0)
 		err = -ENOENT;
+	else if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC)
+		err = -EPERM; /* kernfs has no mknod */
 	else if (!(ino = ramfs_inode_new(type | ((uint32_t)mode & 07777 & ~(p ? p->umask : 0)))))
 		err = -ENOMEM;
 	else {

@@ -42,6 +42,8 @@ static int create_locked(struct vfs_parent *pp, uint32_t mode, struct inode **ou
 
 	if (pp->dir->nlink == 0)
 		return -ENOENT; /* the directory was removed */
+	if (pp->dir->fs_magic == CGROUP2_SUPER_MAGIC)
+		return -EPERM; /* kernfs: no symlinks, nodes or files of one's own */
 	ino = ramfs_inode_new(mode);
 	if (!ino)
 		return -ENOMEM;
@@ -61,15 +63,17 @@ static long sys_mkdirat(uint64_t dirfd, uint64_t upath, uint64_t mode)
 {
 	struct vfs_parent pp;
 	struct inode *ino;
-	int err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	int err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp, VFS_PARENT_CREATE);
 
 	if (err)
 		return err;
 	if (vfs_name_is_dots(pp.last, pp.len) || ramfs_lookup_locked(pp.dir, pp.last, pp.len))
 		err = -EEXIST;
-	else
-		err = create_locked(&pp, S_IFDIR | ((uint32_t)mode & 01777 & ~cur_umask()), &ino);
-	if (!err)
+	else if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC)
+		err = cgroupfs_mkdir_locked(pp.dir, pp.last, pp.len,
+					    (uint32_t)mode & 01777 & ~cur_umask());
+	else if (!(err = create_locked(&pp, S_IFDIR | ((uint32_t)mode & 01777 & ~cur_umask()),
+				       &ino)))
 		inode_put_locked(ino);
 	vfs_parent_end(&pp);
 	return err;
@@ -86,7 +90,8 @@ static long sys_unlinkat(uint64_t dirfd, uint64_t upath, uint64_t flags)
 
 	if (flags & ~(uint64_t)AT_REMOVEDIR)
 		return -EINVAL;
-	err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp,
+				  rmdir ? VFS_PARENT_RMDIR : VFS_PARENT_ANY);
 	if (err)
 		return err;
 	if (vfs_name_is_dots(pp.last, pp.len)) {
@@ -104,6 +109,14 @@ static long sys_unlinkat(uint64_t dirfd, uint64_t upath, uint64_t flags)
 		goto out;
 	}
 	ino = de->inode;
+	if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC) {
+		/* a cgroup goes with rmdir; its files never go */
+		if (rmdir)
+			err = cgroupfs_rmdir_locked(pp.dir, de);
+		else
+			err = S_ISDIR(ino->mode) ? -EISDIR : -EPERM;
+		goto out;
+	}
 	if (rmdir) {
 		if (!S_ISDIR(ino->mode))
 			err = -ENOTDIR;
@@ -153,7 +166,7 @@ static long sys_symlinkat(uint64_t utarget, uint64_t dirfd, uint64_t upath)
 	memcpy(small, target, tlen + 1);
 	kfree(target);
 	target = small;
-	err = vfs_parent_begin((int)dirfd, (const void *)upath, &pp);
+	err = vfs_parent_begin_op((int)dirfd, (const void *)upath, &pp, VFS_PARENT_CREATE);
 	if (err) {
 		kfree(target);
 		return err;
@@ -230,7 +243,7 @@ static long sys_linkat(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, uint
 	kfree(kold);
 	if (err)
 		return err;
-	err = vfs_parent_begin((int)newdirfd, (const void *)unew, &pp);
+	err = vfs_parent_begin_op((int)newdirfd, (const void *)unew, &pp, VFS_PARENT_CREATE);
 	if (err) {
 		inode_put(ino);
 		return err;
@@ -239,6 +252,8 @@ static long sys_linkat(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, uint
 		err = -EPERM;
 	else if (vfs_name_is_dots(pp.last, pp.len) || ramfs_lookup_locked(pp.dir, pp.last, pp.len))
 		err = -EEXIST;
+	else if (pp.dir->fs_magic == CGROUP2_SUPER_MAGIC || ino->fs_magic == CGROUP2_SUPER_MAGIC)
+		err = -EPERM;
 	else if (pp.trailing)
 		err = -ENOENT;
 	else if (pp.dir->nlink == 0 || ino->nlink == 0)
@@ -342,6 +357,9 @@ static long sys_renameat2(uint64_t olddirfd, uint64_t uold, uint64_t newdirfd, u
 		goto out_both;
 	sde = ramfs_lookup_locked(op.dir, op.last, op.len);
 	if (!sde)
+		goto out_both;
+	err = -EPERM; /* cgroup2 has no rename */
+	if (op.dir->fs_magic == CGROUP2_SUPER_MAGIC || np.dir->fs_magic == CGROUP2_SUPER_MAGIC)
 		goto out_both;
 	src = sde->inode;
 	dde = ramfs_lookup_locked(np.dir, np.last, np.len);

@@ -25,6 +25,7 @@
 #include <kern/syscall.h>
 #include <asm/stat.h>
 #include <linux/fcntl.h>
+#include <linux/magic.h>
 #include <linux/stat.h>
 #include "fs_internal.h"
 
@@ -63,7 +64,7 @@ static void kstat_fill(struct inode *ino, struct kstat *ks)
 		ks->nlink = 1;
 	}
 	ks->rdev = ino->rdev;
-	ks->dev = VFS_DEV;
+	ks->dev = ino->fs_magic == CGROUP2_SUPER_MAGIC ? CGROUP_DEV : VFS_DEV;
 	ks->uid = ino->uid;
 	ks->gid = ino->gid;
 	ks->atime = ino->atime_ns;

@@ -247,6 +247,7 @@ void sysfs_init(struct inode *sysdir)
 	static const char *const kern_path[] = { "kernel" };
 	static const char *const btf_path[] = { "kernel", "btf" };
 	static const char *const bpf_path[] = { "fs", "bpf" }; /* where bpffs is mounted */
+	static const char *const cgroup_path[] = { "fs", "cgroup" }; /* and cgroup2 */
 	struct inode *d;
 
 	fs_mutex_lock(&vfs_lock);
@@ -286,6 +287,7 @@ void sysfs_init(struct inode *sysdir)
 		printk("bpf: the kernel's BTF (%lu bytes) does not parse\n",
 		       (unsigned long)(__stop_BTF - __start_BTF));
 	mkdirs_locked(sysdir, bpf_path, 2);
+	mkdirs_locked(sysdir, cgroup_path, 2);
 	d = mkdirs_locked(sysdir, pmu_path, 3);
 	if (d)
 		d->pseudo = &pmu_dir_ops;

@@ -27,7 +27,8 @@
  * ->mounted points at the root; the path walk enters it), and proc or sysfs on /proc or /sys
  * (already there: nothing to do but list them); umount2 takes the last mount off a directory.
  *
- * mount(2) of type "bpf" makes a new bpf filesystem (bpffs.c).
+ * mount(2) of type "bpf" makes a new bpf filesystem (bpffs.c); "cgroup2" mounts the one
+ * cgroup hierarchy (cgroupfs.c) again.
  *
  * What it does not do: other filesystem types (ENODEV: the kernel has no block devices, and its
  * one ramfs is the root), mount flags beyond listing ro/rw, remount, bind and move mounts
@@ -1231,6 +1232,10 @@ static long sys_mount(uint64_t usrc, uint64_t utarget, uint64_t utype, uint64_t 
 			root->nlink = 0;
 			inode_put_locked(root);
 		}
+	} else if (!strcmp(type, "cgroup2")) {
+		/* cgroupfs.c: every mount shows the one hierarchy */
+		root = cgroupfs_root_locked();
+		err = root ? mount_locked(point, root, "cgroup2", src, kpath) : -ENOMEM;
 	} else if (!strcmp(type, "proc") || !strcmp(type, "sysfs")) {
 		/* already mounted at /proc and /sys: there again is fine, elsewhere not here */
 		err = point->fs_magic == (type[0] == 'p' ? PROC_SUPER_MAGIC : SYSFS_MAGIC) &&

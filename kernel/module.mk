@@ -10,7 +10,7 @@ KSRCS += kernel/main.c kernel/mm.c kernel/printk.c kernel/sched.c kernel/smp.c k
 	kernel/ksvc.c kernel/usertrap.c kernel/selftest.c kernel/userinit.c kernel/lib/stackprot.c \
 	kernel/vm.c kernel/sys_mm.c kernel/mutex.c kernel/proc.c kernel/exec.c kernel/syscall.c kernel/sys_bpf.c kernel/sys_perf.c kernel/klog.c \
 	kernel/ptrace.c kernel/ptrace_req.c kernel/jit_text.c kernel/uprobes.c kernel/probe_insn.c kernel/kprobes.c \
-	kernel/uprobe_events.c kernel/vdso.c kernel/irq.c kernel/percpu.c
+	kernel/uprobe_events.c kernel/vdso.c kernel/irq.c kernel/percpu.c kernel/cgroup.c
 # signals, futexes, and the small process/time syscalls
 KSRCS += kernel/signal.c kernel/signal_frame.c kernel/sys_signal.c kernel/sys_misc.c kernel/sys_sched.c \
 	kernel/sys_time.c kernel/futex.c kernel/sys_timer.c kernel/signalfd.c kernel/pidfd.c kernel/sys_wait.c

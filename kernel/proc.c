@@ -13,6 +13,7 @@
  * retargeted off a thread before it can be freed (retarget_locked), a leader that exits first
  * parked until its group's last thread exits.  Pidfds are kernel/pidfd.c.
  */
+#include <kern/cgroup.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 #include <linux/resource.h>
@@ -89,6 +90,23 @@ struct proc *proc_next_locked(struct proc *p)
 	spin_assert_held(&proc_tree_lock);
 	return p->all_node.next == &all_procs ? NULL
 					      : list_entry(p->all_node.next, struct proc, all_node);
+}
+
+int proc_live_tids_locked(struct proc *p, int *ids, int max)
+{
+	spin_assert_held(&proc_tree_lock);
+	struct list_node *n;
+	int cnt = 0;
+
+	spin_lock(&p->lock);
+	list_for_each(n, &p->threads) {
+		struct uthread *t = list_entry(n, struct uthread, thread_node);
+
+		if (cnt < max && t->task.state != TASK_ZOMBIE)
+			ids[cnt++] = t->task.tid;
+	}
+	spin_unlock(&p->lock);
+	return cnt;
 }
 
 struct proc *proc_find_locked(int tgid)
@@ -182,6 +200,7 @@ void proc_put(struct proc *p)
 	if (atomic_fetch_sub(&p->refs, 1) != 1)
 		return;
 	sighand_put(p->sighand);
+	cgroup_proc_free(p);
 	kfree(p);
 }
 
@@ -224,6 +243,7 @@ struct uthread *proc_create_init(void)
 	ut->task.group_leader = p->leader = &ut->task;
 	ut->task.real_parent = ut->task.parent = cpus[0].idle; /* Linux: swapper/0 */
 	list_add_tail(&all_procs, &p->all_node);
+	cgroup_fork_locked(p, p); /* the root */
 	spin_unlock_irqrestore(&proc_tree_lock, f);
 	init_proc = p;
 	return ut;
@@ -341,6 +361,7 @@ static long clone_inner(uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t 
 		WRITE_ONCE(p->ppid, par->tgid);
 		list_add_tail(&par->children, &p->sibling);
 		list_add_tail(&all_procs, &p->all_node);
+		cgroup_fork_locked(p, pp);
 		p->leader = ut->task.group_leader = &ut->task;
 		/* Linux's copy_process: the creating thread, or its parent for CLONE_PARENT */
 		ut->task.real_parent = up ? parent->task.real_parent : &parent->task;
@@ -599,6 +620,8 @@ static void reparent_children_locked(struct proc *p)
 static void proc_finish(struct proc *p)
 {
 	struct mm *mm = p->mm;
+	struct cgroup *flipped;
+	int levels;
 
 	ptrace_tracer_exit(p);
 	mm_activate(NULL);
@@ -618,6 +641,7 @@ static void proc_finish(struct proc *p)
 	inode_put(exe);
 	unsigned long f = spin_lock_irqsave(&proc_tree_lock);
 
+	cgroup_exit_locked(p, &flipped, &levels);
 	if (p == init_proc) {
 		spin_unlock_irqrestore(&proc_tree_lock, f);
 		kernel_init_exited(p->exit_status);
@@ -637,12 +661,14 @@ static void proc_finish(struct proc *p)
 		list_del(&p->all_node);
 		p->reaped = true;
 		spin_unlock_irqrestore(&proc_tree_lock, f);
+		cgroup_notify_flipped(flipped, levels);
 		signal_proc_release(p);
 		proc_put(p);
 		return;
 	}
 	p->zombie = true;
 	spin_unlock_irqrestore(&proc_tree_lock, f);
+	cgroup_notify_flipped(flipped, levels);
 }
 
 void proc_exit_thread(int status)

@@ -117,6 +117,7 @@ void perf_event_put(struct perf_event *e)
 		perf_ctx_put(c->ctx);
 	if (c->prog)
 		bpf_prog_put(c->prog);
+	ksvc_cgroup_put(e->cgrp);
 	ksvc_timer_free(c->sw_timer);
 	ksvc_waitq_free(c->wq);
 	ksvc_free(e);
@@ -850,6 +851,7 @@ long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long 
 	struct perf_event *leader = NULL, *e = NULL, *output = NULL;
 	struct perf_context *ctx = NULL;
 	struct ksvc_fd_resv resv = { .fd = -1 };
+	int cgroup_fd = -1;
 	int err;
 
 	perf_limits.nr_cpus = ksvc_nr_cpus();
@@ -860,8 +862,10 @@ long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long 
 	err = perf_attr_decode(uattr, pid, cpu, flags, &perf_limits, &attr);
 	if (err)
 		return err;
-	if (flags & PERF_FLAG_PID_CGROUP)
-		return -EBADF; /* no cgroup file system: no fd can name a cgroup */
+	if (flags & PERF_FLAG_PID_CGROUP) {
+		cgroup_fd = pid; /* a CPU event, counting only for that cgroup's tasks */
+		pid = -1;
+	}
 	/* Linux's order: the fd is taken here (EMFILE before a bad group_fd), and installed
 	 * last, when the event is complete: no other thread can reach (or close) it before. */
 	err = ksvc_fd_reserve(&perf_fops, flags & PERF_FLAG_FD_CLOEXEC, &resv);
@@ -919,6 +923,16 @@ long perf_event_open(void *uattr, int pid, int cpu, int group_fd, unsigned long 
 	err = perf_pmu_init_event(e);
 	if (err)
 		goto err_event;
+	/* perf_cgroup_connect: the cgroup's perf_event state (EBADF: no cgroup directory,
+	 * ENOENT: none of its own, which only the root has here; kernel/cgroup.c), shared with
+	 * the group's leader.  The root holds every task, so its event counts as a CPU event. */
+	if (cgroup_fd != -1) {
+		err = ksvc_cgroup_perf_get_fd(cgroup_fd, &e->cgrp);
+		if (!err && leader && leader->cgrp != e->cgrp)
+			err = -EINVAL;
+		if (err)
+			goto err_event;
+	}
 	if ((e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
 	    e->attr.sample_max_stack > perf_limits.max_stack) {
 		err = -EOVERFLOW; /* get_callchain_buffers */

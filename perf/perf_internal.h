@@ -590,6 +590,7 @@ struct perf_event {
 	int cpu;		     /* [i] -1: follows its task */
 	bool attach_task;	     /* [i] a task event (pid given): Linux's PERF_ATTACH_TASK */
 	int target_tid;		     /* [i] a task event's task (tid), 0 for a CPU event */
+	struct cgroup *cgrp;	     /* [i] PERF_FLAG_PID_CGROUP's cgroup (a reference), or NULL */
 	void (*destroy)(struct perf_event *e); /* [i] the PMU's undo of event_init, at free */
 	uint64_t id;		     /* [i] stream id (PERF_EVENT_IOC_ID) */
 	uint64_t primary_id;	     /* [i] id, or the parent's id for an inherited event */

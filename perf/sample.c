@@ -67,7 +67,7 @@ static unsigned int build_callchain(struct perf_event *e, const uint64_t *regs, 
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |             \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |              \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |          \
-	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+	 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CGROUP)
 
 /* defer_wake: wake the readers from pending_work instead of here (a tracepoint may fire
  * inside the scheduler's wakeup path, under the very locks a wakeup takes). */
@@ -112,6 +112,8 @@ int perf_sample_output(struct perf_event *e, uint64_t period, const uint64_t *re
 		rv.ent = &rent;
 		d.read = &rv;
 	}
+	if (st & PERF_SAMPLE_CGROUP)
+		d.cgroup = ksvc_cgroup_current_perf_id(); /* perf_prepare_sample: its perf_event cgroup */
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		d.callchain = chain;
 		d.callchain_nr = build_callchain(e, regs, user, chain, 160);

@@ -267,6 +267,28 @@ bool ksvc_irq_work_queue(struct ksvc_irq_work *w);
 /* [sleep] Wait until w is neither queued nor running (before freeing what holds it). */
 void ksvc_irq_work_sync(struct ksvc_irq_work *w);
 
+/* ---- cgroups (kernel/cgroup.c, fs/cgroupfs.c): opaque to bpf/ and perf/ ---- */
+
+struct cgroup;
+/* [proc] The cgroup whose cgroupfs directory fd is open, with a reference: 0, -EBADF (no
+ * such fd, or not a cgroup directory), -ENOENT (the cgroup was removed). */
+int ksvc_cgroup_get_fd(int fd, struct cgroup **out);
+/* [any] Drop a reference from ksvc_cgroup_get_fd; NULL is ignored. */
+void ksvc_cgroup_put(struct cgroup *cg);
+/* [any] The current task's cgroup is cg or below it. */
+bool ksvc_cgroup_current_under(struct cgroup *cg);
+/* [any] The id (cgroupfs inode number; the root is 1) of the current task's cgroup, or of its
+ * ancestor at level (0: the root); 0 for a level past its own or negative. */
+uint64_t ksvc_cgroup_current_id(void);
+uint64_t ksvc_cgroup_current_ancestor_id(int level);
+/* Linux's perf_event controller, implicit on cgroup2: the cgroup whose perf_event state a
+ * cgroup uses (kernel/cgroup.c says why that is the root here).
+ * [proc] PERF_FLAG_PID_CGROUP's fd, with a reference: 0, -EBADF (not a cgroup directory),
+ * -ENOENT (a cgroup without perf_event state of its own, or removed). */
+int ksvc_cgroup_perf_get_fd(int fd, struct cgroup **out);
+/* [any] PERF_SAMPLE_CGROUP: the id of the current task's perf_event cgroup. */
+uint64_t ksvc_cgroup_current_perf_id(void);
+
 /* ---- signals for perf ---- */
 
 /* [any] attr.sigtrap: SIGTRAP to the current thread, si_code TRAP_PERF, si_addr addr,

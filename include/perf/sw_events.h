@@ -63,9 +63,10 @@ static const struct perf_sw_event_desc perf_sw_events[PERF_COUNT_SW_MAX] = {
 	[PERF_COUNT_SW_DUMMY] = { "dummy", NULL, PERF_SW_NEVER, false },
 	/* records from bpf_perf_event_output; its count stays 0 as on Linux */
 	[PERF_COUNT_SW_BPF_OUTPUT] = { "bpf-output", NULL, PERF_SW_BPF, false },
-	/* Linux counts a switch between tasks of different cgroups; here every task is in the
-	 * root cgroup (bpf_get_current_cgroup_id is 1), so no switch crosses one: 0, as Linux
-	 * counts for tasks that share a cgroup */
+	/* Linux counts a switch between tasks of different perf_event cgroups; every task's is
+	 * the root here (kernel/cgroup.c: no controller can be enabled, so the implicit
+	 * perf_event controller never reaches a child cgroup), so no switch crosses one: 0, as
+	 * Linux counts until a controller is enabled in cgroup.subtree_control */
 	[PERF_COUNT_SW_CGROUP_SWITCHES] = { "cgroup-switches", NULL, PERF_SW_NEVER, true },
 };
 

@@ -831,6 +831,89 @@ int ksvc_bpffs_get(const void *upath, const struct ksvc_file_ops **ops, void **p
 	return -ENOENT;
 }
 
+/* ---- cgroups: the fixed tree of ksvc_fake.h ---- */
+
+struct cgroup {
+	int index, parent, level;
+	uint64_t id;
+};
+
+static struct cgroup fake_cgroups[4] = {
+	{ 0, -1, 0, 1 },
+	{ 1, 0, 1, 10 },
+	{ 2, 1, 2, 11 },
+	{ 3, 0, 1, 12 },
+};
+
+struct cgroup *ksvc_fake_cgroup(int index)
+{
+	return &fake_cgroups[index];
+}
+
+int ksvc_cgroup_get_fd(int fd, struct cgroup **out)
+{
+	int i = fd - KSVC_FAKE_CGROUP_FD_BASE;
+
+	if (i < 0 || i >= 4)
+		return -EBADF;
+	if (ksvc_fake.cgroup_dead[i])
+		return -ENOENT;
+	ksvc_fake.cgroup_refs[i]++;
+	*out = &fake_cgroups[i];
+	return 0;
+}
+
+void ksvc_cgroup_put(struct cgroup *cg)
+{
+	if (cg)
+		ksvc_fake.cgroup_refs[cg->index]--;
+}
+
+static struct cgroup *fake_ancestor(int level)
+{
+	struct cgroup *cg = &fake_cgroups[ksvc_fake.current_cgroup];
+
+	if (level < 0 || level > cg->level)
+		return NULL;
+	while (cg->level > level)
+		cg = &fake_cgroups[cg->parent];
+	return cg;
+}
+
+bool ksvc_cgroup_current_under(struct cgroup *cg)
+{
+	return fake_ancestor(cg->level) == cg;
+}
+
+uint64_t ksvc_cgroup_current_id(void)
+{
+	return fake_cgroups[ksvc_fake.current_cgroup].id;
+}
+
+/* perf_event state: the root's only, as the kernel's */
+int ksvc_cgroup_perf_get_fd(int fd, struct cgroup **out)
+{
+	int err = ksvc_cgroup_get_fd(fd, out);
+
+	if (!err && (*out)->index != 0) {
+		ksvc_cgroup_put(*out);
+		err = -ENOENT;
+	}
+	return err;
+}
+
+uint64_t ksvc_cgroup_current_perf_id(void)
+{
+	return fake_cgroups[0].id;
+}
+
+uint64_t ksvc_cgroup_current_ancestor_id(int level)
+{
+	struct cgroup *a = fake_ancestor(level);
+
+	return a ? a->id : 0;
+}
+
 /* Uprobes: "/bin/hot" exists, at 4-aligned offsets below 4096 (2-aligned reference counter
  * offsets); registrations are counted in
  * ksvc_fake.uprobe_regs. */

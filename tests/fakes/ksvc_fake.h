@@ -64,6 +64,11 @@ struct ksvc_fake_state {
 	} *ksyms;
 	struct ksvc_timer *last_timer; /* the timer ksvc_timer_start armed last */
 	int timers_live; /* ksvc_timer_alloc minus ksvc_timer_free */
+	/* cgroups: a fixed tree (see KSVC_FAKE_CGROUP_*), the current task's, references held
+	 * (ksvc_cgroup_get_fd minus ksvc_cgroup_put) and removed ones */
+	int current_cgroup;
+	int cgroup_refs[4];
+	bool cgroup_dead[4];
 };
 
 extern struct ksvc_fake_state ksvc_fake;
@@ -75,6 +80,11 @@ void *ksvc_fake_fd_priv(int fd, const struct ksvc_file_ops **ops);
 void ksvc_fake_close_all(void);
 /* ksvc_pidfd_pid: fds from this one on are pidfds of pid fd - base */
 #define KSVC_FAKE_PIDFD_BASE 100000
+
+/* The fake cgroup tree: 0 the root (id 1), 1 "/a" (id 10), 2 "/a/b" (id 11), 3 "/c" (id 12);
+ * fd KSVC_FAKE_CGROUP_FD_BASE + i is cgroup i's directory. */
+#define KSVC_FAKE_CGROUP_FD_BASE 200000
+struct cgroup *ksvc_fake_cgroup(int index);
 
 /* Name fake task index with a tid and tgid (ksvc_task_find finds it). */
 struct ksvc_task *ksvc_fake_task(int index, int tid, int tgid);

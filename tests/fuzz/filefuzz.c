@@ -15,9 +15,13 @@
  *   - read a random size at a random offset, lseek with any whence;
  *   - open a tracepoint, kprobe or uprobe event by the id a tracefs `id` file gives, counting or
  *     sampling on the child itself (pid 0, never CPU-wide), run a little, read it and close it;
- *   - make, rename and remove directories and pin or look up objects in the bpf filesystem.
+ *   - make, rename and remove directories and pin or look up objects in the bpf filesystem;
+ *   - make and remove cgroups (cgroup2 at /sys/fs/cgroup), move the children (and their
+ *     parent) between them through cgroup.procs, write cgroup.threads and the limits, use a
+ *     cgroup directory fd across its rmdir.
  * Uprobe definitions aim at /bin/filefuzz itself (the children run through any probe they
- * arm), /bin/hot, busybox and paths that do not exist.  Left out: /proc/sysrq-trigger, and
+ * arm), /bin/hot, busybox and paths that do not exist.  Left out: /proc/sysrq-trigger,
+ * cgroup.kill (it would kill the parent, which the children move between cgroups), and
  * other processes' /proc directories.  What is checked is the kernel: the run must end without
  * a panic or a hung child; children killed by signals (a probe on a random instruction of their
  * own text, a write to /proc/self/mem) are expected.
@@ -77,8 +81,9 @@ static void walk(const char *dir, int depth)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", strcmp(dir, "/") ? dir : "", e->d_name);
-		if (!strcmp(p, "/proc/sysrq-trigger") || lstat(p, &st))
-			continue;
+		if (!strcmp(p, "/proc/sysrq-trigger") || !strcmp(e->d_name, "cgroup.kill") ||
+		    lstat(p, &st))
+			continue; /* cgroup.kill: the children move the parent into cgroups */
 		if (!strncmp(p, "/proc/", 6) && p[6] >= '0' && p[6] <= '9')
 			continue; /* other processes */
 		if (S_ISDIR(st.st_mode))
@@ -253,6 +258,25 @@ static long sys_bpf(int cmd, union bpf_attr *a)
 	return syscall(__NR_bpf, cmd, a, sizeof(*a));
 }
 
+/* One of mkdir, rmdir, unlink of p, or rename of p to q. */
+static void name_op(const char *p, const char *q)
+{
+	switch (rnd() % 4) {
+	case 0:
+		mkdir(p, (mode_t)(rnd() % 01000));
+		break;
+	case 1:
+		rmdir(p);
+		break;
+	case 2:
+		unlink(p);
+		break;
+	default:
+		rename(p, q);
+		break;
+	}
+}
+
 /* Random names under the bpf filesystem. */
 static void bpffs_op(void)
 {
@@ -264,16 +288,10 @@ static void bpffs_op(void)
 
 	switch (rnd() % 6) {
 	case 0:
-		mkdir(p, (mode_t)(rnd() % 01000));
-		break;
 	case 1:
-		rmdir(p);
-		break;
 	case 2:
-		unlink(p);
-		break;
 	case 3:
-		rename(p, q);
+		name_op(p, q);
 		break;
 	case 4:
 		memset(&a, 0, sizeof(a));
@@ -343,6 +361,59 @@ static void event_op(const char *idfile)
 	close(ev);
 }
 
+/* Random cgroups under the cgroup2 filesystem, and moves between them. */
+static void cgroupfs_op(void)
+{
+	static const char *const dirs[] = { "/sys/fs/cgroup/fa", "/sys/fs/cgroup/fb",
+					    "/sys/fs/cgroup/fa/x", "/sys/fs/cgroup/fb/y",
+					    "/sys/fs/cgroup/fa/x/z", "/sys/fs/cgroup",
+					    "/sys/fs/cgroup/fa/cgroup.procs" };
+	static const char *const cfiles[] = { "cgroup.procs", "cgroup.threads", "cgroup.max.depth",
+					     "cgroup.max.descendants", "cgroup.subtree_control",
+					     "cgroup.type" };
+	const char *p = PICK(dirs), *q = PICK(dirs);
+	char path[160], num[32];
+	int fd, n;
+
+	switch (rnd() % 5) {
+	case 0:
+	case 1:
+		name_op(p, q);
+		break;
+	case 2:
+	case 3:
+		/* self ("0"), a sibling, the parent, or a number in a random form */
+		n = rnd() % 3 ? 0 : (int)getppid() + (int)(rnd() % 8);
+		snprintf(num, sizeof(num), rnd() % 4 ? "%d" : " %d\n", rnd() % 8 ? n : -n);
+		snprintf(path, sizeof(path), "%s/%s", p, PICK(cfiles));
+		fd = open(path, O_WRONLY);
+		if (fd >= 0) {
+			if (write(fd, num, strlen(num)) < 0) {
+				/* an errno is the answer */
+			}
+			close(fd);
+		}
+		break;
+	default:
+		/* a directory kept open across its rmdir */
+		fd = open(p, O_RDONLY | O_DIRECTORY);
+		rmdir(p);
+		if (fd >= 0) {
+			int f = openat(fd, PICK(cfiles), O_RDWR);
+
+			mkdirat(fd, "w", 0755);
+			if (f >= 0) {
+				if (write(f, "0", 1) < 0) {
+					/* ENODEV once removed */
+				}
+				close(f);
+			}
+			close(fd);
+		}
+		break;
+	}
+}
+
 static void child(uint64_t seed, int ops)
 {
 	int null = open("/dev/null", O_RDWR);
@@ -358,10 +429,14 @@ static void child(uint64_t seed, int ops)
 		uint64_t w = rnd() % 5;
 		const char *f = w < 2 && ntop ? top[rnd() % ntop] : w == 2 && nevf ? evf[rnd() % nevf] :
 									      files[rnd() % nfiles];
-		int fd, len, k = (int)(rnd() % 16);
+		int fd, len, k = (int)(rnd() % 17);
 
 		if (k == 0) {
 			bpffs_op();
+			continue;
+		}
+		if (k == 16) {
+			cgroupfs_op();
 			continue;
 		}
 		if (k == 1) {
@@ -413,6 +488,9 @@ int main(int argc, char **argv)
 	mkdir("/sys/fs", 0755);
 	mkdir("/sys/fs/bpf", 0755);
 	mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL);
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	mkdir("/sys/fs/cgroup/fa", 0755); /* its files are on the walk's list too */
 	for (unsigned int r = 0; r < sizeof(roots) / sizeof(roots[0]); r++)
 		walk(roots[r], strcmp(roots[r], "/proc") ? 0 : 8); /* /proc: its top level only */
 	if (!nfiles) {

@@ -2,7 +2,8 @@
  * test_bpf_map.c - map semantics through bpf/map*.c directly: create checks per type, array and
  * per-CPU array, hash / per-CPU hash / LRU hash (flags, full map, iteration, eviction),
  * PERF_EVENT_ARRAY with and without registered perf ops, STACK_TRACE inserts as
- * bpf_get_stackid makes them, mmapable arrays, bloom filters, and references.
+ * bpf_get_stackid makes them, mmapable arrays, bloom filters, and references; CGROUP_ARRAY
+ * with bpf_current_task_under_cgroup and the cgroup id helpers over the fake cgroup tree.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -328,6 +329,76 @@ static void test_perf_array(void **state)
 	assert_null(bpf_perf_array_event(m, 1));
 	bpf_map_put(m);
 	bpf_register_perf_ops(NULL);
+}
+
+static int64_t under(struct bpf_map *m, uint32_t idx)
+{
+	return (int64_t)bpf_helpers[BPF_FUNC_current_task_under_cgroup].fn((uintptr_t)m, idx, 0, 0,
+									   0);
+}
+
+static void test_cgroup_array(void **state)
+{
+	struct bpf_map *m;
+	uint32_t k = 1, fd = KSVC_FAKE_CGROUP_FD_BASE + 1, out;
+
+	assert_int_equal(try_create(BPF_MAP_TYPE_CGROUP_ARRAY, 4, 8, 4, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_CGROUP_ARRAY, 8, 4, 4, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_CGROUP_ARRAY, 4, 4, 0, 0), -EINVAL);
+	assert_int_equal(try_create(BPF_MAP_TYPE_CGROUP_ARRAY, 4, 4, 4, BPF_F_PRESERVE_ELEMS),
+			 -EINVAL);
+	m = mk(BPF_MAP_TYPE_CGROUP_ARRAY, 4, 4, 4, 0);
+	ksvc_fake.current_cgroup = 2; /* /a/b */
+	assert_int_equal(under(m, 4), -E2BIG);
+	assert_int_equal(under(m, 1), -EAGAIN);
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_NOEXIST), -EINVAL);
+	k = 4;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), -E2BIG);
+	k = 1;
+	fd = 5;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), -EBADF);
+	fd = KSVC_FAKE_CGROUP_FD_BASE + 1;
+	ksvc_fake.cgroup_dead[1] = true;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), -ENOENT);
+	ksvc_fake.cgroup_dead[1] = false;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), 0);
+	assert_int_equal(ksvc_fake.cgroup_refs[1], 1);
+	assert_int_equal(m->ops->sys_lookup(m, &k, &out), -BPF_ENOTSUPP);
+	assert_int_equal(under(m, 1), 1); /* /a/b is below /a */
+	k = 2;
+	fd = KSVC_FAKE_CGROUP_FD_BASE + 3;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), 0);
+	assert_int_equal(under(m, 2), 0); /* not below /c */
+	ksvc_fake.current_cgroup = 3;
+	assert_int_equal(under(m, 2), 1);
+	assert_int_equal(under(m, 1), 0);
+	ksvc_fake.current_cgroup = 0; /* the root is below neither */
+	assert_int_equal(under(m, 1), 0);
+	/* overwrite drops the old reference */
+	fd = KSVC_FAKE_CGROUP_FD_BASE + 0;
+	assert_int_equal(m->ops->sys_update(m, &k, &fd, BPF_ANY), 0);
+	assert_int_equal(ksvc_fake.cgroup_refs[3], 0);
+	assert_int_equal(under(m, 2), 1); /* everything is below the root */
+	assert_int_equal(m->ops->delete(m, &k), 0);
+	assert_int_equal(ksvc_fake.cgroup_refs[0], 0);
+	assert_int_equal(m->ops->delete(m, &k), -ENOENT);
+	k = 9;
+	assert_int_equal(m->ops->delete(m, &k), -E2BIG);
+	assert_int_equal(under(m, 2), -EAGAIN);
+	/* the map's end drops the slots' references */
+	bpf_map_put(m);
+	assert_int_equal(ksvc_fake.cgroup_refs[1], 0);
+	/* the id helpers */
+	ksvc_fake.current_cgroup = 2;
+	assert_int_equal(bpf_helpers[BPF_FUNC_get_current_cgroup_id].fn(0, 0, 0, 0, 0), 11);
+	assert_int_equal(bpf_helpers[BPF_FUNC_get_current_ancestor_cgroup_id].fn(0, 0, 0, 0, 0), 1);
+	assert_int_equal(bpf_helpers[BPF_FUNC_get_current_ancestor_cgroup_id].fn(1, 0, 0, 0, 0), 10);
+	assert_int_equal(bpf_helpers[BPF_FUNC_get_current_ancestor_cgroup_id].fn(2, 0, 0, 0, 0), 11);
+	assert_int_equal(bpf_helpers[BPF_FUNC_get_current_ancestor_cgroup_id].fn(3, 0, 0, 0, 0), 0);
+	assert_int_equal(
+		bpf_helpers[BPF_FUNC_get_current_ancestor_cgroup_id].fn(0xffffffff, 0, 0, 0, 0), 0);
+	ksvc_fake.current_cgroup = 0;
+	assert_int_equal(bpf_helpers[BPF_FUNC_get_current_cgroup_id].fn(0, 0, 0, 0, 0), 1);
 }
 
 static void test_stack_trace(void **state)
@@ -714,7 +785,7 @@ int main(void)
 		cmocka_unit_test(test_percpu),	      cmocka_unit_test(test_hash),
 		cmocka_unit_test(test_lru),	      cmocka_unit_test(test_perf_array),
 		cmocka_unit_test(test_stack_trace),   cmocka_unit_test(test_task_helpers),
-		cmocka_unit_test(test_mmapable),
+		cmocka_unit_test(test_mmapable),      cmocka_unit_test(test_cgroup_array),
 		cmocka_unit_test(test_ringbuf),	      cmocka_unit_test(test_bloom),
 		cmocka_unit_test(test_dynptr),		      cmocka_unit_test(test_user_ringbuf),
 		cmocka_unit_test(test_ringbuf_reserve), cmocka_unit_test(test_jit_lookups),

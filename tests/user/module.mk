@@ -257,3 +257,17 @@ t_bpf_pin_SRCS := tests/user/t_bpf_pin.c $(BUILD)/user/bpf/pin.bpf.lo
 t_bpf_pin_CFLAGS := -I$(BUILD)/deps/arm64/usr/include
 t_bpf_pin_LIBS := -L$(BUILD)/deps/arm64/usr/lib/aarch64-linux-gnu -lbpf -lelf -lz -lzstd -lpthread
 $(BUILD)/user/bin/t_bpf_pin: tests/user/tap.h tests/user/bpf_faults.h tests/user/bpf_raw.h
+# t_cgroup: the cgroup2 filesystem, membership, /proc/PID/cgroup, errnos
+UPROGS += t_cgroup
+t_cgroup_SRCS := tests/user/t_cgroup.c
+$(BUILD)/user/bin/t_cgroup: tests/user/tap.h tests/user/cgroup_util.h
+t_cgroup_LIBS := -lpthread
+# t_bpf_cgroup: BPF_MAP_TYPE_CGROUP_ARRAY, current_task_under_cgroup and the cgroup id helpers
+UPROGS += t_bpf_cgroup
+t_bpf_cgroup_SRCS := tests/user/t_bpf_cgroup.c
+$(BUILD)/user/bin/t_bpf_cgroup: tests/user/tap.h tests/user/bpf_raw.h tests/user/bpf_insn.h \
+	tests/user/cgroup_util.h
+# t_perf_cgroup: PERF_SAMPLE_CGROUP, cgroup-switches and PERF_FLAG_PID_CGROUP (root-only perf_event cgroup)
+UPROGS += t_perf_cgroup
+t_perf_cgroup_SRCS := tests/user/t_perf_cgroup.c
+$(BUILD)/user/bin/t_perf_cgroup: tests/user/tap.h tests/user/cgroup_util.h

@@ -72,6 +72,11 @@ struct proc {
 	 * proc_tree_lock.  pidfd_wait is woken at exit. */
 	bool exited, reaped;
 	struct wait_queue pidfd_wait;
+	/* kernel/cgroup.c: its cgroup, a reference until the process is freed (written under
+	 * cgroup_lock with proc_tree_lock; read without a lock by its own threads); the last
+	 * thread gone, it no longer counts there (cgroup_exited, cgroup_lock) */
+	struct cgroup *cgroup;
+	bool cgroup_exited;
 };
 
 /* FP/SIMD registers: v0-v31, fpsr, fpcr (the layout of struct user_fpsimd_state). */
@@ -136,6 +141,8 @@ static inline int proc_tgid(const struct task *t)
  * call with proc_tree_lock held. */
 struct uthread *proc_find_thread_locked(int tid);
 struct proc *proc_find_locked(int tgid);
+/* The tids of p's threads that have not exited, at most max: the count (proc_tree_lock held). */
+int proc_live_tids_locked(struct proc *p, int *ids, int max);
 /* Some process (the oldest still listed, zombies too), or NULL: proc_tree_lock held. */
 struct proc *proc_first_locked(void);
 /* The process listed after p, or NULL: proc_tree_lock held. */
