@@ -53,7 +53,7 @@ static uint32_t pick(uint32_t n)
 
 /* array (1 x 16 bytes), hash (8 x 8 bytes), per-CPU array, program array (slot 0 empty:
  * tail calls fall through; slot 1 seed_subtail), ring buffer, bloom filter, array with a kptr at 8 (1 x 16 bytes) */
-#define NMAPS 7
+#define NMAPS 8
 static int map_fds[NMAPS];
 
 /* Seeds: what ordinary programs look like; mutations start from these. */
@@ -158,7 +158,7 @@ static const struct bpf_insn seed_subtail[] = {
 static const struct bpf_insn seed_kptr[] = {
 	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 0), I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
 	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
-	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 106),
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 107),
 	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem), I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 1, 0),
 	EXIT,
 	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 0, 0, 0), I(BPF_LDX | BPF_MEM | BPF_DW, 1, 6, 8, 0),
@@ -181,12 +181,23 @@ static const struct bpf_insn seed_global[] = {
 	I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 2, 0, 0), EXIT,
 };
 
+/* current_task_under_cgroup(cgroup array, 1) + get_current_ancestor_cgroup_id(1) */
+static const struct bpf_insn seed_cgroup[] = {
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, 0), I(0, 0, 0, 0, 106),
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 1),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_current_task_under_cgroup),
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 0, 0, 0), I(BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, 1),
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_ancestor_cgroup_id),
+	I(BPF_ALU64 | BPF_ADD | BPF_X, 0, 6, 0, 0), EXIT,
+};
+
 static const struct {
 	const struct bpf_insn *insns;
 	uint32_t len;
 	uint8_t g1; /* subprogram 1's func_info (prog_btf.h): 0 static */
 } seeds[] = {
 	{ seed_kptr, sizeof(seed_kptr) / 8 },
+	{ seed_cgroup, sizeof(seed_cgroup) / 8 },
 	{ seed_global, sizeof(seed_global) / 8, PB_G_CTX_INT_PTR },
 	{ seed_dynptr, sizeof(seed_dynptr) / 8 },
 	{ seed_tail, sizeof(seed_tail) / 8 },
@@ -570,6 +581,7 @@ static int setup(void **state)
 		{ BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 2 },
 		{ BPF_MAP_TYPE_RINGBUF, 0, 0, 4096 },
 		{ BPF_MAP_TYPE_BLOOM_FILTER, 0, 8, 16 },
+		{ BPF_MAP_TYPE_CGROUP_ARRAY, 4, 4, 4 },
 	};
 
 	/* kptrs: a NULL one is read as the first page, which faults (the fake's probe reads) */
@@ -588,6 +600,19 @@ static int setup(void **state)
 		a.max_entries = spec[i][3];
 		map_fds[i] = (int)bpf_sys(BPF_MAP_CREATE, &a, sizeof(a));
 		if (map_fds[i] < 0)
+			return -1;
+	}
+	/* the cgroup array: slot 0 "/a" (the fake's current task sits in the root), slot 1
+	 * "/a/b", the rest empty (-EAGAIN) */
+	for (uint32_t k = 0; k < 2; k++) {
+		union bpf_attr a;
+		uint32_t cg = KSVC_FAKE_CGROUP_FD_BASE + 1 + k;
+
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)map_fds[6];
+		a.key = (uintptr_t)&k;
+		a.value = (uintptr_t)&cg;
+		if (bpf_sys(BPF_MAP_UPDATE_ELEM, &a, sizeof(a)))
 			return -1;
 	}
 	{
