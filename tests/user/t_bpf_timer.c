@@ -129,8 +129,14 @@ static void msleep(unsigned int ms)
 	}
 }
 
-#define EQ(got, want, what) CHECK((long)(got) == (long)(want), what, "got %ld, want %ld", \
-				  (long)(got), (long)(want))
+/* got and want evaluated once: tap_check is a function, so a macro naming them twice ran every
+ * helper twice (a second "start 1 ms" re-armed a timer whose first expiry a stalled vCPU had
+ * already let fire: "the callback ran once: got 2") */
+#define EQ(got, want, what)                                                                        \
+	do {                                                                                       \
+		long got_ = (long)(got), want_ = (long)(want);                                     \
+		CHECK(got_ == want_, what, "got %ld, want %ld", got_, want_);                      \
+	} while (0)
 
 static void refusals(void)
 {
