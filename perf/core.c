@@ -117,7 +117,8 @@ void perf_event_put(struct perf_event *e)
 		perf_ctx_put(c->ctx);
 	if (c->prog)
 		bpf_prog_put(c->prog);
-	ksvc_cgroup_put(e->cgrp);
+	if (e->cgrp)
+		ksvc_cgroup_put(e->cgrp);
 	ksvc_timer_free(c->sw_timer);
 	ksvc_waitq_free(c->wq);
 	ksvc_free(e);
